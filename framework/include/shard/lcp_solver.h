@@ -1,0 +1,62 @@
+/* shard — LCP solver plugins: find z with 0 <= z ⊥ w = M z + q >= 0. */
+#ifndef SHARD_LCP_SOLVER_H
+#define SHARD_LCP_SOLVER_H
+
+#include <math.h>
+#include <stdint.h>
+
+#include "shard/plugin.h"
+#include "shard/sparse.h"
+
+/* problem flags, as known by whoever built the operator */
+#define SHARD_LCP_SYMMETRIC 0x1u
+#define SHARD_LCP_PSD 0x2u      /* positive semidefinite */
+#define SHARD_LCP_ZMATRIX 0x4u  /* off-diagonals <= 0 */
+
+typedef struct shard_lcp_problem {
+  int32_t n;
+  const shard_csr *csr; /* always present */
+  const double *dense;  /* row-major n*n; present for solvers with SHARD_CAP_LCP_DENSE */
+  const double *q;
+  uint32_t flags;
+} shard_lcp_problem;
+
+typedef struct shard_lcp_report {
+  int status;          /* SHARD_OK, SHARD_NOT_CONVERGED, SHARD_NO_SOLUTION, < 0 fatal */
+  int64_t iterations;  /* pivots, sweeps or Newton steps */
+  double residual;     /* shard_lcp_residual() of the returned z */
+} shard_lcp_report;
+
+typedef struct shard_lcp_solver_ops {
+  /* validate and store parameters; no large allocation */
+  int (*create)(const shard_params *params, void **out_self, shard_msg *msg);
+  /* allocate for problems up to n_max unknowns and nnz_max CSR entries */
+  int (*setup)(void *self, int32_t n_max, int64_t nnz_max, shard_msg *msg);
+  /* z: initial guess in (may be ignored), solution out; w out. No allocation. */
+  int (*solve)(void *self, const shard_lcp_problem *prob, double *z, double *w, shard_lcp_report *report,
+               shard_msg *msg);
+  void (*destroy)(void *self); /* accepts NULL */
+} shard_lcp_solver_ops;
+
+/* The complementarity residual every solver reports, so that solvers compare:
+ *   r = max_i |min(z_i, w_i)| / s,   s = max(1e-300, |q|_inf, max_i |(M z)_i|)
+ * with w = M z + q recomputed from the CSR view; w is overwritten. A z with a
+ * negative entry has residual >= |z_i| / s. */
+static inline double shard_lcp_residual(const shard_lcp_problem *p, const double *z, double *w) {
+  double s = 1e-300, r = 0.0;
+  const shard_csr *a = p->csr;
+  for (int32_t i = 0; i < p->n; ++i) {
+    double mz = 0.0;
+    for (int32_t k = a->rowptr[i]; k < a->rowptr[i + 1]; ++k) mz += a->val[k] * z[a->colind[k]];
+    w[i] = mz + p->q[i];
+    if (fabs(mz) > s) s = fabs(mz);
+    if (fabs(p->q[i]) > s) s = fabs(p->q[i]);
+  }
+  for (int32_t i = 0; i < p->n; ++i) {
+    double m = fabs(fmin(z[i], w[i]));
+    if (!(m <= r)) r = m; /* also catches NaN */
+  }
+  return r / s;
+}
+
+#endif

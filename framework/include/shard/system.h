@@ -1,0 +1,70 @@
+/* shard — the discrete system seen by integrators (DESIGN §3).
+ *
+ * Integrators never see meshes: they see DOF vectors, a lumped mass, a force
+ * evaluation, a sparse stiffness, constraint rows H with gaps g(u), and two
+ * host services for the contact problem (operator assembly and LCP solve,
+ * split into independent blocks so that the cost scales with the active
+ * contacts). All arrays are preallocated for ndof_max / ncon_max: insertions
+ * (cohesive fracture) grow ndof and ncon between steps, append-only. */
+#ifndef SHARD_SYSTEM_H
+#define SHARD_SYSTEM_H
+
+#include <stdint.h>
+
+#include "shard/sparse.h"
+#include "shard/status.h"
+
+typedef struct shard_system shard_system;
+
+/* Per-step counters; the integrator sets n_active, the host services fill the rest. */
+typedef struct shard_step_stats {
+  int32_t n_active;        /* constraints in the active set */
+  int32_t lcp_blocks;      /* independent LCP blocks solved */
+  int32_t lcp_max_block;   /* size of the largest block */
+  int64_t lcp_iterations;  /* summed over blocks */
+  double lcp_residual;     /* largest over blocks */
+  int32_t lcp_fallbacks;   /* blocks solved by the fallback solver */
+} shard_step_stats;
+
+typedef struct shard_system_ops {
+  /* out_f = f_ext(t) - f_int(u) (+ penalty forces when the contact law is a
+   * force law), for DOFs 0..ndof-1. */
+  int (*force)(shard_system *sys, double t, const double *u, double *out_f, shard_msg *msg);
+  /* Symmetric stiffness (bulk + cohesive + penalty as applicable) at u, CSR
+   * ndof x ndof in host storage, valid until the next call. */
+  int (*stiffness)(shard_system *sys, const double *u, const shard_csr **out_k, shard_msg *msg);
+  /* gaps of constraints 0..ncon-1 at u (negative = penetration) */
+  void (*gaps)(shard_system *sys, const double *u, double *out_g);
+  /* W = H_R M^-1 (M - kcoef K) M^-1 H_R^T over the constraint rows R (n of
+   * them), K from the last stiffness() call. kcoef = dt^2/4 gives NSN's W',
+   * kcoef = 0 gives H M^-1 H^T. Host storage, valid until the next call. */
+  int (*contact_operator)(shard_system *sys, const int32_t *rows, int32_t n, double kcoef, const shard_csr **out_w,
+                          shard_msg *msg);
+  /* Solve 0 <= z ⊥ W z + q >= 0 (n = w->nrows) with the case's LCP solver and
+   * failure policy, block by block; flags as in shard/lcp_solver.h. Fills
+   * sys->stats. Returns SHARD_OK or a fatal status with the cause in msg. */
+  int (*lcp_solve)(shard_system *sys, const shard_csr *w, const double *q, uint32_t flags, double *z, shard_msg *msg);
+  /* Prescribed DOFs: overwrite v and a of prescribed DOFs with their values at t. */
+  void (*prescribe)(shard_system *sys, double t, double *v, double *a);
+} shard_system_ops;
+
+struct shard_system {
+  uint32_t struct_size;
+  int32_t ndof, ndof_max;  /* active DOFs; preallocated */
+  int32_t ncon, ncon_max;  /* active constraint rows; preallocated */
+  double t;                /* time at the start of the step */
+  double *u, *v, *a;       /* state (ndof_max each); CDL reports integer-time v */
+  double *aux;             /* n_aux vectors of ndof_max, integrator-private; the
+                              host copies them on insertion and checkpoints them */
+  uint32_t n_aux;
+  const double *mass;      /* lumped mass */
+  const double *minv;      /* inverse mass, 0 on prescribed DOFs */
+  const shard_csr *h;      /* constraint rows, ncon x ndof */
+  const double *restitution; /* impact laws: e per constraint */
+  double *impulse;         /* out: impulse p per constraint of the last step, 0 if inactive */
+  shard_step_stats *stats;
+  void *host;
+  const shard_system_ops *ops;
+};
+
+#endif

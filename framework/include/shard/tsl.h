@@ -1,0 +1,33 @@
+/* shard — traction–separation laws (cohesive interfaces), batch evaluation.
+ * Per interface the host stores sigma_c and delta_c (effective values fixed at
+ * insertion) and a history (delta_max); the law evaluates arrays of
+ * interfaces in one call, without per-interface indirect calls. Quantities are
+ * per unit area: traction [Pa], stiffness [Pa/m], energy [J/m^2]. */
+#ifndef SHARD_TSL_H
+#define SHARD_TSL_H
+
+#include <stdint.h>
+
+#include "shard/plugin.h"
+
+typedef struct shard_tsl_batch {
+  int32_t n;
+  const double *sigma_c;   /* strength at insertion */
+  const double *delta_c;   /* critical opening 2 G_c / sigma_c */
+  const double *delta;     /* current opening (tension positive) */
+  double *delta_max;       /* history: largest opening so far (in/out) */
+  double *traction;        /* out */
+  double *stiffness;       /* out: tangent/secant stiffness the integrators see */
+  double *reversible;      /* out: reversible energy of the current branch */
+} shard_tsl_batch;
+
+typedef struct shard_tsl_ops {
+  int (*create)(const shard_params *params, const shard_model_scales *scales, void **out_self, shard_msg *msg);
+  void (*destroy)(void *self);
+  /* tractions at `delta` given the history; commit != 0 also updates delta_max */
+  void (*evaluate)(const void *self, const shard_tsl_batch *batch, int commit);
+  /* the largest stiffness the law can present [Pa/m] (SHARD_INF if uncapped) */
+  double (*max_stiffness)(const void *self);
+} shard_tsl_ops;
+
+#endif

@@ -1,0 +1,85 @@
+/* host: case files (YAML) — load, validate strictly, override, resolve.
+ *
+ * The case format is data: the sections of case_spec.c (host keys) plus, for
+ * each plugin slot, the spec table of the plugin it selects. Validation
+ * reports every problem (capped) as file:line:col errors in a shard_diag. */
+#ifndef SHARD_CASE_H
+#define SHARD_CASE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "diag.h"
+#include "registry.h"
+#include "shard/params.h"
+
+/* A section of the case format. Plain sections list their keys; variant
+ * sections select a key set with `selector` ("type" for models, "plugin" for
+ * plugin slots), from built-in variants or from the registry's plugins of
+ * plugin_kind, and may also carry host keys (`specs`) valid for every variant. */
+typedef struct shard_case_variant {
+  const char *name;
+  const char *doc;
+  const shard_param_spec *specs;
+  uint32_t n_specs;
+} shard_case_variant;
+
+#define SHARD_SECTION_REQUIRED 0x1u
+
+typedef struct shard_case_section {
+  const char *path; /* "" for top-level keys, "time", "model", "contact.impact" */
+  const char *doc;
+  unsigned flags;
+  const shard_param_spec *specs; /* host keys of this section */
+  uint32_t n_specs;
+  const char *selector;          /* NULL for plain sections */
+  const char *default_variant;   /* selector value when the key is absent (NULL: required) */
+  int plugin_kind;               /* > 0: variants are the registry's plugins of this kind */
+  const shard_case_variant *variants; /* built-in variants (plugin_kind == 0) */
+  uint32_t n_variants;
+} shard_case_section;
+
+/* The host's case format (case_spec.c). */
+extern const shard_case_section shard_case_sections[];
+extern const uint32_t shard_case_n_sections;
+
+/* Names an expression may use, resolved by the host when it evaluates. */
+typedef struct shard_scope {
+  int (*lookup)(void *ctx, const char *name, double *out); /* 0 if unknown */
+  void *ctx;
+} shard_scope;
+
+typedef struct shard_case shard_case;
+
+/* Load and validate `path`, then apply `sets` ("key.path=value", YAML scalar
+ * or flow syntax) with the same checks. SHARD_OK, or SHARD_ERR_INPUT with
+ * every problem in diag. */
+int shard_case_load(const char *path, const char *const *sets, int n_sets, const shard_registry *reg,
+                    shard_case **out, shard_diag *diag);
+void shard_case_destroy(shard_case *c);
+const char *shard_case_path(const shard_case *c);
+
+/* Typed access by dotted path, defaults filled in. For REAL/INT, the value
+ * may be an expression: evaluated in `scope` (NULL: numbers only); an error
+ * (unknown name, division by zero, out of range, non-finite) goes to diag at
+ * the value's location and returns SHARD_ERR_INPUT. Absent optional keys
+ * without default return 0 from shard_case_has. */
+int shard_case_has(const shard_case *c, const char *path);
+int shard_case_real(const shard_case *c, const char *path, const shard_scope *scope, double *out, shard_diag *diag);
+int shard_case_int(const shard_case *c, const char *path, const shard_scope *scope, long long *out, shard_diag *diag);
+int shard_case_bool(const shard_case *c, const char *path);
+const char *shard_case_string(const shard_case *c, const char *path); /* STRING / CHOICE / selector */
+
+/* The plugin a slot selects ("integrator", "contact.impact", "lcp", ...) and
+ * its parameters resolved for `create`; storage owned by the case. Returns
+ * SHARD_OK, or SHARD_ERR_INPUT (diag) when the slot is absent or a value fails. */
+int shard_case_plugin(const shard_case *c, const char *slot, const shard_scope *scope,
+                      const shard_loaded_plugin **out_plugin, shard_params *out_params, shard_diag *diag);
+
+/* The fully resolved case as YAML (every key, defaults filled in). */
+int shard_case_write_resolved(const shard_case *c, FILE *out);
+
+/* JSON Schema (draft 2020-12) of the case format for this registry. */
+int shard_schema_write_case(const shard_registry *reg, FILE *out);
+
+#endif

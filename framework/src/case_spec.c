@@ -1,0 +1,91 @@
+/* host: the case format as data. Every key a case file may hold is declared
+ * here (host keys) or in a plugin's spec table (plugin slots). Validation,
+ * defaults, docs/cases.md and the JSON schema all come from these tables. */
+#include "case.h"
+
+#define R SHARD_PARAM_REAL
+#define I SHARD_PARAM_INT
+#define B SHARD_PARAM_BOOL
+#define S SHARD_PARAM_STRING
+#define C SHARD_PARAM_CHOICE
+#define REQ SHARD_PARAM_REQUIRED
+#define POS SHARD_PARAM_MIN_EXCLUSIVE
+
+static const shard_param_spec top_specs[] = {
+    {"name", S, 0, 0, 0, "", 0, 0, "short name of the case (used in outputs)"},
+    {"description", S, 0, 0, 0, "", 0, 0, "free text"},
+};
+
+static const shard_param_spec particle_specs[] = {
+    {"mass", R, "1", 0, SHARD_INF, "kg", POS, 0, "point mass"},
+    {"position", R, 0, -SHARD_INF, SHARD_INF, "m", REQ, 0, "initial height u0 above the floor's reference"},
+    {"velocity", R, "0", -SHARD_INF, SHARD_INF, "m/s", 0, 0, "initial velocity v0 (positive up)"},
+    {"gravity", R, "9.81", 0, SHARD_INF, "m/s^2", 0, 0, "gravitational acceleration g (acts downward)"},
+    {"floor", R, "0", -SHARD_INF, SHARD_INF, "m", 0, 0, "floor position; gap g = u - floor"},
+};
+
+static const shard_param_spec bar_specs[] = {
+    {"length", R, 0, 0, SHARD_INF, "m", REQ | POS, 0, "bar length L"},
+    {"area", R, "1", 0, SHARD_INF, "m^2", POS, 0, "cross-section A"},
+    {"young", R, 0, 0, SHARD_INF, "Pa", REQ | POS, 0, "Young's modulus E"},
+    {"density", R, 0, 0, SHARD_INF, "kg/m^3", REQ | POS, 0, "mass density rho"},
+    {"elements", I, 0, 1, 1e8, "1", REQ, 0, "number of P1 elements N_e"},
+    {"origin", R, "0", -SHARD_INF, SHARD_INF, "m", 0, 0, "reference position X of the left end"},
+    {"perturbation", R, "0", 0, 0.5, "1", SHARD_PARAM_MAX_EXCLUSIVE, 0,
+     "internal nodes moved by U[-p h, p h] (fraction of the mean element length)"},
+    {"seed", I, "1", 0, 9.2e18, "1", 0, 0, "seed of the mesh perturbation"},
+    {"initial.velocity", R, "0", -SHARD_INF, SHARD_INF, "m/s", 0, 0, "uniform initial velocity"},
+    {"initial.strain_rate", R, "0", -SHARD_INF, SHARD_INF, "1/s",
+     0, 0, "initial velocity field v = strain_rate * (X - X_mid), added to initial.velocity"},
+    {"walls.left.gap", R, 0, 0, SHARD_INF, "m", 0, 0, "rigid wall at this distance left of the left end (absent: no wall)"},
+    {"walls.right.gap", R, 0, 0, SHARD_INF, "m", 0, 0, "rigid wall at this distance right of the right end (absent: no wall)"},
+};
+
+static const shard_case_variant model_variants[] = {
+    {"particle", "a point mass under gravity above a floor", particle_specs, SHARD_NPARAMS(particle_specs)},
+    {"bar", "a 1D P1 bar with lumped mass, walls and (later) cohesive facets", bar_specs, SHARD_NPARAMS(bar_specs)},
+};
+
+static const shard_param_spec time_specs[] = {
+    {"end", R, 0, 0, SHARD_INF, "s", REQ | POS, 0, "final time T"},
+    {"dt", R, 0, 0, SHARD_INF, "s", REQ | POS, 0,
+     "time step; an expression may use dt_c (stable step of dt_estimate), dt_bulk, h_min, h_mean, c"},
+    {"dt_estimate", C, "default", 0, 0, "", 0, "default|paper",
+     "stable step estimate: default (2/sqrt(lambda_max), SPEC 3.4) or the paper's formula"},
+    {"max_steps", I, "100000000", 1, 9.2e18, "1", 0, 0, "refuse runs that would take more steps"},
+};
+
+static const shard_param_spec output_specs[] = {
+    {"every", I, "1", 1, 9.2e18, "1", 0, 0, "history row every N steps (event rows are always written)"},
+    {"interval", R, 0, 0, SHARD_INF, "s", POS, 0, "history row every interval of time (overrides every)"},
+    {"events", B, "true", 0, 0, "", 0, 0, "extra history rows at steps where the active set changes"},
+    {"progress", C, "auto", 0, 0, "", 0, "auto|always|never", "progress line on stderr (auto: when a terminal)"},
+};
+
+static const shard_param_spec lcp_host_specs[] = {
+    {"on_failure", C, "stop", 0, 0, "", 0, "stop|fallback",
+     "when a block LCP fails: stop the run, or retry it with `fallback`"},
+    {"fallback", S, 0, 0, 0, "", 0, 0, "name of the LCP solver plugin retried on failure"},
+    {"dump", B, "false", 0, 0, "", 0, 0, "write failing problems as Matrix Market files in the run directory"},
+};
+
+static const shard_param_spec reference_specs[] = {
+    {"type", C, "auto", 0, 0, "", 0, "auto|none|ball|bar_impact",
+     "analytic reference for error norms (auto: from the model)"},
+};
+
+const shard_case_section shard_case_sections[] = {
+    {"", "top-level keys", 0, top_specs, SHARD_NPARAMS(top_specs), 0, 0, 0, 0, 0},
+    {"model", "the mechanical model", SHARD_SECTION_REQUIRED, 0, 0, "type", 0, 0, model_variants,
+     SHARD_NPARAMS(model_variants)},
+    {"integrator", "the time integrator plugin", SHARD_SECTION_REQUIRED, 0, 0, "plugin", 0, SHARD_KIND_INTEGRATOR, 0, 0},
+    {"contact.impact", "impact law (for NSN, Moreau-Jean, CD-Lagrange)", 0, 0, 0, "plugin", 0, SHARD_KIND_CONTACT_LAW,
+     0, 0},
+    {"contact.force", "force law (for explicit Newmark)", 0, 0, 0, "plugin", 0, SHARD_KIND_CONTACT_LAW, 0, 0},
+    {"lcp", "LCP solver plugin and failure policy", 0, lcp_host_specs, SHARD_NPARAMS(lcp_host_specs), "plugin", "lemke",
+     SHARD_KIND_LCP_SOLVER, 0, 0},
+    {"time", "time stepping", SHARD_SECTION_REQUIRED, time_specs, SHARD_NPARAMS(time_specs), 0, 0, 0, 0, 0},
+    {"output", "history and summary", 0, output_specs, SHARD_NPARAMS(output_specs), 0, 0, 0, 0, 0},
+    {"reference", "analytic reference", 0, reference_specs, SHARD_NPARAMS(reference_specs), 0, 0, 0, 0, 0},
+};
+const uint32_t shard_case_n_sections = SHARD_NPARAMS(shard_case_sections);

@@ -1,0 +1,28 @@
+/* host: diagnostics in the compiler style
+ *   file:line:col: error: message
+ *     source line
+ *         ^
+ * collected (capped) so that all errors of a file are reported at once. */
+#ifndef SHARD_DIAG_H
+#define SHARD_DIAG_H
+
+#include <stdio.h>
+
+#include "shard/status.h"
+
+#define SHARD_DIAG_MAX 20
+
+typedef struct shard_diag shard_diag;
+
+shard_diag *shard_diag_create(void);
+void shard_diag_destroy(shard_diag *d);
+/* file may be a path or a pseudo-source such as "--set 'time.dt=x'"; line and
+ * col are 1-based, 0 when unknown; source_line may be NULL (then it is read
+ * from the file when possible). */
+void shard_diag_error(shard_diag *d, const char *file, int line, int col, const char *source_line, const char *fmt, ...)
+    SHARD_PRINTF_(6, 7);
+int shard_diag_count(const shard_diag *d);       /* errors recorded (including past the cap) */
+const char *shard_diag_first(const shard_diag *d); /* "file:line:col: error: ..." of the first, or NULL */
+void shard_diag_print(const shard_diag *d, FILE *out); /* all, with source line and caret, then "N errors" */
+
+#endif
