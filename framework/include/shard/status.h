@@ -67,15 +67,23 @@ static inline int shard_msg_set(shard_msg *msg, int status, const char *fmt, ...
 static inline void shard_msg_prepend(shard_msg *msg, const char *fmt, ...) SHARD_PRINTF_(2, 3);
 static inline void shard_msg_prepend(shard_msg *msg, const char *fmt, ...) {
   if (!msg) return;
-  char head[SHARD_MSG_SIZE];
+  char tmp[SHARD_MSG_SIZE];
   va_list ap;
   va_start(ap, fmt);
-  int n = vsnprintf(head, sizeof head, fmt, ap);
+  int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
   va_end(ap);
   if (n < 0) return;
-  char tmp[SHARD_MSG_SIZE];
-  snprintf(tmp, sizeof tmp, "%s: %s", head, msg->text);
-  memcpy(msg->text, tmp, sizeof tmp);
+  size_t len = strlen(tmp);
+  if (len + 2 < sizeof tmp) {
+    tmp[len++] = ':';
+    tmp[len++] = ' ';
+  }
+  size_t rest = strlen(msg->text);
+  if (rest > sizeof tmp - 1 - len) rest = sizeof tmp - 1 - len;
+  memcpy(tmp + len, msg->text, rest);
+  tmp[len + rest] = '\0';
+  memcpy(msg->text, tmp, len + rest + 1);
 }
 
 #endif
+
