@@ -107,6 +107,12 @@ void shard_sha256_digest_to_hex(const uint8_t digest[32], char out_hex[65]) {
   out_hex[64] = '\0';
 }
 
+void shard_sha256_final_hex(shard_sha256 *s, char out_hex[65]) {
+  uint8_t d[32];
+  shard_sha256_final(s, d);
+  shard_sha256_digest_to_hex(d, out_hex);
+}
+
 void shard_sha256_hex(const void *data, size_t n, char out_hex[65]) {
   shard_sha256 s;
   uint8_t d[32];

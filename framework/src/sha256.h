@@ -17,6 +17,8 @@ typedef struct shard_sha256 {
 void shard_sha256_init(shard_sha256 *s);
 void shard_sha256_update(shard_sha256 *s, const void *data, size_t n);
 void shard_sha256_final(shard_sha256 *s, uint8_t out_digest[32]);
+/* final, as 64 lowercase hex digits and a NUL */
+void shard_sha256_final_hex(shard_sha256 *s, char out_hex[65]);
 /* one-shot helpers; out_hex receives 64 lowercase hex digits and a NUL */
 void shard_sha256_hex(const void *data, size_t n, char out_hex[65]);
 void shard_sha256_digest_to_hex(const uint8_t digest[32], char out_hex[65]);

@@ -1,0 +1,683 @@
+/* tests: the plugin registry — SHA-256 vectors, loading valid plugins, one
+ * deliberately broken plugin per load error (exact message), descriptor
+ * validation through shard_registry_add, and discovery order / duplicates. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cu_runner.h"
+#include "registry.h"
+#include "sha256.h"
+#include "shard/contact_law.h"
+#include "shard/integrator.h"
+#include "shard/lcp_solver.h"
+#include "shard/tsl.h"
+
+#define TP SHARD_TEST_PLUGIN_DIR
+
+/* ---- sha256 -------------------------------------------------------------- */
+
+static void test_registry_sha256_vectors(void) {
+  char h[65];
+  shard_sha256_hex("", 0, h);
+  CU_ASSERT_STRING_EQUAL(h, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  shard_sha256_hex("abc", 3, h);
+  CU_ASSERT_STRING_EQUAL(h, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  const char *two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+  shard_sha256_hex(two, strlen(two), h);
+  CU_ASSERT_STRING_EQUAL(h, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  const char *four = "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrs"
+                     "mnopqrstnopqrstu";
+  shard_sha256_hex(four, strlen(four), h);
+  CU_ASSERT_STRING_EQUAL(h, "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1");
+}
+
+static void test_registry_sha256_million_a_streamed(void) {
+  static char a[1000000];
+  memset(a, 'a', sizeof a);
+  char h[65];
+  shard_sha256_hex(a, sizeof a, h);
+  CU_ASSERT_STRING_EQUAL(h, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+  /* the same in odd-sized pieces that straddle block boundaries */
+  shard_sha256 s;
+  uint8_t d[32];
+  shard_sha256_init(&s);
+  for (size_t i = 0; i < sizeof a; i += 61) shard_sha256_update(&s, a + i, i + 61 <= sizeof a ? 61 : sizeof a - i);
+  shard_sha256_final(&s, d);
+  shard_sha256_digest_to_hex(d, h);
+  CU_ASSERT_STRING_EQUAL(h, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+  /* 55, 56 and 64 bytes: the padding edge cases, checked against 55 + 1 split */
+  char h1[65], h2[65];
+  for (size_t n = 54; n <= 65; ++n) {
+    shard_sha256_hex(a, n, h1);
+    shard_sha256_init(&s);
+    shard_sha256_update(&s, a, n - 1);
+    shard_sha256_update(&s, a, 1);
+    shard_sha256_final(&s, d);
+    shard_sha256_digest_to_hex(d, h2);
+    CU_CHECK_MSG(strcmp(h1, h2) == 0, "length %zu: %s vs %s", n, h1, h2);
+  }
+  /* 64 'a': known digest */
+  shard_sha256_hex(a, 64, h);
+  CU_ASSERT_STRING_EQUAL(h, "ffe054fe7ae0cb6dc65c3af9b61d5209f439851db43d0ba5997337df154668eb");
+}
+
+/* ---- helpers ------------------------------------------------------------- */
+
+static shard_registry *new_reg(void) {
+  shard_registry *r = NULL;
+  shard_msg msg = {{0}};
+  int st = shard_registry_create(&r, &msg);
+  CU_ASSERT_EQUAL_FATAL(st, SHARD_OK);
+  return r;
+}
+
+/* load `path` into a fresh registry, expect failure with exactly `expected` */
+static void expect_load_error(const char *path, const char *expected) {
+  shard_registry *r = new_reg();
+  shard_msg msg = {{0}};
+  int st = shard_registry_load_file(r, path, &msg);
+  CU_CHECK_MSG(st == SHARD_ERR_PLUGIN, "%s: status %d, expected SHARD_ERR_PLUGIN", path, st);
+  CU_CHECK_MSG(strcmp(msg.text, expected) == 0, "message\n    got:      %.480s\n    expected: %.480s", msg.text, expected);
+  CU_CHECK_MSG(shard_registry_count(r) == 0, "a refused file left %zu plugins", shard_registry_count(r));
+  shard_registry_destroy(r);
+}
+
+static int sha256sum_of(const char *path, char out[65]) {
+  char cmd[4200];
+  snprintf(cmd, sizeof cmd, "sha256sum '%s'", path);
+  FILE *p = popen(cmd, "r");
+  if (!p) return -1;
+  int ok = fscanf(p, "%64s", out) == 1;
+  pclose(p);
+  return ok ? 0 : -1;
+}
+
+/* ---- valid plugins ------------------------------------------------------- */
+
+static void test_registry_kind_str(void) {
+  CU_ASSERT_STRING_EQUAL(shard_plugin_kind_str(SHARD_KIND_INTEGRATOR), "integrator");
+  CU_ASSERT_STRING_EQUAL(shard_plugin_kind_str(SHARD_KIND_CONTACT_LAW), "contact_law");
+  CU_ASSERT_STRING_EQUAL(shard_plugin_kind_str(SHARD_KIND_LCP_SOLVER), "lcp_solver");
+  CU_ASSERT_STRING_EQUAL(shard_plugin_kind_str(SHARD_KIND_TSL), "tsl");
+}
+
+static void test_registry_load_file_valid(void) {
+  shard_registry *r = new_reg();
+  shard_msg msg = {{0}};
+  const char *path = TP "/valid/test_integrator.so";
+  int st = shard_registry_load_file(r, path, &msg);
+  CU_CHECK_MSG(st == SHARD_OK, "load: %.900s", msg.text);
+  CU_ASSERT_EQUAL(shard_registry_count(r), 1);
+  const shard_loaded_plugin *p = shard_registry_find(r, SHARD_KIND_INTEGRATOR, "test_integrator");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  CU_ASSERT_PTR_EQUAL(p, shard_registry_at(r, 0));
+  CU_ASSERT_STRING_EQUAL(p->path, path);
+  CU_ASSERT_EQUAL(p->desc->kind, SHARD_KIND_INTEGRATOR);
+  CU_ASSERT_STRING_EQUAL(p->desc->version, "0.1.0");
+  CU_ASSERT(p->desc->caps & SHARD_CAP_FORCE_LAW);
+  CU_ASSERT_PTR_NULL(shard_registry_find(r, SHARD_KIND_LCP_SOLVER, "test_integrator"));
+  CU_ASSERT_PTR_EQUAL(shard_registry_find(r, 0, "test_integrator"), p);
+  CU_ASSERT_PTR_NULL(shard_registry_find(r, 0, "nope"));
+  CU_ASSERT_PTR_NULL(shard_registry_at(r, 1));
+  char ref[65] = "";
+  CU_ASSERT_EQUAL_FATAL(sha256sum_of(path, ref), 0);
+  CU_CHECK_MSG(strcmp(p->sha256, ref) == 0, "sha256 %s, sha256sum %s", p->sha256, ref);
+  /* the same file again is a duplicate naming both (identical) paths */
+  st = shard_registry_load_file(r, path, &msg);
+  CU_ASSERT_EQUAL(st, SHARD_ERR_PLUGIN);
+  CU_ASSERT_STRING_EQUAL(msg.text, TP "/valid/test_integrator.so: integrator 'test_integrator': duplicate name, "
+                                      "already provided by " TP "/valid/test_integrator.so (integrator)");
+  CU_ASSERT_EQUAL(shard_registry_count(r), 1);
+  shard_registry_destroy(r);
+}
+
+static void test_registry_load_dir_sorted(void) {
+  shard_registry *r = new_reg();
+  shard_msg msg = {{0}};
+  int st = shard_registry_load_dir(r, TP "/valid", &msg);
+  CU_CHECK_MSG(st == SHARD_OK, "load_dir: %.900s", msg.text);
+  const char *names[] = {"test_force_law", "test_impact_law", "test_integrator", "test_lcp", "test_tsl"};
+  const int kinds[] = {SHARD_KIND_CONTACT_LAW, SHARD_KIND_CONTACT_LAW, SHARD_KIND_INTEGRATOR, SHARD_KIND_LCP_SOLVER,
+                       SHARD_KIND_TSL};
+  CU_ASSERT_EQUAL_FATAL(shard_registry_count(r), 5);
+  for (size_t i = 0; i < 5; ++i) {
+    const shard_loaded_plugin *p = shard_registry_at(r, i);
+    CU_CHECK_MSG(strcmp(p->desc->name, names[i]) == 0, "#%zu: %s, expected %s", i, p->desc->name, names[i]);
+    CU_ASSERT_EQUAL(p->desc->kind, kinds[i]);
+    char want[4200];
+    snprintf(want, sizeof want, TP "/valid/%s.so", names[i]);
+    CU_ASSERT_STRING_EQUAL(p->path, want);
+    CU_ASSERT_EQUAL(strlen(p->sha256), 64);
+  }
+  /* different files, different hashes */
+  CU_ASSERT(strcmp(shard_registry_at(r, 0)->sha256, shard_registry_at(r, 1)->sha256) != 0);
+  shard_registry_destroy(r);
+}
+
+static void test_registry_multi_plugin_file(void) {
+  shard_registry *r = new_reg();
+  shard_msg msg = {{0}};
+  int st = shard_registry_load_file(r, TP "/multi/test_multi.so", &msg);
+  CU_CHECK_MSG(st == SHARD_OK, "%.900s", msg.text);
+  CU_ASSERT_EQUAL(shard_registry_count(r), 2);
+  CU_ASSERT_PTR_NOT_NULL(shard_registry_find(r, SHARD_KIND_INTEGRATOR, "test_multi_a"));
+  CU_ASSERT_PTR_NOT_NULL(shard_registry_find(r, SHARD_KIND_INTEGRATOR, "test_multi_b"));
+  CU_ASSERT_STRING_EQUAL(shard_registry_at(r, 0)->sha256, shard_registry_at(r, 1)->sha256);
+  shard_registry_destroy(r);
+}
+
+/* the valid test plugins really work: create / run / destroy through the ops */
+static void test_registry_valid_plugins_run(void) {
+  shard_registry *r = new_reg();
+  shard_msg msg = {{0}};
+  CU_ASSERT_EQUAL_FATAL(shard_registry_load_dir(r, TP "/valid", &msg), SHARD_OK);
+  /* test_lcp on a 2x2 SPD problem: z = (1, 0) */
+  const shard_loaded_plugin *lp = shard_registry_find(r, SHARD_KIND_LCP_SOLVER, "test_lcp");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(lp);
+  const shard_lcp_solver_ops *lops = lp->desc->ops;
+  shard_param_value vals[6] = {{1, 500, 500, 0, 0}, {1, 1e-12, 0, 0, 0}, {1, 1.0, 0, 0, 0},
+                               {1, 0, 0, 1, 0},     {1, 0, 0, 0, "stop"}, {0, 0, 0, 0, 0}};
+  shard_params prm = {lp->desc->params, lp->desc->n_params, vals};
+  void *self = NULL;
+  CU_ASSERT_EQUAL_FATAL(lops->create(&prm, &self, &msg), SHARD_OK);
+  CU_ASSERT_EQUAL(lops->setup(self, 2, 4, &msg), SHARD_OK);
+  const int32_t rp[] = {0, 2, 4}, ci[] = {0, 1, 0, 1};
+  const double va[] = {2.0, 1.0, 1.0, 2.0}, q[] = {-2.0, 1.0};
+  shard_csr csr = {2, 2, rp, ci, va};
+  shard_lcp_problem prob = {2, &csr, NULL, q, SHARD_LCP_SYMMETRIC | SHARD_LCP_PSD};
+  double z[2] = {0, 0}, w[2];
+  shard_lcp_report rep = {0};
+  CU_ASSERT_EQUAL(lops->solve(self, &prob, z, w, &rep, &msg), SHARD_OK);
+  CU_NEAR(z[0], 1.0, 1e-10);
+  CU_NEAR(z[1], 0.0, 1e-10);
+  CU_NEAR(w[1], 2.0, 1e-10);
+  lops->destroy(self);
+  lops->destroy(NULL);
+  /* test_force_law: f = k max(-g, 0) */
+  const shard_loaded_plugin *fp = shard_registry_find(r, SHARD_KIND_CONTACT_LAW, "test_force_law");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
+  const shard_contact_law_ops *fops = fp->desc->ops;
+  shard_param_value kv = {1, 100.0, 0, 0, 0};
+  shard_params fprm = {fp->desc->params, 1, &kv};
+  CU_ASSERT_EQUAL_FATAL(fops->create(&fprm, NULL, &self, &msg), SHARD_OK);
+  double g[2] = {-0.01, 0.5}, f[2], k[2], e[2];
+  fops->force(self, 2, g, f, k, e);
+  CU_NEAR(f[0], 1.0, 1e-14);
+  CU_NEAR(k[0], 100.0, 0);
+  CU_NEAR(e[0], 0.005, 1e-15);
+  CU_NEAR(f[1], 0.0, 0);
+  CU_NEAR(fops->max_stiffness(self), 100.0, 0);
+  fops->destroy(self);
+  shard_registry_destroy(r);
+}
+
+/* ---- one broken plugin per load error ------------------------------------ */
+
+static void test_registry_error_not_shared_object(void) {
+  shard_registry *r = new_reg();
+  shard_msg msg = {{0}};
+  int st = shard_registry_load_file(r, TP "/not_so/bad.so", &msg);
+  CU_ASSERT_EQUAL(st, SHARD_ERR_PLUGIN);
+  const char *head = TP "/not_so/bad.so: not a loadable shared object: ";
+  CU_CHECK_MSG(strncmp(msg.text, head, strlen(head)) == 0, "got: %.900s", msg.text);
+  /* the dlerror() text follows and names the file */
+  CU_CHECK_MSG(strstr(msg.text + strlen(head), "bad.so") != NULL, "dlerror part missing: %.900s", msg.text);
+  shard_registry_destroy(r);
+}
+
+static void test_registry_error_missing_file(void) {
+  expect_load_error(TP "/no_such_dir/x.so", TP "/no_such_dir/x.so: cannot open plugin: No such file or directory");
+}
+
+static void test_registry_error_no_entry(void) {
+  expect_load_error(TP "/no_entry/broken_no_entry.so",
+                    TP "/no_entry/broken_no_entry.so: no entry symbol 'shard_plugin_entry' (not a shard plugin, or "
+                       "the symbol is not exported)");
+}
+
+static void test_registry_error_empty(void) {
+  expect_load_error(TP "/empty/broken_empty.so",
+                    TP "/empty/broken_empty.so: shard_plugin_entry(0) returned NULL: no plugin in file");
+}
+
+static void test_registry_error_abi_major(void) {
+  expect_load_error(TP "/abi_major/broken_abi_major.so",
+                    TP "/abi_major/broken_abi_major.so: plugin #0: built for ABI 2.0, host is 1.0");
+}
+
+static void test_registry_error_abi_minor(void) {
+  expect_load_error(TP "/abi_minor/broken_abi_minor.so",
+                    TP "/abi_minor/broken_abi_minor.so: plugin #0: built for ABI 1.3, host supports up to 1.0");
+}
+
+static void test_registry_error_small_struct(void) {
+  char want[4200];
+  snprintf(want, sizeof want,
+           TP "/small_struct/broken_small_struct.so: plugin #0: descriptor struct_size 16 is smaller than the ABI "
+              "1.0 descriptor (%zu bytes)",
+           sizeof(shard_plugin));
+  expect_load_error(TP "/small_struct/broken_small_struct.so", want);
+}
+
+static void test_registry_error_real_size(void) {
+  expect_load_error(TP "/real_size/broken_real_size.so",
+                    TP "/real_size/broken_real_size.so: plugin #0: built with sizeof(shard_real) = 4, host has 8");
+}
+
+static void test_registry_error_unknown_kind(void) {
+  expect_load_error(TP "/unknown_kind/broken_unknown_kind.so",
+                    TP "/unknown_kind/broken_unknown_kind.so: plugin 'broken_unknown_kind': unknown kind 7 "
+                       "(integrator = 1, contact_law = 2, lcp_solver = 3, tsl = 4)");
+}
+
+static void test_registry_error_invalid_name(void) {
+  expect_load_error(TP "/invalid_name/broken_invalid_name.so",
+                    TP "/invalid_name/broken_invalid_name.so: plugin #0: invalid name 'Bad-Name' (must match "
+                       "[a-z][a-z0-9_]*)");
+}
+
+static void test_registry_error_null_ops(void) {
+  expect_load_error(TP "/null_ops/broken_null_ops.so",
+                    TP "/null_ops/broken_null_ops.so: integrator 'broken_null_ops': ops table is NULL");
+}
+
+static void test_registry_error_small_ops(void) {
+  char want[4200];
+  snprintf(want, sizeof want,
+           TP "/small_ops/broken_small_ops.so: integrator 'broken_small_ops': ops table is %zu bytes, smaller than "
+              "the %zu bytes its required slots need",
+           2 * sizeof(void (*)(void)), sizeof(shard_integrator_ops));
+  expect_load_error(TP "/small_ops/broken_small_ops.so", want);
+}
+
+static void test_registry_error_missing_slot(void) {
+  expect_load_error(TP "/missing_slot/broken_missing_slot.so",
+                    TP "/missing_slot/broken_missing_slot.so: integrator 'broken_missing_slot': required slot 'step' "
+                       "is NULL");
+}
+
+static void test_registry_error_topology_slot(void) {
+  expect_load_error(TP "/topology_slot/broken_topology_slot.so",
+                    TP "/topology_slot/broken_topology_slot.so: integrator 'broken_topology_slot': required slot "
+                       "'on_insert' is NULL (caps include SHARD_CAP_TOPOLOGY)");
+}
+
+static void test_registry_error_two_families(void) {
+  expect_load_error(TP "/two_families/broken_two_families.so",
+                    TP "/two_families/broken_two_families.so: integrator 'broken_two_families': must declare exactly "
+                       "one contact-law family in caps (SHARD_CAP_IMPACT_LAW or SHARD_CAP_FORCE_LAW), caps = 0x3");
+}
+
+static void test_registry_error_bad_default(void) {
+  expect_load_error(TP "/bad_default/broken_bad_default.so",
+                    TP "/bad_default/broken_bad_default.so: integrator 'broken_bad_default': parameter 'theta': "
+                       "default '1.5' is out of range [0, 1]");
+}
+
+static void test_registry_error_bad_key(void) {
+  expect_load_error(TP "/bad_key/broken_bad_key.so",
+                    TP "/bad_key/broken_bad_key.so: integrator 'broken_bad_key': parameter #0: invalid key 'maxIter' "
+                       "(must be lower_snake, with dots for nesting: [a-z][a-z0-9_]*(.[a-z][a-z0-9_]*)*)");
+}
+
+static void test_registry_error_no_choices(void) {
+  expect_load_error(TP "/no_choices/broken_no_choices.so",
+                    TP "/no_choices/broken_no_choices.so: integrator 'broken_no_choices': parameter 'policy': CHOICE "
+                       "without choices (need a '|'-separated list such as \"a|b\")");
+}
+
+static void test_registry_error_int_default(void) {
+  expect_load_error(TP "/int_default/broken_int_default.so",
+                    TP "/int_default/broken_int_default.so: integrator 'broken_int_default': parameter 'max_iter': "
+                       "default '2.5' is not an integer");
+}
+
+static void test_registry_error_duplicate_in_dir(void) {
+  shard_registry *r = new_reg();
+  shard_msg msg = {{0}};
+  int st = shard_registry_load_dir(r, TP "/duplicate", &msg);
+  CU_ASSERT_EQUAL(st, SHARD_ERR_PLUGIN);
+  CU_ASSERT_STRING_EQUAL(msg.text, TP "/duplicate/broken_dup_b.so: integrator 'test_dup': duplicate name, already "
+                                      "provided by " TP "/duplicate/broken_dup_a.so (integrator)");
+  /* the first file stays loaded, the refused one added nothing */
+  CU_ASSERT_EQUAL(shard_registry_count(r), 1);
+  shard_registry_destroy(r);
+}
+
+static void test_registry_error_load_dir_missing(void) {
+  shard_registry *r = new_reg();
+  shard_msg msg = {{0}};
+  int st = shard_registry_load_dir(r, TP "/no_such_dir", &msg);
+  CU_ASSERT_EQUAL(st, SHARD_ERR_PLUGIN);
+  CU_ASSERT_STRING_EQUAL(msg.text, TP "/no_such_dir: cannot open plugin directory: No such file or directory");
+  shard_registry_destroy(r);
+}
+
+/* ---- descriptor validation through shard_registry_add --------------------- */
+
+static int ok_create(const shard_params *p, const shard_model_scales *s, void **out, shard_msg *m) {
+  *out = NULL;
+  return SHARD_OK;
+}
+static void ok_destroy(void *self) { (void)self; }
+static void ok_restitution(const void *self, int32_t n, double *e) {
+  for (int32_t i = 0; i < n; ++i) e[i] = 0.0;
+}
+static void ok_force(const void *self, int32_t n, const double *g, double *f, double *k, double *e) {}
+static int ok_lcp_create(const shard_params *p, void **out, shard_msg *m) {
+  *out = NULL;
+  return SHARD_OK;
+}
+static int ok_lcp_setup(void *self, int32_t n, int64_t nnz, shard_msg *m) { return SHARD_OK; }
+static void ok_evaluate(const void *self, const shard_tsl_batch *b, int commit) {}
+
+static void expect_add_error(const shard_plugin *d, const char *expected) {
+  shard_registry *r = new_reg();
+  shard_msg msg = {{0}};
+  int st = shard_registry_add(r, d, NULL, &msg);
+  CU_CHECK_MSG(st == SHARD_ERR_PLUGIN, "status %d for '%s'", st, d->name);
+  CU_CHECK_MSG(strcmp(msg.text, expected) == 0, "message\n    got:      %.480s\n    expected: %.480s", msg.text, expected);
+  CU_ASSERT_EQUAL(shard_registry_count(r), 0);
+  shard_registry_destroy(r);
+}
+
+static void test_registry_add_builtin(void) {
+  static const shard_contact_law_ops ops = {.create = ok_create, .destroy = ok_destroy, .restitution = ok_restitution};
+  static const shard_plugin d = {SHARD_PLUGIN_HEADER(SHARD_KIND_CONTACT_LAW), .name = "builtin_law",
+                                 .version = "1.0.0", .ops_size = sizeof ops, .caps = SHARD_CAP_IMPACT_LAW,
+                                 .ops = &ops};
+  shard_registry *r = new_reg();
+  shard_msg msg = {{0}};
+  CU_ASSERT_EQUAL(shard_registry_add(r, &d, NULL, &msg), SHARD_OK);
+  const shard_loaded_plugin *p = shard_registry_find(r, SHARD_KIND_CONTACT_LAW, "builtin_law");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  CU_ASSERT_STRING_EQUAL(p->path, "<builtin>");
+  CU_ASSERT_STRING_EQUAL(p->sha256, "");
+  /* a file providing a builtin's name is a duplicate, across kinds too */
+  CU_ASSERT_EQUAL(shard_registry_add(r, &d, NULL, &msg), SHARD_ERR_PLUGIN);
+  CU_ASSERT_STRING_EQUAL(msg.text, "<builtin>: contact_law 'builtin_law': duplicate name, already provided by "
+                                   "<builtin> (contact_law)");
+  CU_ASSERT_EQUAL(shard_registry_count(r), 1);
+  shard_registry_destroy(r);
+}
+
+static void test_registry_validate_slots_per_kind(void) {
+  static const shard_contact_law_ops impact_no_e = {.create = ok_create, .destroy = ok_destroy, .force = ok_force};
+  static const shard_plugin d1 = {SHARD_PLUGIN_HEADER(SHARD_KIND_CONTACT_LAW), .name = "law", .version = "1",
+                                  .ops_size = sizeof impact_no_e, .caps = SHARD_CAP_IMPACT_LAW, .ops = &impact_no_e};
+  expect_add_error(&d1, "<builtin>: contact_law 'law': required slot 'restitution' is NULL");
+  static const shard_plugin d2 = {SHARD_PLUGIN_HEADER(SHARD_KIND_CONTACT_LAW), .name = "law", .version = "1",
+                                  .ops_size = sizeof impact_no_e, .caps = SHARD_CAP_FORCE_LAW, .ops = &impact_no_e};
+  expect_add_error(&d2, "<builtin>: contact_law 'law': required slot 'max_stiffness' is NULL");
+  static const shard_plugin d3 = {SHARD_PLUGIN_HEADER(SHARD_KIND_CONTACT_LAW), .name = "law", .version = "1",
+                                  .ops_size = sizeof impact_no_e, .caps = 0, .ops = &impact_no_e};
+  expect_add_error(&d3, "<builtin>: contact_law 'law': must declare exactly one contact-law family in caps "
+                        "(SHARD_CAP_IMPACT_LAW or SHARD_CAP_FORCE_LAW), caps = 0x0");
+  static const shard_lcp_solver_ops lcp = {.create = ok_lcp_create, .setup = ok_lcp_setup, .destroy = ok_destroy};
+  static const shard_plugin d4 = {SHARD_PLUGIN_HEADER(SHARD_KIND_LCP_SOLVER), .name = "lcp", .version = "1",
+                                  .ops_size = sizeof lcp, .ops = &lcp};
+  expect_add_error(&d4, "<builtin>: lcp_solver 'lcp': required slot 'solve' is NULL");
+  static const shard_tsl_ops tsl = {.create = ok_create, .destroy = ok_destroy, .evaluate = ok_evaluate};
+  static const shard_plugin d5 = {SHARD_PLUGIN_HEADER(SHARD_KIND_TSL), .name = "tsl", .version = "1",
+                                  .ops_size = sizeof tsl, .ops = &tsl};
+  expect_add_error(&d5, "<builtin>: tsl 'tsl': required slot 'max_stiffness' is NULL");
+  static const shard_plugin d6 = {SHARD_PLUGIN_HEADER(SHARD_KIND_TSL), .name = "tsl", .version = "1",
+                                  .ops_size = sizeof tsl + 8, .ops = &tsl};
+  char want[512];
+  snprintf(want, sizeof want,
+           "<builtin>: tsl 'tsl': ops table is %zu bytes, larger than the host's %zu (built against newer headers?)",
+           sizeof tsl + 8, sizeof tsl);
+  expect_add_error(&d6, want);
+  static const shard_plugin d7 = {SHARD_PLUGIN_HEADER(SHARD_KIND_TSL), .name = "tsl", .version = NULL,
+                                  .ops_size = sizeof tsl, .ops = &tsl};
+  expect_add_error(&d7, "<builtin>: tsl 'tsl': no version string");
+  static const shard_plugin d8 = {SHARD_PLUGIN_HEADER(SHARD_KIND_TSL), .name = "9lives", .version = "1",
+                                  .ops_size = sizeof tsl, .ops = &tsl};
+  expect_add_error(&d8, "<builtin>: plugin #0: invalid name '9lives' (must match [a-z][a-z0-9_]*)");
+}
+
+/* one contact law per bad parameter table */
+static void expect_param_error(const shard_param_spec *specs, uint32_t n, const char *expected_tail) {
+  static const shard_contact_law_ops ops = {.create = ok_create, .destroy = ok_destroy, .restitution = ok_restitution};
+  shard_plugin d = {SHARD_PLUGIN_HEADER(SHARD_KIND_CONTACT_LAW), .name = "law", .version = "1",
+                    .params = specs, .n_params = n, .ops_size = sizeof ops, .caps = SHARD_CAP_IMPACT_LAW,
+                    .ops = &ops};
+  char want[1024];
+  snprintf(want, sizeof want, "<builtin>: contact_law 'law': %s", expected_tail);
+  expect_add_error(&d, want);
+}
+
+static void test_registry_validate_param_specs(void) {
+  const shard_param_spec req_def[] = {{"a", SHARD_PARAM_REAL, "1", 0, 2, "m", SHARD_PARAM_REQUIRED, NULL, ""}};
+  expect_param_error(req_def, 1, "parameter 'a': required but has a default '1'");
+  const shard_param_spec minmax[] = {{"a", SHARD_PARAM_REAL, NULL, 2, 1, "m", 0, NULL, ""}};
+  expect_param_error(minmax, 1, "parameter 'a': invalid range min 2 > max 1");
+  const shard_param_spec excl[] = {{"a", SHARD_PARAM_REAL, "0", 0, 1, "m", SHARD_PARAM_MIN_EXCLUSIVE, NULL, ""}};
+  expect_param_error(excl, 1, "parameter 'a': default '0' is out of range (0, 1]");
+  const shard_param_spec notnum[] = {{"a", SHARD_PARAM_REAL, "1.0x", 0, 2, "m", 0, NULL, ""}};
+  expect_param_error(notnum, 1, "parameter 'a': default '1.0x' is not a finite real number");
+  const shard_param_spec nan_def[] = {{"a", SHARD_PARAM_REAL, "nan", -SHARD_INF, SHARD_INF, "m", 0, NULL, ""}};
+  expect_param_error(nan_def, 1, "parameter 'a': default 'nan' is not a finite real number");
+  const shard_param_spec boolean[] = {{"a", SHARD_PARAM_BOOL, "yes", 0, 0, "", 0, NULL, ""}};
+  expect_param_error(boolean, 1, "parameter 'a': default 'yes' is not a boolean (true or false)");
+  const shard_param_spec choice[] = {{"a", SHARD_PARAM_CHOICE, "maybe", 0, 0, "", 0, "stop|go", ""}};
+  expect_param_error(choice, 1, "parameter 'a': default 'maybe' is not one of stop|go");
+  const shard_param_spec emptychoice[] = {{"a", SHARD_PARAM_CHOICE, NULL, 0, 0, "", 0, "stop||go", ""}};
+  expect_param_error(emptychoice, 1,
+                     "parameter 'a': CHOICE without choices (need a '|'-separated list such as \"a|b\")");
+  const shard_param_spec dup[] = {{"a", SHARD_PARAM_BOOL, NULL, 0, 0, "", 0, NULL, ""},
+                                  {"a", SHARD_PARAM_BOOL, NULL, 0, 0, "", 0, NULL, ""}};
+  expect_param_error(dup, 2, "parameter 'a' is declared twice (#0 and #1)");
+  const shard_param_spec nest[] = {{"cap", SHARD_PARAM_BOOL, NULL, 0, 0, "", 0, NULL, ""},
+                                   {"cap.alpha", SHARD_PARAM_REAL, NULL, 0, 1, "1", 0, NULL, ""}};
+  expect_param_error(nest, 2, "parameter 'cap' is both a value and the map of 'cap.alpha'");
+  const shard_param_spec dots[] = {{"cap..alpha", SHARD_PARAM_REAL, NULL, 0, 1, "1", 0, NULL, ""}};
+  expect_param_error(dots, 1,
+                     "parameter #0: invalid key 'cap..alpha' (must be lower_snake, with dots for nesting: "
+                     "[a-z][a-z0-9_]*(.[a-z][a-z0-9_]*)*)");
+  const shard_param_spec badtype[] = {{"a", (shard_param_type)9, NULL, 0, 1, "1", 0, NULL, ""}};
+  expect_param_error(badtype, 1, "parameter 'a': unknown type 9");
+  expect_param_error(NULL, 3, "n_params is 3 but the parameter table is NULL");
+  /* a good table with dotted keys, exclusive bounds, every type, loads */
+  const shard_param_spec good[] = {
+      {"cap.alpha", SHARD_PARAM_REAL, "0.5", 0, 1, "1", SHARD_PARAM_MIN_EXCLUSIVE | SHARD_PARAM_MAX_EXCLUSIVE, NULL,
+       ""},
+      {"cap.beta", SHARD_PARAM_INT, "-3", -10, 10, "1", 0, NULL, ""},
+      {"flag", SHARD_PARAM_BOOL, "false", 0, 0, "", 0, NULL, ""},
+      {"mode", SHARD_PARAM_CHOICE, "go", 0, 0, "", 0, "stop|go", ""},
+      {"note", SHARD_PARAM_STRING, "any text", 0, 0, "", 0, NULL, ""},
+      {"e2", SHARD_PARAM_REAL, "1e-3", 0, SHARD_INF, "Pa", 0, NULL, ""},
+  };
+  static const shard_contact_law_ops ops = {.create = ok_create, .destroy = ok_destroy, .restitution = ok_restitution};
+  shard_plugin d = {SHARD_PLUGIN_HEADER(SHARD_KIND_CONTACT_LAW), .name = "law", .version = "1",
+                    .params = good, .n_params = SHARD_NPARAMS(good), .ops_size = sizeof ops,
+                    .caps = SHARD_CAP_IMPACT_LAW, .ops = &ops};
+  shard_registry *r = new_reg();
+  shard_msg msg = {{0}};
+  CU_CHECK_MSG(shard_registry_add(r, &d, NULL, &msg) == SHARD_OK, "good table refused: %.900s", msg.text);
+  shard_registry_destroy(r);
+}
+
+/* ---- discovery ----------------------------------------------------------- */
+
+static void test_registry_discover_cli_and_env(void) {
+  unsetenv("SHARD_PLUGIN_PATH");
+  shard_registry *r = new_reg();
+  shard_msg msg = {{0}};
+  /* colon list, a missing directory skipped silently, an empty entry ignored */
+  int st = shard_registry_discover(r, TP "/valid:" TP "/no_such_dir::" TP "/multi", &msg);
+  CU_CHECK_MSG(st == SHARD_OK, "discover: %.900s", msg.text);
+  CU_ASSERT_PTR_NOT_NULL(shard_registry_find(r, SHARD_KIND_INTEGRATOR, "test_integrator"));
+  CU_ASSERT_PTR_NOT_NULL(shard_registry_find(r, SHARD_KIND_INTEGRATOR, "test_multi_b"));
+  /* cli directories come first, in order */
+  CU_ASSERT_STRING_EQUAL(shard_registry_at(r, 0)->path, TP "/valid/test_force_law.so");
+  CU_ASSERT_STRING_EQUAL(shard_registry_at(r, 5)->path, TP "/multi/test_multi.so");
+  shard_registry_destroy(r);
+
+  /* the environment variable alone */
+  setenv("SHARD_PLUGIN_PATH", TP "/multi", 1);
+  r = new_reg();
+  st = shard_registry_discover(r, NULL, &msg);
+  CU_CHECK_MSG(st == SHARD_OK, "discover: %.900s", msg.text);
+  CU_ASSERT_STRING_EQUAL(shard_registry_at(r, 0)->path, TP "/multi/test_multi.so");
+  shard_registry_destroy(r);
+
+  /* cli before env */
+  setenv("SHARD_PLUGIN_PATH", TP "/multi", 1);
+  r = new_reg();
+  st = shard_registry_discover(r, TP "/valid", &msg);
+  CU_CHECK_MSG(st == SHARD_OK, "discover: %.900s", msg.text);
+  CU_ASSERT_STRING_EQUAL(shard_registry_at(r, 0)->path, TP "/valid/test_force_law.so");
+  CU_ASSERT_STRING_EQUAL(shard_registry_at(r, 5)->path, TP "/multi/test_multi.so");
+  shard_registry_destroy(r);
+
+  /* one directory named twice (cli and env) is loaded once */
+  setenv("SHARD_PLUGIN_PATH", TP "/valid/", 1);
+  r = new_reg();
+  st = shard_registry_discover(r, TP "/valid", &msg);
+  CU_CHECK_MSG(st == SHARD_OK, "discover: %.900s", msg.text);
+  CU_ASSERT_PTR_NOT_NULL(shard_registry_find(r, SHARD_KIND_TSL, "test_tsl"));
+  shard_registry_destroy(r);
+  unsetenv("SHARD_PLUGIN_PATH");
+}
+
+static void test_registry_discover_duplicate_explicit(void) {
+  /* the same name in a cli directory and an env directory: error, both paths */
+  setenv("SHARD_PLUGIN_PATH", TP "/valid_copy", 1);
+  shard_registry *r = new_reg();
+  shard_msg msg = {{0}};
+  int st = shard_registry_discover(r, TP "/valid", &msg);
+  CU_ASSERT_EQUAL(st, SHARD_ERR_PLUGIN);
+  CU_ASSERT_STRING_EQUAL(msg.text, TP "/valid_copy/test_integrator_copy.so: integrator 'test_integrator': duplicate "
+                                      "name, already provided by " TP "/valid/test_integrator.so (integrator)");
+  shard_registry_destroy(r);
+  unsetenv("SHARD_PLUGIN_PATH");
+  /* and two cli directories */
+  r = new_reg();
+  st = shard_registry_discover(r, TP "/valid_copy:" TP "/valid", &msg);
+  CU_ASSERT_EQUAL(st, SHARD_ERR_PLUGIN);
+  CU_ASSERT_STRING_EQUAL(msg.text, TP "/valid/test_integrator.so: integrator 'test_integrator': duplicate name, "
+                                      "already provided by " TP "/valid_copy/test_integrator_copy.so (integrator)");
+  shard_registry_destroy(r);
+  /* a broken plugin in an explicit path fails discovery with its message */
+  r = new_reg();
+  st = shard_registry_discover(r, TP "/missing_slot", &msg);
+  CU_ASSERT_EQUAL(st, SHARD_ERR_PLUGIN);
+  CU_ASSERT(strstr(msg.text, "required slot 'step' is NULL") != NULL);
+  shard_registry_destroy(r);
+}
+
+static int copy_file(const char *from, const char *to) {
+  FILE *in = fopen(from, "rb");
+  if (!in) return -1;
+  FILE *out = fopen(to, "wb");
+  if (!out) {
+    fclose(in);
+    return -1;
+  }
+  char buf[65536];
+  size_t n;
+  int rc = 0;
+  while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+    if (fwrite(buf, 1, n, out) != n) rc = -1;
+  fclose(in);
+  if (fclose(out) != 0) rc = -1;
+  return rc;
+}
+
+/* A plugin in an explicit directory shadows the same name in the default
+ * (executable-relative) directory silently. The test executable lives in the
+ * build's bin/, so its executable-relative directory is the build-tree plugin
+ * directory (SHARD_PLUGIN_DIR): copy one of those plugins elsewhere and put
+ * that directory first. */
+static void test_registry_discover_shadows_defaults(void) {
+  unsetenv("SHARD_PLUGIN_PATH");
+  DIR *dp = opendir(SHARD_PLUGIN_DIR);
+  char first[256] = "";
+  if (dp) {
+    struct dirent *de;
+    while ((de = readdir(dp)) != NULL) {
+      size_t n = strlen(de->d_name);
+      if (n > 3 && strcmp(de->d_name + n - 3, ".so") == 0 && (!first[0] || strcmp(de->d_name, first) < 0))
+        snprintf(first, sizeof first, "%s", de->d_name);
+    }
+    closedir(dp);
+  }
+  if (!first[0]) {
+    printf("\n  (no plugin in %s yet: shadowing checked only without defaults)\n", SHARD_PLUGIN_DIR);
+    return;
+  }
+  /* what the defaults provide on their own */
+  shard_registry *r = new_reg();
+  shard_msg msg = {{0}};
+  int st = shard_registry_discover(r, NULL, &msg);
+  CU_CHECK_MSG(st == SHARD_OK, "defaults alone: %.900s", msg.text);
+  size_t n_defaults = shard_registry_count(r);
+  CU_ASSERT(n_defaults > 0);
+  shard_registry_destroy(r);
+
+  char tmpl[] = "/tmp/shard_test_registry_XXXXXX";
+  char *dir = mkdtemp(tmpl);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
+  char from[4200], to[4200];
+  snprintf(from, sizeof from, "%s/%s", SHARD_PLUGIN_DIR, first);
+  snprintf(to, sizeof to, "%s/%s", dir, first);
+  CU_ASSERT_EQUAL_FATAL(copy_file(from, to), 0);
+
+  r = new_reg();
+  st = shard_registry_discover(r, dir, &msg);
+  CU_CHECK_MSG(st == SHARD_OK, "shadowing: %.900s", msg.text);
+  CU_ASSERT_EQUAL(shard_registry_count(r), n_defaults);
+  const shard_loaded_plugin *p = shard_registry_at(r, 0);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  CU_ASSERT_STRING_EQUAL(p->path, to);
+  CU_ASSERT_PTR_EQUAL(shard_registry_find(r, 0, p->desc->name), p);
+  shard_registry_destroy(r);
+  unlink(to);
+  rmdir(dir);
+}
+
+static const cu_test_def tests[] = {
+    {"test_registry_sha256_vectors", test_registry_sha256_vectors},
+    {"test_registry_sha256_million_a_streamed", test_registry_sha256_million_a_streamed},
+    {"test_registry_kind_str", test_registry_kind_str},
+    {"test_registry_load_file_valid", test_registry_load_file_valid},
+    {"test_registry_load_dir_sorted", test_registry_load_dir_sorted},
+    {"test_registry_multi_plugin_file", test_registry_multi_plugin_file},
+    {"test_registry_valid_plugins_run", test_registry_valid_plugins_run},
+    {"test_registry_error_not_shared_object", test_registry_error_not_shared_object},
+    {"test_registry_error_missing_file", test_registry_error_missing_file},
+    {"test_registry_error_no_entry", test_registry_error_no_entry},
+    {"test_registry_error_empty", test_registry_error_empty},
+    {"test_registry_error_abi_major", test_registry_error_abi_major},
+    {"test_registry_error_abi_minor", test_registry_error_abi_minor},
+    {"test_registry_error_small_struct", test_registry_error_small_struct},
+    {"test_registry_error_real_size", test_registry_error_real_size},
+    {"test_registry_error_unknown_kind", test_registry_error_unknown_kind},
+    {"test_registry_error_invalid_name", test_registry_error_invalid_name},
+    {"test_registry_error_null_ops", test_registry_error_null_ops},
+    {"test_registry_error_small_ops", test_registry_error_small_ops},
+    {"test_registry_error_missing_slot", test_registry_error_missing_slot},
+    {"test_registry_error_topology_slot", test_registry_error_topology_slot},
+    {"test_registry_error_two_families", test_registry_error_two_families},
+    {"test_registry_error_bad_default", test_registry_error_bad_default},
+    {"test_registry_error_bad_key", test_registry_error_bad_key},
+    {"test_registry_error_no_choices", test_registry_error_no_choices},
+    {"test_registry_error_int_default", test_registry_error_int_default},
+    {"test_registry_error_duplicate_in_dir", test_registry_error_duplicate_in_dir},
+    {"test_registry_error_load_dir_missing", test_registry_error_load_dir_missing},
+    {"test_registry_add_builtin", test_registry_add_builtin},
+    {"test_registry_validate_slots_per_kind", test_registry_validate_slots_per_kind},
+    {"test_registry_validate_param_specs", test_registry_validate_param_specs},
+    {"test_registry_discover_cli_and_env", test_registry_discover_cli_and_env},
+    {"test_registry_discover_duplicate_explicit", test_registry_discover_duplicate_explicit},
+    {"test_registry_discover_shadows_defaults", test_registry_discover_shadows_defaults},
+    {NULL, NULL},
+};
+
+int main(int argc, char **argv) { return cu_main(argc, argv, "registry", tests); }
