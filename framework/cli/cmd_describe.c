@@ -1,9 +1,227 @@
-/* placeholder until the owning change lands */
+/* shard describe NAME [--markdown] — one plugin: summary, kind, version,
+ * file, capabilities in words, and its parameter table (key, type, default,
+ * range, unit, required, doc). --markdown prints only the parameter table as
+ * markdown (what scripts/update-plugin-docs.sh puts in the plugin READMEs). */
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "commands.h"
+#include "registry.h"
+
+static const char *type_str(int type) {
+  switch (type) {
+  case SHARD_PARAM_REAL:
+    return "real";
+  case SHARD_PARAM_INT:
+    return "int";
+  case SHARD_PARAM_BOOL:
+    return "bool";
+  case SHARD_PARAM_STRING:
+    return "string";
+  case SHARD_PARAM_CHOICE:
+    return "choice";
+  default:
+    return "?";
+  }
+}
+
+static void fmt_bound(double v, char *buf, size_t n) {
+  if (isinf(v))
+    snprintf(buf, n, "%sinf", v < 0 ? "-" : "");
+  else
+    snprintf(buf, n, "%.10g", v);
+}
+
+/* "[0, 1]", "(0, inf)"; choices "a | b" for CHOICE; "-" otherwise */
+static void fmt_range(const shard_param_spec *s, char *buf, size_t n) {
+  if (s->type == SHARD_PARAM_REAL || s->type == SHARD_PARAM_INT) {
+    if (isinf(s->min) && s->min < 0 && isinf(s->max) && s->max > 0) {
+      snprintf(buf, n, "any");
+      return;
+    }
+    char lo[40], hi[40];
+    fmt_bound(s->min, lo, sizeof lo);
+    fmt_bound(s->max, hi, sizeof hi);
+    int open_lo = (s->flags & SHARD_PARAM_MIN_EXCLUSIVE) || isinf(s->min);
+    int open_hi = (s->flags & SHARD_PARAM_MAX_EXCLUSIVE) || isinf(s->max);
+    snprintf(buf, n, "%s%s, %s%s", open_lo ? "(" : "[", lo, hi, open_hi ? ")" : "]");
+  } else if (s->type == SHARD_PARAM_CHOICE && s->choices) {
+    size_t k = 0;
+    for (const char *p = s->choices; *p && k + 4 < n; ++p) {
+      if (*p == '|') {
+        buf[k++] = ',';
+        buf[k++] = ' ';
+      } else {
+        buf[k++] = *p;
+      }
+    }
+    buf[k] = '\0';
+  } else {
+    snprintf(buf, n, "-");
+  }
+}
+
+static void print_caps(uint64_t caps) {
+  static const struct {
+    uint64_t bit;
+    const char *words;
+  } names[] = {
+      {SHARD_CAP_IMPACT_LAW, "impact-law family (restitution at velocity level)"},
+      {SHARD_CAP_FORCE_LAW, "force-law family (force and stiffness from the gap)"},
+      {SHARD_CAP_NEEDS_LCP, "needs an LCP solver"},
+      {SHARD_CAP_TOPOLOGY, "supports topology changes (cohesive insertion)"},
+      {SHARD_CAP_LCP_GENERAL, "general LCPs with a solution (pivoting)"},
+      {SHARD_CAP_LCP_NEEDS_PSD, "symmetric positive semidefinite problems only"},
+      {SHARD_CAP_LCP_DENSE, "reads the dense view (small blocks)"},
+      {SHARD_CAP_LCP_SPARSE, "reads the sparse CSR view"},
+  };
+  uint64_t known = 0;
+  int any = 0;
+  printf("caps:     ");
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
+    known |= names[i].bit;
+    if (caps & names[i].bit) {
+      printf("%s%s", any ? "\n          " : "", names[i].words);
+      any = 1;
+    }
+  }
+  if (caps & ~known) {
+    printf("%sunknown flags 0x%llx", any ? "\n          " : "", (unsigned long long)(caps & ~known));
+    any = 1;
+  }
+  printf("%s\n", any ? "" : "none");
+}
+
+static const char *or_dash(const char *s) { return s && *s ? s : "-"; }
+
+/* markdown cell: '|' escaped */
+static void md_cell(const char *s) {
+  fputs("| ", stdout);
+  for (; *s; ++s) {
+    if (*s == '|') fputc('\\', stdout);
+    fputc(*s, stdout);
+  }
+  fputc(' ', stdout);
+}
+
+static void print_markdown(const shard_plugin *d) {
+  if (d->n_params == 0) {
+    printf("This plugin has no parameters.\n");
+    return;
+  }
+  printf("| key | type | default | range | unit | required | description |\n");
+  printf("|---|---|---|---|---|---|---|\n");
+  for (uint32_t i = 0; i < d->n_params; ++i) {
+    const shard_param_spec *s = &d->params[i];
+    char range[256], key[256], def[256];
+    fmt_range(s, range, sizeof range);
+    snprintf(key, sizeof key, "`%s`", s->key);
+    if (s->def)
+      snprintf(def, sizeof def, "`%s`", s->def);
+    else
+      snprintf(def, sizeof def, "-");
+    md_cell(key);
+    md_cell(type_str(s->type));
+    md_cell(def);
+    md_cell(range);
+    md_cell(or_dash(s->unit));
+    md_cell((s->flags & SHARD_PARAM_REQUIRED) ? "yes" : "no");
+    md_cell(or_dash(s->doc));
+    printf("|\n");
+  }
+}
+
+static int max_int(int a, int b) { return a > b ? a : b; }
+
+static void print_table(const shard_plugin *d) {
+  if (d->n_params == 0) {
+    printf("\nparameters: none\n");
+    return;
+  }
+  int w[6] = {3, 4, 7, 5, 4, 8};
+  for (uint32_t i = 0; i < d->n_params; ++i) {
+    const shard_param_spec *s = &d->params[i];
+    char range[256];
+    fmt_range(s, range, sizeof range);
+    w[0] = max_int(w[0], (int)strlen(s->key));
+    w[1] = max_int(w[1], (int)strlen(type_str(s->type)));
+    w[2] = max_int(w[2], (int)strlen(or_dash(s->def)));
+    w[3] = max_int(w[3], (int)strlen(range));
+    w[4] = max_int(w[4], (int)strlen(or_dash(s->unit)));
+  }
+  printf("\nparameters:\n");
+  printf("  %-*s  %-*s  %-*s  %-*s  %-*s  %-*s  %s\n", w[0], "KEY", w[1], "TYPE", w[2], "DEFAULT", w[3], "RANGE",
+         w[4], "UNIT", w[5], "REQUIRED", "DOC");
+  for (uint32_t i = 0; i < d->n_params; ++i) {
+    const shard_param_spec *s = &d->params[i];
+    char range[256];
+    fmt_range(s, range, sizeof range);
+    printf("  %-*s  %-*s  %-*s  %-*s  %-*s  %-*s  %s\n", w[0], s->key, w[1], type_str(s->type), w[2], or_dash(s->def),
+           w[3], range, w[4], or_dash(s->unit), w[5], (s->flags & SHARD_PARAM_REQUIRED) ? "yes" : "no",
+           s->doc ? s->doc : "");
+  }
+}
+
+static void usage(FILE *out) { fprintf(out, "usage: shard [--plugin-path DIR[:DIR...]] describe NAME [--markdown]\n"); }
 
 int shard_cmd_describe(const shard_cli *cli, int argc, char **argv) {
-  fprintf(stderr, "shard describe: not available in this build\n");
-  return SHARD_EXIT_FAIL;
+  const char *name = NULL;
+  int markdown = 0;
+  for (int i = 1; i < argc; ++i) {
+    if (strcmp(argv[i], "--markdown") == 0) {
+      markdown = 1;
+    } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+      usage(stdout);
+      return SHARD_EXIT_OK;
+    } else if (argv[i][0] == '-' || name) {
+      fprintf(stderr, "shard describe: unexpected argument '%s'\n", argv[i]);
+      usage(stderr);
+      return SHARD_EXIT_INPUT;
+    } else {
+      name = argv[i];
+    }
+  }
+  if (!name) {
+    usage(stderr);
+    return SHARD_EXIT_INPUT;
+  }
+  shard_msg msg = {{0}};
+  shard_registry *reg = NULL;
+  if (shard_registry_create(&reg, &msg) != SHARD_OK) {
+    fprintf(stderr, "shard describe: %s\n", msg.text);
+    return SHARD_EXIT_FAIL;
+  }
+  if (shard_registry_discover(reg, cli->plugin_path, &msg) != SHARD_OK) {
+    fprintf(stderr, "shard describe: %s\n", msg.text);
+    shard_registry_destroy(reg);
+    return SHARD_EXIT_INPUT;
+  }
+  const shard_loaded_plugin *p = shard_registry_find(reg, 0, name);
+  if (!p) {
+    size_t n = shard_registry_count(reg);
+    fprintf(stderr, "shard describe: no plugin named '%s'", name);
+    for (size_t i = 0; i < n; ++i)
+      fprintf(stderr, "%s%s", i == 0 ? " (known: " : ", ", shard_registry_at(reg, i)->desc->name);
+    fprintf(stderr, "%s\n", n ? ")" : " (no plugins found)");
+    shard_registry_destroy(reg);
+    return SHARD_EXIT_INPUT;
+  }
+  const shard_plugin *d = p->desc;
+  if (markdown) {
+    print_markdown(d);
+  } else {
+    printf("%s — %s\n", d->name, d->summary ? d->summary : "");
+    printf("kind:     %s\n", shard_plugin_kind_str((int)d->kind));
+    printf("version:  %s\n", d->version);
+    printf("file:     %s\n", p->path);
+    if (p->sha256[0]) printf("sha256:   %s\n", p->sha256);
+    print_caps(d->caps);
+    print_table(d);
+    if (d->doc && *d->doc) printf("\n%s\n", d->doc);
+  }
+  shard_registry_destroy(reg);
+  return SHARD_EXIT_OK;
 }
