@@ -1,0 +1,115 @@
+/* penalty — linear penalty contact (SPEC §2.4): on a violated gap g < 0 a
+ * restoring force ε_n A |g|, stiffness ε_n A, reversible energy ½ ε_n A g².
+ * ε_n is given either absolutely (`stiffness`, Pa/m) or as α E / h̄ (`alpha`)
+ * from the model's scales; A is the model's cross-section (1 when the model
+ * has none, e.g. a particle). The force family: used by explicit_newmark.
+ *
+ * The law has a kink at g = 0: force and stiffness are zero for g ≥ 0 and
+ * ε_n A (−g), ε_n A for g < 0. That is the penalty method itself, not an
+ * approximation of this implementation. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "shard/contact_law.h"
+
+typedef struct penalty {
+  double k; /* ε_n A [N/m] */
+} penalty;
+
+static const shard_param_spec penalty_params[] = {
+    {.key = "alpha",
+     .type = SHARD_PARAM_REAL,
+     .def = NULL,
+     .min = 0.0,
+     .max = SHARD_INF,
+     .unit = "1",
+     .flags = SHARD_PARAM_MIN_EXCLUSIVE,
+     .choices = NULL,
+     .doc = "relative penalty: eps_n = alpha E / h_mean (give alpha or stiffness, not both)"},
+    {.key = "stiffness",
+     .type = SHARD_PARAM_REAL,
+     .def = NULL,
+     .min = 0.0,
+     .max = SHARD_INF,
+     .unit = "Pa/m",
+     .flags = SHARD_PARAM_MIN_EXCLUSIVE,
+     .choices = NULL,
+     .doc = "absolute penalty eps_n, force per unit area and penetration (give alpha or stiffness, not both)"},
+};
+
+static int pen_create(const shard_params *params, const shard_model_scales *scales, void **out_self, shard_msg *msg) {
+  *out_self = NULL;
+  const int has_alpha = shard_params_has(params, "alpha"), has_k = shard_params_has(params, "stiffness");
+  if (has_alpha == has_k)
+    return shard_msg_set(msg, SHARD_ERR_INPUT,
+                         has_alpha ? "give exactly one of 'alpha' and 'stiffness', not both"
+                                   : "give exactly one of 'alpha' (eps_n = alpha E / h_mean) and 'stiffness' "
+                                     "(eps_n in Pa/m)");
+  const double area = scales && scales->area > 0.0 ? scales->area : 1.0;
+  double eps;
+  if (has_alpha) {
+    const double alpha = shard_params_real(params, "alpha");
+    if (!(alpha > 0.0) || !isfinite(alpha))
+      return shard_msg_set(msg, SHARD_ERR_INPUT, "alpha = %g must be a finite number > 0", alpha);
+    if (!scales || !(scales->young > 0.0) || !(scales->h_mean > 0.0))
+      return shard_msg_set(msg, SHARD_ERR_INPUT,
+                           "alpha needs a model with a Young's modulus and an element length (eps_n = alpha E / "
+                           "h_mean); this model has none: give 'stiffness' (Pa/m) instead");
+    eps = alpha * scales->young / scales->h_mean;
+  } else {
+    eps = shard_params_real(params, "stiffness");
+    if (!(eps > 0.0) || !isfinite(eps))
+      return shard_msg_set(msg, SHARD_ERR_INPUT, "stiffness = %g must be a finite number > 0", eps);
+  }
+  if (!isfinite(eps * area))
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "penalty stiffness eps_n A = %g * %g overflows", eps, area);
+  penalty *s = calloc(1, sizeof *s);
+  if (!s) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
+  s->k = eps * area;
+  *out_self = s;
+  return SHARD_OK;
+}
+
+static void pen_destroy(void *self) { free(self); }
+
+static void pen_force(const void *self, int32_t n, const double *g, double *out_f, double *out_k, double *out_energy) {
+  const double k = ((const penalty *)self)->k;
+  for (int32_t i = 0; i < n; ++i) {
+    if (g[i] < 0.0) {
+      out_f[i] = -k * g[i];
+      out_k[i] = k;
+      out_energy[i] = 0.5 * k * g[i] * g[i];
+    } else {
+      out_f[i] = 0.0;
+      out_k[i] = 0.0;
+      out_energy[i] = 0.0;
+    }
+  }
+}
+
+static double pen_max_stiffness(const void *self) { return ((const penalty *)self)->k; }
+
+static const shard_contact_law_ops pen_ops = {
+    .create = pen_create,
+    .destroy = pen_destroy,
+    .restitution = NULL, /* impact family only */
+    .force = pen_force,
+    .max_stiffness = pen_max_stiffness,
+};
+
+static const shard_plugin pen_desc = {
+    SHARD_PLUGIN_HEADER(SHARD_KIND_CONTACT_LAW),
+    .name = "penalty",
+    .version = "1.0.0",
+    .summary = "linear penalty contact: force eps_n A max(-g, 0), eps_n absolute or alpha E / h_mean",
+    .params = penalty_params,
+    .n_params = SHARD_NPARAMS(penalty_params),
+    .ops_size = sizeof(shard_contact_law_ops),
+    .caps = SHARD_CAP_FORCE_LAW,
+    .ops = &pen_ops,
+    .doc = "Force family: a violated gap g < 0 is pushed back by eps_n A |g| with reversible energy "
+           "1/2 eps_n A g^2; eps_n A enters the stable time step. The force has a kink at g = 0 (zero stiffness "
+           "when open, eps_n A when penetrated). Taken by explicit_newmark.",
+};
+
+SHARD_PLUGIN_SINGLE(pen_desc)

@@ -1,0 +1,448 @@
+/* moreau_jean — the Moreau–Jean θ time-stepping scheme (SPEC §2.2).
+ *
+ *   M(v_{n+1} − v_n) + Δt K u_{n+θ} = Δt f_ext(t_n + θΔt) + H_Aᵀ p
+ *   u_{n+θ} = u_n + θΔt((1−θ) v_n + θ v_{n+1})
+ *   0 ≤ p ⊥ H_A v_{n+1} + e H_A v_n ≥ 0,   A = { i : g_i(u_n + Δt v_n) ≤ 0 }
+ *   u_{n+1} = u_n + Δt((1−θ) v_n + θ v_{n+1})
+ *
+ * With S = M + θ²Δt²K and f(t, u_n) = f_ext(t) − f_int(u_n) (= f_ext − K u_n
+ * for a linear K):
+ *   v_free  = S⁻¹[(M − θ(1−θ)Δt²K) v_n + Δt f(t_n + θΔt, u_n)]
+ *   W = H_A S⁻¹ H_Aᵀ,  q = H_A v_free + e H_A v_n,  v_{n+1} = v_free + S⁻¹H_Aᵀp.
+ *
+ * S is symmetric positive definite and banded in 1D: it is stored in LAPACK's
+ * lower band format and factored by dpbtrf, again only when K, the mass
+ * pattern of prescribed DOFs or Δt changed (compared against a cached copy,
+ * O(nnz)). Prescribed DOFs (minv = 0) are eliminated symmetrically: their row
+ * and column of S become the identity, their velocity at t_{n+1} is taken from
+ * the host's prescribe() and moved to the right-hand side of the free rows.
+ *
+ * The band storage is sized in start() from the bandwidth of K(u_0): this is
+ * the one allocation after setup (the width is unknown before the stiffness
+ * can be evaluated). The integrator does not support insertions. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shard/integrator.h"
+#include "shard/lcp_solver.h"
+
+/* LAPACK, through its Fortran symbols */
+extern void dpbtrf_(const char *uplo, const int *n, const int *kd, double *ab, const int *ldab, int *info);
+extern void dpbtrs_(const char *uplo, const int *n, const int *kd, const int *nrhs, const double *ab,
+                    const int *ldab, double *b, const int *ldb, int *info);
+
+/* Largest active set for which the dense W = H_A S⁻¹ H_Aᵀ is stored. */
+#define MJ_ACTIVE_MAX 1024
+
+typedef struct mj {
+  double theta;
+  int32_t ndof_max, ncon_max, na_cap;
+  /* per-step vectors (setup) */
+  double *b, *col, *vp, *ap, *f, *kv, *g, *q, *p, *wval;
+  int32_t *rows, *wrowptr, *wcolind;
+  double *block;
+  double *minv_cache; /* minv the factor was built with */
+  /* band factor (start) */
+  double *ab;
+  int32_t kd_cap;
+  int32_t kd;         /* bandwidth of the current factor */
+  int factored;       /* ab holds a valid factor */
+  int cached;         /* the cache below describes it */
+  double f_dt;
+  int32_t f_n, f_nnz;
+  int64_t cache_cap;
+  int32_t *c_rowptr, *c_colind;
+  double *c_val;
+} mj;
+
+static const shard_param_spec mj_params[] = {
+    {.key = "theta",
+     .type = SHARD_PARAM_REAL,
+     .def = "0.5",
+     .min = 0.0,
+     .max = 1.0,
+     .unit = "1",
+     .flags = SHARD_PARAM_MIN_EXCLUSIVE,
+     .choices = NULL,
+     .doc = "theta of the scheme: 1/2 is the energy-conserving midpoint rule, larger values dissipate"},
+};
+
+static double row_dot(const shard_csr *h, int32_t row, const double *x) {
+  double s = 0.0;
+  for (int32_t k = h->rowptr[row]; k < h->rowptr[row + 1]; ++k) s += h->val[k] * x[h->colind[k]];
+  return s;
+}
+
+/* Prefix the callee's message with this step's context (same result as
+ * shard_msg_prepend, written here with a checked snprintf). */
+static void add_context(shard_msg *msg, const char *ctx) {
+  if (!msg) return;
+  char tmp[SHARD_MSG_SIZE];
+  const int len = snprintf(tmp, sizeof tmp, "%s: %s", ctx, msg->text);
+  if (len < 0) return;
+  memcpy(msg->text, tmp, sizeof tmp);
+}
+
+static int finite_sum(const double *x, int32_t n) {
+  double s = 0.0;
+  for (int32_t i = 0; i < n; ++i) s += fabs(x[i]);
+  return isfinite(s);
+}
+
+static int32_t bandwidth(const shard_csr *k) {
+  int32_t kd = 0;
+  for (int32_t i = 0; i < k->nrows; ++i)
+    for (int32_t e = k->rowptr[i]; e < k->rowptr[i + 1]; ++e) {
+      const int32_t d = abs(i - k->colind[e]);
+      if (d > kd) kd = d;
+    }
+  return kd;
+}
+
+static int mj_create(const shard_params *params, const shard_model_scales *scales, void **out_self, shard_msg *msg) {
+  (void)scales;
+  *out_self = NULL;
+  double theta = shard_params_has(params, "theta") ? shard_params_real(params, "theta") : 0.5;
+  if (!(theta > 0.0 && theta <= 1.0))
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "theta = %g is outside (0, 1]", theta);
+  mj *s = calloc(1, sizeof *s);
+  if (!s) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
+  s->theta = theta;
+  *out_self = s;
+  return SHARD_OK;
+}
+
+static uint32_t mj_n_aux(const void *self) {
+  (void)self;
+  return 0;
+}
+
+static void mj_release_band(mj *s) {
+  free(s->ab);
+  free(s->c_rowptr);
+  free(s->c_colind);
+  free(s->c_val);
+  s->ab = NULL;
+  s->c_rowptr = s->c_colind = NULL;
+  s->c_val = NULL;
+  s->factored = s->cached = 0;
+  s->kd_cap = 0;
+  s->cache_cap = 0;
+}
+
+static void mj_release(mj *s) {
+  mj_release_band(s);
+  free(s->block);
+  free(s->rows);
+  free(s->wrowptr);
+  free(s->wcolind);
+  s->block = NULL;
+  s->rows = s->wrowptr = s->wcolind = NULL;
+}
+
+static int mj_setup(void *self, shard_system *sys, shard_msg *msg) {
+  mj *s = self;
+  if (sys->ndof_max < sys->ndof || sys->ncon_max < sys->ncon || sys->ndof_max < 1 || sys->ncon_max < 0)
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "inconsistent system sizes (ndof %d of %d, ncon %d of %d)",
+                         (int)sys->ndof, (int)sys->ndof_max, (int)sys->ncon, (int)sys->ncon_max);
+  mj_release(s);
+  const size_t nd = (size_t)sys->ndof_max, nc = (size_t)sys->ncon_max;
+  const size_t na = nc < MJ_ACTIVE_MAX ? nc : MJ_ACTIVE_MAX;
+  s->block = calloc(7 * nd + 3 * nc + na * na + 1, sizeof(double));
+  s->rows = calloc(nc + 1, sizeof(int32_t));
+  s->wrowptr = calloc(na + 1, sizeof(int32_t));
+  s->wcolind = calloc(na * na + 1, sizeof(int32_t));
+  if (!s->block || !s->rows || !s->wrowptr || !s->wcolind) {
+    mj_release(s);
+    return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for %zu DOFs and %zu constraints", nd, nc);
+  }
+  double *b = s->block;
+  s->b = b;
+  s->col = b + nd;
+  s->vp = b + 2 * nd;
+  s->ap = b + 3 * nd;
+  s->f = b + 4 * nd;
+  s->kv = b + 5 * nd;
+  s->minv_cache = b + 6 * nd;
+  s->g = b + 7 * nd;
+  s->q = s->g + nc;
+  s->p = s->q + nc;
+  s->wval = s->p + nc;
+  s->ndof_max = sys->ndof_max;
+  s->ncon_max = sys->ncon_max;
+  s->na_cap = (int32_t)na;
+  return SHARD_OK;
+}
+
+static int mj_check(const mj *s, const shard_system *sys, shard_msg *msg) {
+  if (!s->block) return shard_msg_set(msg, SHARD_ERR_INTERNAL, "step before setup");
+  if (!s->ab) return shard_msg_set(msg, SHARD_ERR_INTERNAL, "step before start");
+  if (sys->ndof > s->ndof_max || sys->ncon > s->ncon_max)
+    return shard_msg_set(msg, SHARD_ERR_INTERNAL,
+                         "system has %d DOFs and %d constraints, more than the %d and %d given at setup",
+                         (int)sys->ndof, (int)sys->ncon, (int)s->ndof_max, (int)s->ncon_max);
+  return SHARD_OK;
+}
+
+/* Size the band storage and the K cache from the stiffness at u_0. */
+static int mj_start(void *self, shard_system *sys, double dt, shard_msg *msg) {
+  mj *s = self;
+  (void)dt;
+  if (!s->block) return shard_msg_set(msg, SHARD_ERR_INTERNAL, "start before setup");
+  const shard_csr *k = NULL;
+  int rc = sys->ops->stiffness(sys, sys->u, &k, msg);
+  if (rc != SHARD_OK) {
+    add_context(msg, "stiffness at the initial state");
+    return rc;
+  }
+  mj_release_band(s);
+  const int32_t kd = bandwidth(k);
+  const int64_t nnz = k->rowptr[k->nrows];
+  s->ab = calloc((size_t)(kd + 1) * (size_t)s->ndof_max, sizeof(double));
+  s->c_rowptr = calloc((size_t)s->ndof_max + 1, sizeof(int32_t));
+  s->c_colind = calloc((size_t)nnz + 1, sizeof(int32_t));
+  s->c_val = calloc((size_t)nnz + 1, sizeof(double));
+  if (!s->ab || !s->c_rowptr || !s->c_colind || !s->c_val) {
+    mj_release_band(s);
+    return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for a band matrix of %d DOFs and bandwidth %d",
+                         (int)s->ndof_max, (int)kd);
+  }
+  s->kd_cap = kd;
+  s->cache_cap = nnz;
+  return mj_check(s, sys, msg);
+}
+
+/* Factor S = M + θ²Δt²K (prescribed rows/columns replaced by the identity)
+ * unless the cached factor was built from the same K, minv, n and Δt. */
+static int mj_refresh_factor(mj *s, const shard_system *sys, const shard_csr *k, double dt, shard_msg *msg) {
+  const int32_t n = sys->ndof;
+  const int32_t nnz = k->rowptr[n];
+  const int32_t kd = bandwidth(k);
+  if (kd > s->kd_cap)
+    return shard_msg_set(msg, SHARD_ERR_UNSUPPORTED,
+                         "the stiffness bandwidth grew to %d, beyond the %d found at start (moreau_jean sizes its "
+                         "band factor of S once)",
+                         (int)kd, (int)s->kd_cap);
+  if (s->factored && s->cached && s->f_dt == dt && s->f_n == n && s->f_nnz == nnz &&
+      memcmp(s->c_rowptr, k->rowptr, ((size_t)n + 1) * sizeof(int32_t)) == 0 &&
+      memcmp(s->c_colind, k->colind, (size_t)nnz * sizeof(int32_t)) == 0 &&
+      memcmp(s->c_val, k->val, (size_t)nnz * sizeof(double)) == 0 &&
+      memcmp(s->minv_cache, sys->minv, (size_t)n * sizeof(double)) == 0)
+    return SHARD_OK;
+
+  const int ldab = kd + 1;
+  const double c = s->theta * s->theta * dt * dt;
+  const double *minv = sys->minv;
+  memset(s->ab, 0, (size_t)ldab * (size_t)n * sizeof(double));
+  for (int32_t i = 0; i < n; ++i) s->ab[(size_t)i * ldab] = minv[i] == 0.0 ? 1.0 : sys->mass[i];
+  for (int32_t i = 0; i < n; ++i) {
+    if (minv[i] == 0.0) continue;
+    for (int32_t e = k->rowptr[i]; e < k->rowptr[i + 1]; ++e) {
+      const int32_t j = k->colind[e];
+      if (j > i || minv[j] == 0.0) continue; /* lower triangle of the free block */
+      s->ab[(size_t)(i - j) + (size_t)j * ldab] += c * k->val[e];
+    }
+  }
+  int nn = n, kdd = kd, info = 0;
+  s->factored = s->cached = 0;
+  dpbtrf_("L", &nn, &kdd, s->ab, &ldab, &info);
+  if (info > 0)
+    return shard_msg_set(msg, SHARD_ERR_NUMERIC,
+                         "S = M + theta^2 dt^2 K is not positive definite (LAPACK dpbtrf: leading minor %d)", info);
+  if (info < 0) return shard_msg_set(msg, SHARD_ERR_INTERNAL, "LAPACK dpbtrf: argument %d is invalid", -info);
+  s->factored = 1;
+  s->kd = kd;
+  s->f_dt = dt;
+  s->f_n = n;
+  if (nnz <= s->cache_cap) {
+    memcpy(s->c_rowptr, k->rowptr, ((size_t)n + 1) * sizeof(int32_t));
+    memcpy(s->c_colind, k->colind, (size_t)nnz * sizeof(int32_t));
+    memcpy(s->c_val, k->val, (size_t)nnz * sizeof(double));
+    memcpy(s->minv_cache, minv, (size_t)n * sizeof(double));
+    s->f_nnz = nnz;
+    s->cached = 1;
+  }
+  return SHARD_OK;
+}
+
+static int mj_solve(const mj *s, int32_t n, double *x, shard_msg *msg) {
+  int nn = n, kdd = s->kd, ldab = s->kd + 1, one = 1, info = 0;
+  dpbtrs_("L", &nn, &kdd, &one, s->ab, &ldab, x, &nn, &info);
+  if (info != 0) return shard_msg_set(msg, SHARD_ERR_INTERNAL, "LAPACK dpbtrs: argument %d is invalid", -info);
+  return SHARD_OK;
+}
+
+/* x = S⁻¹ Hᵀ_{rows} y on the free DOFs (prescribed DOFs take no impulse) */
+static int mj_impulse_response(const mj *s, const shard_system *sys, const int32_t *rows, const double *y, int32_t m,
+                               double *x, shard_msg *msg) {
+  const int32_t n = sys->ndof;
+  const shard_csr *h = sys->h;
+  memset(x, 0, (size_t)n * sizeof(double));
+  for (int32_t j = 0; j < m; ++j) {
+    const int32_t c = rows[j];
+    for (int32_t e = h->rowptr[c]; e < h->rowptr[c + 1]; ++e) {
+      const int32_t col = h->colind[e];
+      if (sys->minv[col] != 0.0) x[col] += h->val[e] * y[j];
+    }
+  }
+  return mj_solve(s, n, x, msg);
+}
+
+static int mj_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
+  mj *s = self;
+  int rc = mj_check(s, sys, msg);
+  if (rc != SHARD_OK) return rc;
+  const int32_t n = sys->ndof, nc = sys->ncon;
+  const double th = s->theta, t1 = sys->t + dt;
+  const double *u = sys->u, *v = sys->v, *minv = sys->minv, *mass = sys->mass;
+  const shard_csr *h = sys->h;
+
+  const shard_csr *k = NULL;
+  rc = sys->ops->stiffness(sys, u, &k, msg);
+  if (rc != SHARD_OK) {
+    add_context(msg, "stiffness at u_n");
+    return rc;
+  }
+  if (k->nrows != n || k->ncols != n)
+    return shard_msg_set(msg, SHARD_ERR_INTERNAL, "stiffness is %dx%d, expected %dx%d", (int)k->nrows,
+                         (int)k->ncols, (int)n, (int)n);
+  /* velocities of the prescribed DOFs at t_{n+1} */
+  memcpy(s->vp, v, (size_t)n * sizeof(double));
+  memcpy(s->ap, sys->a, (size_t)n * sizeof(double));
+  sys->ops->prescribe(sys, t1, s->vp, s->ap);
+
+  rc = mj_refresh_factor(s, sys, k, dt, msg);
+  if (rc != SHARD_OK) return rc;
+
+  rc = sys->ops->force(sys, sys->t + th * dt, u, s->f, msg);
+  if (rc != SHARD_OK) {
+    add_context(msg, "force at u_n");
+    return rc;
+  }
+  /* b = (M − θ(1−θ)Δt²K) v_n + Δt f(t_n + θΔt, u_n), prescribed DOFs eliminated */
+  shard_csr_matvec(k, v, s->kv);
+  const double c1 = th * (1.0 - th) * dt * dt, c2 = th * th * dt * dt;
+  for (int32_t i = 0; i < n; ++i) {
+    if (minv[i] == 0.0) {
+      s->b[i] = s->vp[i];
+      continue;
+    }
+    double bi = mass[i] * v[i] - c1 * s->kv[i] + dt * s->f[i];
+    for (int32_t e = k->rowptr[i]; e < k->rowptr[i + 1]; ++e) {
+      const int32_t j = k->colind[e];
+      if (j != i && minv[j] == 0.0) bi -= c2 * k->val[e] * s->vp[j];
+    }
+    s->b[i] = bi;
+  }
+  rc = mj_solve(s, n, s->b, msg);
+  if (rc != SHARD_OK) return rc;
+  if (!finite_sum(s->b, n)) return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite free velocity");
+
+  /* active set from the predicted position u_n + Δt v_n */
+  int32_t na = 0;
+  if (nc > 0) {
+    for (int32_t i = 0; i < n; ++i) s->col[i] = u[i] + dt * v[i];
+    sys->ops->gaps(sys, s->col, s->g);
+    if (!finite_sum(s->g, nc)) return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite gap at the predicted position");
+    for (int32_t c = 0; c < nc; ++c)
+      if (s->g[c] <= 0.0) s->rows[na++] = c;
+  }
+  if (na > s->na_cap)
+    return shard_msg_set(msg, SHARD_ERR_UNSUPPORTED,
+                         "%d active constraints: moreau_jean stores the dense W = H S^-1 H^T for at most %d", (int)na,
+                         (int)s->na_cap);
+
+  if (na > 0) {
+    /* W = H_A S⁻¹ H_Aᵀ, one banded solve per active column */
+    const double unit = 1.0;
+    for (int32_t jc = 0; jc < na; ++jc) {
+      rc = mj_impulse_response(s, sys, &s->rows[jc], &unit, 1, s->col, msg);
+      if (rc != SHARD_OK) return rc;
+      for (int32_t l = 0; l < na; ++l) s->wval[(size_t)l * na + jc] = row_dot(h, s->rows[l], s->col);
+    }
+    for (int32_t l = 0; l < na; ++l) {
+      s->wrowptr[l] = l * na;
+      for (int32_t jc = 0; jc < na; ++jc) {
+        s->wcolind[(size_t)l * na + jc] = jc;
+        if (jc > l) {
+          const double avg = 0.5 * (s->wval[(size_t)l * na + jc] + s->wval[(size_t)jc * na + l]);
+          s->wval[(size_t)l * na + jc] = s->wval[(size_t)jc * na + l] = avg;
+        }
+      }
+    }
+    s->wrowptr[na] = na * na;
+    const shard_csr w = {.nrows = na, .ncols = na, .rowptr = s->wrowptr, .colind = s->wcolind, .val = s->wval};
+    for (int32_t j = 0; j < na; ++j) {
+      const int32_t c = s->rows[j];
+      const double e = sys->restitution ? sys->restitution[c] : 0.0;
+      s->q[j] = row_dot(h, c, s->b) + e * row_dot(h, c, v);
+      s->p[j] = sys->impulse ? fmax(sys->impulse[c], 0.0) : 0.0;
+    }
+    /* S is SPD (dpbtrf succeeded), so W = H S⁻¹ Hᵀ is symmetric PSD */
+    rc = sys->ops->lcp_solve(sys, &w, s->q, SHARD_LCP_SYMMETRIC | SHARD_LCP_PSD, s->p, msg);
+    if (rc != SHARD_OK) {
+      {
+        char ctx[64];
+        const int len = snprintf(ctx, sizeof ctx, "contact LCP on %d active constraints", (int)na);
+        add_context(msg, len > 0 ? ctx : "contact LCP");
+      }
+      return rc;
+    }
+    if (!finite_sum(s->p, na)) return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite impulse from the LCP solver");
+    rc = mj_impulse_response(s, sys, s->rows, s->p, na, s->col, msg);
+    if (rc != SHARD_OK) return rc;
+    for (int32_t i = 0; i < n; ++i) s->b[i] += s->col[i];
+    if (!finite_sum(s->b, n))
+      return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite velocity after the impulse correction");
+  }
+
+  /* commit: b holds v_{n+1} */
+  for (int32_t i = 0; i < n; ++i) {
+    sys->u[i] = u[i] + dt * ((1.0 - th) * v[i] + th * s->b[i]);
+    sys->a[i] = (s->b[i] - v[i]) / dt;
+    sys->v[i] = s->b[i];
+  }
+  if (sys->impulse) {
+    memset(sys->impulse, 0, (size_t)nc * sizeof(double));
+    for (int32_t j = 0; j < na; ++j) sys->impulse[s->rows[j]] = s->p[j];
+  }
+  if (sys->stats) sys->stats->n_active = na;
+  sys->ops->prescribe(sys, t1, sys->v, sys->a);
+  return SHARD_OK;
+}
+
+static void mj_destroy(void *self) {
+  mj *s = self;
+  if (!s) return;
+  mj_release(s);
+  free(s);
+}
+
+static const shard_integrator_ops mj_ops = {
+    .create = mj_create,
+    .n_aux = mj_n_aux,
+    .setup = mj_setup,
+    .start = mj_start,
+    .step = mj_step,
+    .on_insert = NULL, /* declines insertions: no SHARD_CAP_TOPOLOGY */
+    .destroy = mj_destroy,
+};
+
+static const shard_plugin mj_desc = {
+    SHARD_PLUGIN_HEADER(SHARD_KIND_INTEGRATOR),
+    .name = "moreau_jean",
+    .version = "1.0.0",
+    .summary = "Moreau-Jean theta time-stepping with a velocity-level LCP; S = M + theta^2 dt^2 K factored by LAPACK",
+    .params = mj_params,
+    .n_params = SHARD_NPARAMS(mj_params),
+    .ops_size = sizeof(shard_integrator_ops),
+    .caps = SHARD_CAP_IMPACT_LAW | SHARD_CAP_NEEDS_LCP,
+    .ops = &mj_ops,
+    .doc = "Implicit theta-method on velocities (theta = 1/2 in the paper); the active set is taken at the "
+           "position u_n + dt v_n; one LCP on W = H S^-1 H^T with S = M + theta^2 dt^2 K enforces the Newton "
+           "impact law. S is factored once per change of K or dt (LAPACK dpbtrf). Declines insertions, so "
+           "fracture cases are refused. SPEC section 2.2.",
+};
+
+SHARD_PLUGIN_SINGLE(mj_desc)

@@ -1,0 +1,309 @@
+/* nsn — the semi-explicit nonsmooth Newmark integrator (β = 0, γ = ½) with an
+ * impulse correction on the active contacts (SPEC §2.1).
+ *
+ *   ũ  = u_n + Δt v_n + Δt²/2 a_n                     predictor
+ *   A  = { i : g_i(ũ) ≤ 0 }  [and H_i(v_n + Δt a_n) < 0 with closing_filter]
+ *   a* = M⁻¹ f(t_{n+1}, ũ)                            f = f_ext − f_int
+ *   W′ = H_A M⁻¹ (M − Δt²/4 K) M⁻¹ H_Aᵀ,  q = H_A[(1+e) v_n + Δt/2 (a_n + a*)]
+ *   0 ≤ p ⊥ W′p + q ≥ 0
+ *   v̂ = M⁻¹H_Aᵀp,  a_{n+1} = a* − Δt/2 M⁻¹K v̂
+ *   v_{n+1} = v_n + Δt/2 (a_n + a_{n+1}) + v̂,  u_{n+1} = ũ + Δt/2 v̂
+ *
+ * Every product with M⁻¹ uses sys->minv, which is zero on prescribed DOFs, so
+ * those DOFs receive neither acceleration nor impulse; their v and a are then
+ * overwritten by the host's prescribe(). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shard/integrator.h"
+#include "shard/lcp_solver.h"
+
+typedef struct nsn {
+  int closing_filter;
+  int32_t ndof_max, ncon_max;
+  double *ut;    /* predictor ũ, then u_{n+1} */
+  double *astar; /* a* */
+  double *anew;  /* a_{n+1} */
+  double *vnew;  /* v_{n+1} */
+  double *vhat;  /* v̂ */
+  double *kv;    /* K v̂ */
+  double *g;     /* gaps at ũ (ncon_max) */
+  double *q;     /* LCP right-hand side (ncon_max) */
+  double *p;     /* impulses of the active set (ncon_max) */
+  int32_t *rows; /* active constraint rows (ncon_max) */
+  double *block; /* the one allocation behind the double arrays */
+} nsn;
+
+static const shard_param_spec nsn_params[] = {
+    {.key = "closing_filter",
+     .type = SHARD_PARAM_BOOL,
+     .def = "false",
+     .min = 0,
+     .max = 0,
+     .unit = "",
+     .flags = 0,
+     .choices = NULL,
+     .doc = "also require a closing rate H(v_n + dt a_n) < 0 for a constraint to be active (authors' implementation)"},
+};
+
+static double row_dot(const shard_csr *h, int32_t row, const double *x) {
+  double s = 0.0;
+  for (int32_t k = h->rowptr[row]; k < h->rowptr[row + 1]; ++k) s += h->val[k] * x[h->colind[k]];
+  return s;
+}
+
+/* Flags the LCP operator actually satisfies: always symmetric; PSD and
+ * Z-matrix only when certified here (weak diagonal dominance with a
+ * non-negative diagonal is a sufficient PSD condition for a symmetric matrix).
+ * O(nnz). */
+static uint32_t certify(const shard_csr *w) {
+  uint32_t flags = SHARD_LCP_SYMMETRIC | SHARD_LCP_PSD | SHARD_LCP_ZMATRIX;
+  for (int32_t i = 0; i < w->nrows; ++i) {
+    double diag = 0.0, off = 0.0;
+    for (int32_t k = w->rowptr[i]; k < w->rowptr[i + 1]; ++k) {
+      if (w->colind[k] == i) {
+        diag += w->val[k];
+      } else {
+        off += fabs(w->val[k]);
+        if (w->val[k] > 0.0) flags &= ~SHARD_LCP_ZMATRIX;
+      }
+    }
+    if (!(diag >= 0.0) || diag < off) flags &= ~SHARD_LCP_PSD;
+  }
+  return flags;
+}
+
+/* Prefix the callee's message with this step's context (same result as
+ * shard_msg_prepend, written here with a checked snprintf). */
+static void add_context(shard_msg *msg, const char *ctx) {
+  if (!msg) return;
+  char tmp[SHARD_MSG_SIZE];
+  const int len = snprintf(tmp, sizeof tmp, "%s: %s", ctx, msg->text);
+  if (len < 0) return;
+  memcpy(msg->text, tmp, sizeof tmp);
+}
+
+static int finite_sum(const double *x, int32_t n) {
+  double s = 0.0;
+  for (int32_t i = 0; i < n; ++i) s += fabs(x[i]);
+  return isfinite(s);
+}
+
+static int nsn_create(const shard_params *params, const shard_model_scales *scales, void **out_self, shard_msg *msg) {
+  (void)scales;
+  *out_self = NULL;
+  nsn *s = calloc(1, sizeof *s);
+  if (!s) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
+  s->closing_filter = shard_params_bool(params, "closing_filter");
+  *out_self = s;
+  return SHARD_OK;
+}
+
+static uint32_t nsn_n_aux(const void *self) {
+  (void)self;
+  return 0;
+}
+
+static void nsn_release(nsn *s) {
+  free(s->block);
+  free(s->rows);
+  s->block = NULL;
+  s->rows = NULL;
+}
+
+static int nsn_setup(void *self, shard_system *sys, shard_msg *msg) {
+  nsn *s = self;
+  if (sys->ndof_max < sys->ndof || sys->ncon_max < sys->ncon || sys->ndof_max < 1 || sys->ncon_max < 0)
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "inconsistent system sizes (ndof %d of %d, ncon %d of %d)",
+                         (int)sys->ndof, (int)sys->ndof_max, (int)sys->ncon, (int)sys->ncon_max);
+  nsn_release(s);
+  const size_t nd = (size_t)sys->ndof_max, nc = (size_t)sys->ncon_max;
+  s->block = calloc(6 * nd + 3 * nc + 1, sizeof(double));
+  s->rows = calloc(nc + 1, sizeof(int32_t));
+  if (!s->block || !s->rows) {
+    nsn_release(s);
+    return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for %zu DOFs and %zu constraints", nd, nc);
+  }
+  double *b = s->block;
+  s->ut = b;
+  s->astar = b + nd;
+  s->anew = b + 2 * nd;
+  s->vnew = b + 3 * nd;
+  s->vhat = b + 4 * nd;
+  s->kv = b + 5 * nd;
+  s->g = b + 6 * nd;
+  s->q = s->g + nc;
+  s->p = s->q + nc;
+  s->ndof_max = sys->ndof_max;
+  s->ncon_max = sys->ncon_max;
+  return SHARD_OK;
+}
+
+static int nsn_check_sizes(const nsn *s, const shard_system *sys, shard_msg *msg) {
+  if (!s->block) return shard_msg_set(msg, SHARD_ERR_INTERNAL, "step before setup");
+  if (sys->ndof > s->ndof_max || sys->ncon > s->ncon_max)
+    return shard_msg_set(msg, SHARD_ERR_INTERNAL,
+                         "system has %d DOFs and %d constraints, more than the %d and %d given at setup",
+                         (int)sys->ndof, (int)sys->ncon, (int)s->ndof_max, (int)s->ncon_max);
+  return SHARD_OK;
+}
+
+static int nsn_start(void *self, shard_system *sys, double dt, shard_msg *msg) {
+  (void)dt;
+  return nsn_check_sizes(self, sys, msg);
+}
+
+static int nsn_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
+  nsn *s = self;
+  int rc = nsn_check_sizes(s, sys, msg);
+  if (rc != SHARD_OK) return rc;
+  const int32_t n = sys->ndof, nc = sys->ncon;
+  const double t1 = sys->t + dt, hdt = 0.5 * dt, hdt2 = 0.5 * dt * dt;
+  const double *u = sys->u, *v = sys->v, *a = sys->a, *minv = sys->minv;
+  const shard_csr *h = sys->h;
+
+  /* predictor */
+  for (int32_t i = 0; i < n; ++i) s->ut[i] = u[i] + dt * v[i] + hdt2 * a[i];
+
+  /* active set at the predicted position */
+  int32_t na = 0;
+  if (nc > 0) {
+    sys->ops->gaps(sys, s->ut, s->g);
+    if (!finite_sum(s->g, nc)) return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite gap at the predicted position");
+    for (int32_t c = 0; c < nc; ++c) {
+      if (s->g[c] > 0.0) continue;
+      if (s->closing_filter && !(row_dot(h, c, v) + dt * row_dot(h, c, a) < 0.0)) continue;
+      s->rows[na++] = c;
+    }
+  }
+
+  /* free acceleration at the predicted position */
+  rc = sys->ops->force(sys, t1, s->ut, s->astar, msg);
+  if (rc != SHARD_OK) {
+    add_context(msg, "force at the predicted position");
+    return rc;
+  }
+  for (int32_t i = 0; i < n; ++i) s->astar[i] *= minv[i];
+  if (!finite_sum(s->astar, n))
+    return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite acceleration at the predicted position");
+
+  if (na == 0) {
+    for (int32_t i = 0; i < n; ++i) {
+      s->anew[i] = s->astar[i];
+      s->vnew[i] = v[i] + hdt * (a[i] + s->astar[i]);
+    }
+  } else {
+    const shard_csr *k = NULL, *w = NULL;
+    rc = sys->ops->stiffness(sys, s->ut, &k, msg);
+    if (rc != SHARD_OK) {
+      add_context(msg, "stiffness at the predicted position");
+      return rc;
+    }
+    if (k->nrows != n || k->ncols != n)
+      return shard_msg_set(msg, SHARD_ERR_INTERNAL, "stiffness is %dx%d, expected %dx%d", (int)k->nrows,
+                           (int)k->ncols, (int)n, (int)n);
+    rc = sys->ops->contact_operator(sys, s->rows, na, dt * dt / 4.0, &w, msg);
+    if (rc != SHARD_OK) {
+      add_context(msg, "contact operator W'");
+      return rc;
+    }
+    if (w->nrows != na || w->ncols != na)
+      return shard_msg_set(msg, SHARD_ERR_INTERNAL, "contact operator is %dx%d for %d active constraints",
+                           (int)w->nrows, (int)w->ncols, (int)na);
+    /* q = H_A [(1+e) v_n + Δt/2 (a_n + a*)]; warm start from the last impulses */
+    for (int32_t j = 0; j < na; ++j) {
+      const int32_t c = s->rows[j];
+      const double e = sys->restitution ? sys->restitution[c] : 0.0;
+      double hv = 0.0, hacc = 0.0;
+      for (int32_t kk = h->rowptr[c]; kk < h->rowptr[c + 1]; ++kk) {
+        const int32_t col = h->colind[kk];
+        hv += h->val[kk] * v[col];
+        hacc += h->val[kk] * (a[col] + s->astar[col]);
+      }
+      s->q[j] = (1.0 + e) * hv + hdt * hacc;
+      s->p[j] = sys->impulse ? fmax(sys->impulse[c], 0.0) : 0.0;
+    }
+    rc = sys->ops->lcp_solve(sys, w, s->q, certify(w), s->p, msg);
+    if (rc != SHARD_OK) {
+      {
+        char ctx[64];
+        const int len = snprintf(ctx, sizeof ctx, "contact LCP on %d active constraints", (int)na);
+        add_context(msg, len > 0 ? ctx : "contact LCP");
+      }
+      return rc;
+    }
+    if (!finite_sum(s->p, na)) return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite impulse from the LCP solver");
+    /* v̂ = M⁻¹ H_Aᵀ p */
+    memset(s->vhat, 0, (size_t)n * sizeof(double));
+    for (int32_t j = 0; j < na; ++j) {
+      const int32_t c = s->rows[j];
+      for (int32_t kk = h->rowptr[c]; kk < h->rowptr[c + 1]; ++kk) s->vhat[h->colind[kk]] += h->val[kk] * s->p[j];
+    }
+    for (int32_t i = 0; i < n; ++i) s->vhat[i] *= minv[i];
+    shard_csr_matvec(k, s->vhat, s->kv);
+    for (int32_t i = 0; i < n; ++i) {
+      s->anew[i] = s->astar[i] - hdt * minv[i] * s->kv[i];
+      s->vnew[i] = v[i] + hdt * (a[i] + s->anew[i]) + s->vhat[i];
+      s->ut[i] += hdt * s->vhat[i];
+    }
+  }
+  if (!finite_sum(s->vnew, n) || !finite_sum(s->anew, n))
+    return shard_msg_set(msg, SHARD_ERR_NUMERIC, na ? "non-finite velocity after the impulse correction"
+                                                    : "non-finite velocity in free flight");
+  if (!finite_sum(s->ut, n))
+    return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite displacement after the impulse correction");
+
+  /* commit */
+  memcpy(sys->u, s->ut, (size_t)n * sizeof(double));
+  memcpy(sys->v, s->vnew, (size_t)n * sizeof(double));
+  memcpy(sys->a, s->anew, (size_t)n * sizeof(double));
+  if (sys->impulse) {
+    memset(sys->impulse, 0, (size_t)nc * sizeof(double));
+    for (int32_t j = 0; j < na; ++j) sys->impulse[s->rows[j]] = s->p[j];
+  }
+  if (sys->stats) sys->stats->n_active = na;
+  sys->ops->prescribe(sys, t1, sys->v, sys->a);
+  return SHARD_OK;
+}
+
+static int nsn_on_insert(void *self, shard_system *sys, int32_t first, shard_msg *msg) {
+  (void)first;
+  /* NSN keeps no per-DOF state of its own: the host copied u, v, a. */
+  return nsn_check_sizes(self, sys, msg);
+}
+
+static void nsn_destroy(void *self) {
+  nsn *s = self;
+  if (!s) return;
+  nsn_release(s);
+  free(s);
+}
+
+static const shard_integrator_ops nsn_ops = {
+    .create = nsn_create,
+    .n_aux = nsn_n_aux,
+    .setup = nsn_setup,
+    .start = nsn_start,
+    .step = nsn_step,
+    .on_insert = nsn_on_insert,
+    .destroy = nsn_destroy,
+};
+
+static const shard_plugin nsn_desc = {
+    SHARD_PLUGIN_HEADER(SHARD_KIND_INTEGRATOR),
+    .name = "nsn",
+    .version = "1.0.0",
+    .summary = "nonsmooth Newmark (beta = 0, gamma = 1/2) with an LCP impulse correction on the active contacts",
+    .params = nsn_params,
+    .n_params = SHARD_NPARAMS(nsn_params),
+    .ops_size = sizeof(shard_integrator_ops),
+    .caps = SHARD_CAP_IMPACT_LAW | SHARD_CAP_NEEDS_LCP | SHARD_CAP_TOPOLOGY,
+    .ops = &nsn_ops,
+    .doc = "Explicit central-difference Newmark predictor; constraints whose gap at the predicted position is "
+           "closed form the active set; one LCP on W' = H M^-1 (M - dt^2/4 K) M^-1 H^T gives the impulses "
+           "that enforce the Newton impact law at velocity level; the position is corrected by dt/2 v_hat. "
+           "W' is positive semidefinite when dt <= 2/omega_max. SPEC section 2.1.",
+};
+
+SHARD_PLUGIN_SINGLE(nsn_desc)

@@ -1,0 +1,929 @@
+/* tests: the four integrator plugins (nsn, moreau_jean, cd_lagrange,
+ * explicit_newmark) on a mock shard_system written here:
+ *   - a particle above a floor (1 DOF, g = u, H = [1]) under gravity;
+ *   - a short spring chain (ground spring, lumped masses, linear springs)
+ *     with a right wall and an interface between two of its nodes, and an
+ *     optional prescribed DOF.
+ * The mock's contact_operator implements H_R M⁻¹(M − kcoef K)M⁻¹H_Rᵀ and its
+ * lcp_solve solves small LCPs exactly by enumerating the complementary
+ * index sets. Plugins are loaded with dlopen from SHARD_PLUGIN_DIR. */
+#include <dlfcn.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cu_runner.h"
+#include "shard/integrator.h"
+#include "shard/lcp_solver.h"
+
+#define NMAX 8
+#define PI_ 3.14159265358979323846
+#define CMAX 4
+
+/* ---------------------------------------------------------------- mock ---- */
+
+typedef struct mock {
+  shard_system sys;
+  shard_system_ops ops;
+  shard_step_stats stats;
+  double u[NMAX], v[NMAX], a[NMAX], aux[NMAX], mass[NMAX], minv[NMAX], e[CMAX], impulse[CMAX];
+  double kd[NMAX][NMAX]; /* stiffness, dense */
+  double hd[CMAX][NMAX]; /* constraint rows, dense */
+  double g0[CMAX];       /* g = g0 + H u */
+  double fext[NMAX];     /* constant external force */
+  int prescribed[NMAX];
+  double vpres[NMAX];
+  int force_nan;
+  /* CSR views */
+  int32_t k_rowptr[NMAX + 1], k_col[NMAX * NMAX];
+  double k_val[NMAX * NMAX];
+  shard_csr k;
+  int32_t h_rowptr[CMAX + 1], h_col[CMAX * NMAX];
+  double h_val[CMAX * NMAX];
+  shard_csr h;
+  int32_t w_rowptr[CMAX + 1], w_col[CMAX * CMAX];
+  double w_val[CMAX * CMAX];
+  shard_csr w;
+  /* call log */
+  int stiffness_calls, lcp_calls, operator_calls;
+  uint32_t last_flags;
+  double last_kcoef;
+} mock;
+
+static int mock_force(shard_system *sys, double t, const double *u, double *out_f, shard_msg *msg) {
+  (void)t;
+  mock *m = sys->host;
+  for (int32_t i = 0; i < sys->ndof; ++i) {
+    double f = m->fext[i];
+    for (int32_t j = 0; j < sys->ndof; ++j) f -= m->kd[i][j] * u[j];
+    out_f[i] = m->force_nan ? NAN : f;
+  }
+  (void)msg;
+  return SHARD_OK;
+}
+
+static int mock_stiffness(shard_system *sys, const double *u, const shard_csr **out_k, shard_msg *msg) {
+  (void)u;
+  (void)msg;
+  mock *m = sys->host;
+  m->stiffness_calls++;
+  *out_k = &m->k;
+  return SHARD_OK;
+}
+
+static void mock_gaps(shard_system *sys, const double *u, double *out_g) {
+  mock *m = sys->host;
+  for (int32_t c = 0; c < sys->ncon; ++c) {
+    double g = m->g0[c];
+    for (int32_t j = 0; j < sys->ndof; ++j) g += m->hd[c][j] * u[j];
+    out_g[c] = g;
+  }
+}
+
+static int mock_contact_operator(shard_system *sys, const int32_t *rows, int32_t n, double kcoef,
+                                 const shard_csr **out_w, shard_msg *msg) {
+  mock *m = sys->host;
+  m->operator_calls++;
+  m->last_kcoef = kcoef;
+  if (kcoef != 0.0 && m->stiffness_calls == 0)
+    return shard_msg_set(msg, SHARD_ERR_INTERNAL, "mock: contact_operator with K before any stiffness() call");
+  const int32_t nd = sys->ndof;
+  for (int32_t r = 0; r < n; ++r) {
+    m->w_rowptr[r] = r * n;
+    for (int32_t c = 0; c < n; ++c) {
+      double s = 0.0;
+      for (int32_t i = 0; i < nd; ++i)
+        for (int32_t j = 0; j < nd; ++j) {
+          double mid = (i == j ? m->mass[i] : 0.0) - kcoef * m->kd[i][j];
+          s += m->hd[rows[r]][i] * m->minv[i] * mid * m->minv[j] * m->hd[rows[c]][j];
+        }
+      m->w_col[r * n + c] = c;
+      m->w_val[r * n + c] = s;
+    }
+  }
+  m->w_rowptr[n] = n * n;
+  m->w.nrows = m->w.ncols = n;
+  *out_w = &m->w;
+  return SHARD_OK;
+}
+
+/* Solve A x = b (n ≤ CMAX) by Gaussian elimination with partial pivoting;
+ * 0 if singular. */
+static int dense_solve(int n, double a[CMAX][CMAX], double *b) {
+  for (int k = 0; k < n; ++k) {
+    int piv = k;
+    for (int i = k + 1; i < n; ++i)
+      if (fabs(a[i][k]) > fabs(a[piv][k])) piv = i;
+    if (fabs(a[piv][k]) < 1e-300) return 0;
+    for (int j = 0; j < n; ++j) {
+      double t = a[k][j];
+      a[k][j] = a[piv][j];
+      a[piv][j] = t;
+    }
+    double t = b[k];
+    b[k] = b[piv];
+    b[piv] = t;
+    for (int i = k + 1; i < n; ++i) {
+      double f = a[i][k] / a[k][k];
+      for (int j = k; j < n; ++j) a[i][j] -= f * a[k][j];
+      b[i] -= f * b[k];
+    }
+  }
+  for (int k = n - 1; k >= 0; --k) {
+    for (int j = k + 1; j < n; ++j) b[k] -= a[k][j] * b[j];
+    b[k] /= a[k][k];
+  }
+  return 1;
+}
+
+/* Exact LCP by enumeration of the support set. */
+static int mock_lcp_solve(shard_system *sys, const shard_csr *w, const double *q, uint32_t flags, double *z,
+                          shard_msg *msg) {
+  mock *m = sys->host;
+  m->lcp_calls++;
+  m->last_flags = flags;
+  const int n = w->nrows;
+  double wd[CMAX][CMAX] = {{0}};
+  for (int i = 0; i < n; ++i)
+    for (int k = w->rowptr[i]; k < w->rowptr[i + 1]; ++k) wd[i][w->colind[k]] = w->val[k];
+  double scale = 1e-300;
+  for (int i = 0; i < n; ++i) scale = fmax(scale, fabs(q[i]));
+  for (unsigned mask = 0; mask < (1u << n); ++mask) {
+    int idx[CMAX], ns = 0;
+    for (int i = 0; i < n; ++i)
+      if (mask & (1u << i)) idx[ns++] = i;
+    double a[CMAX][CMAX], b[CMAX];
+    for (int r = 0; r < ns; ++r) {
+      for (int c = 0; c < ns; ++c) a[r][c] = wd[idx[r]][idx[c]];
+      b[r] = -q[idx[r]];
+    }
+    if (ns > 0 && !dense_solve(ns, a, b)) continue;
+    double zz[CMAX] = {0};
+    int ok = 1;
+    for (int r = 0; r < ns; ++r) {
+      zz[idx[r]] = b[r];
+      if (b[r] < 0.0) ok = 0;
+    }
+    for (int i = 0; i < n && ok; ++i) {
+      double wi = q[i];
+      for (int j = 0; j < n; ++j) wi += wd[i][j] * zz[j];
+      if (!(mask & (1u << i)) && wi < -1e-12 * scale) ok = 0;
+    }
+    if (!ok) continue;
+    for (int i = 0; i < n; ++i) z[i] = zz[i];
+    if (sys->stats) {
+      sys->stats->lcp_blocks = 1;
+      sys->stats->lcp_max_block = n;
+      sys->stats->lcp_iterations = (int64_t)mask + 1;
+      sys->stats->lcp_residual = 0.0;
+    }
+    return SHARD_OK;
+  }
+  return shard_msg_set(msg, SHARD_NO_SOLUTION, "mock: LCP of size %d has no solution", n);
+}
+
+static void mock_prescribe(shard_system *sys, double t, double *v, double *a) {
+  (void)t;
+  mock *m = sys->host;
+  for (int32_t i = 0; i < sys->ndof; ++i)
+    if (m->prescribed[i]) {
+      v[i] = m->vpres[i];
+      a[i] = 0.0;
+    }
+}
+
+/* Build the CSR views and the shard_system from the dense data. */
+static void mock_finish(mock *m, int32_t n, int32_t nc) {
+  int32_t nnz = 0;
+  m->k_rowptr[0] = 0;
+  for (int32_t i = 0; i < n; ++i) {
+    for (int32_t j = 0; j < n; ++j)
+      if (m->kd[i][j] != 0.0) {
+        m->k_col[nnz] = j;
+        m->k_val[nnz++] = m->kd[i][j];
+      }
+    m->k_rowptr[i + 1] = nnz;
+  }
+  m->k = (shard_csr){.nrows = n, .ncols = n, .rowptr = m->k_rowptr, .colind = m->k_col, .val = m->k_val};
+  nnz = 0;
+  m->h_rowptr[0] = 0;
+  for (int32_t c = 0; c < nc; ++c) {
+    for (int32_t j = 0; j < n; ++j)
+      if (m->hd[c][j] != 0.0) {
+        m->h_col[nnz] = j;
+        m->h_val[nnz++] = m->hd[c][j];
+      }
+    m->h_rowptr[c + 1] = nnz;
+  }
+  m->h = (shard_csr){.nrows = nc, .ncols = n, .rowptr = m->h_rowptr, .colind = m->h_col, .val = m->h_val};
+  m->w = (shard_csr){.nrows = 0, .ncols = 0, .rowptr = m->w_rowptr, .colind = m->w_col, .val = m->w_val};
+  for (int32_t i = 0; i < n; ++i) m->minv[i] = m->prescribed[i] ? 0.0 : 1.0 / m->mass[i];
+  m->ops = (shard_system_ops){.force = mock_force,
+                              .stiffness = mock_stiffness,
+                              .gaps = mock_gaps,
+                              .contact_operator = mock_contact_operator,
+                              .lcp_solve = mock_lcp_solve,
+                              .prescribe = mock_prescribe};
+  m->sys = (shard_system){.struct_size = sizeof(shard_system),
+                          .ndof = n,
+                          .ndof_max = NMAX,
+                          .ncon = nc,
+                          .ncon_max = CMAX,
+                          .t = 0.0,
+                          .u = m->u,
+                          .v = m->v,
+                          .a = m->a,
+                          .aux = m->aux,
+                          .n_aux = 1,
+                          .mass = m->mass,
+                          .minv = m->minv,
+                          .h = &m->h,
+                          .restitution = m->e,
+                          .impulse = m->impulse,
+                          .stats = &m->stats,
+                          .host = m,
+                          .ops = &m->ops};
+}
+
+/* The host's a0 = M⁻¹ f(u0), prescribed values applied. */
+static void mock_initial_acceleration(mock *m) {
+  double f[NMAX];
+  shard_msg msg;
+  mock_force(&m->sys, 0.0, m->u, f, &msg);
+  for (int32_t i = 0; i < m->sys.ndof; ++i) m->a[i] = m->minv[i] * f[i];
+  mock_prescribe(&m->sys, 0.0, m->v, m->a);
+}
+
+static const double grav = 9.81;
+
+/* particle of mass `mass` at height u0 with velocity v0 above a floor at 0 */
+static void mock_particle(mock *m, double mass, double u0, double v0, double e) {
+  memset(m, 0, sizeof *m);
+  m->mass[0] = mass;
+  m->fext[0] = -mass * grav;
+  m->hd[0][0] = 1.0;
+  m->e[0] = e;
+  m->u[0] = u0;
+  m->v[0] = v0;
+  mock_finish(m, 1, 1);
+  mock_initial_acceleration(m);
+}
+
+/* chain: DOF i of mass ms[i]; spring ks[0] from the ground to DOF 0 and
+ * ks[i] between DOFs i-1 and i (i = 1..n-1). */
+static void mock_chain_stiffness(mock *m, int32_t n, const double *ms, const double *ks) {
+  for (int32_t i = 0; i < n; ++i) m->mass[i] = ms[i];
+  m->kd[0][0] += ks[0];
+  for (int32_t i = 1; i < n; ++i) {
+    m->kd[i - 1][i - 1] += ks[i];
+    m->kd[i][i] += ks[i];
+    m->kd[i - 1][i] -= ks[i];
+    m->kd[i][i - 1] -= ks[i];
+  }
+}
+
+/* 4-DOF chain with a right wall on DOF 3 (g = 0.01 − u_3) and an interface
+ * between DOFs 1 and 2 (g = 0.002 + u_2 − u_1), both closing fast; DOF 0 is
+ * prescribed when `with_prescribed`. */
+static void mock_chain_contact(mock *m, int with_prescribed) {
+  memset(m, 0, sizeof *m);
+  const double ms[4] = {1.0, 2.0, 1.5, 1.0}, ks[4] = {50.0, 80.0, 60.0, 90.0};
+  mock_chain_stiffness(m, 4, ms, ks);
+  const double fe[4] = {0.0, 1.0, -2.0, 3.0}, v0[4] = {0.0, 3.0, -2.0, 5.0};
+  for (int i = 0; i < 4; ++i) {
+    m->fext[i] = fe[i];
+    m->v[i] = v0[i];
+    m->u[i] = 1e-3 * (i - 1.5);
+  }
+  m->hd[0][3] = -1.0;
+  m->g0[0] = 0.01 + m->u[3];
+  m->hd[1][1] = -1.0;
+  m->hd[1][2] = 1.0;
+  m->g0[1] = 0.002 + m->u[1] - m->u[2];
+  m->e[0] = 0.5;
+  m->e[1] = 0.3;
+  if (with_prescribed) {
+    m->prescribed[0] = 1;
+    m->vpres[0] = 0.7;
+    m->v[0] = 0.7;
+  }
+  mock_finish(m, 4, 2);
+  mock_initial_acceleration(m);
+}
+
+/* ------------------------------------------------------------- plugins ---- */
+
+typedef struct integ {
+  void *dl;
+  const shard_plugin *desc;
+  const shard_integrator_ops *ops;
+  void *self;
+} integ;
+
+static const shard_plugin *load_plugin(const char *name, void **out_dl) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s.so", SHARD_PLUGIN_DIR, name);
+  *out_dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!*out_dl) {
+    fprintf(stderr, "  dlopen %s: %s\n", path, dlerror());
+    return NULL;
+  }
+  void *sym = dlsym(*out_dl, SHARD_PLUGIN_ENTRY_SYMBOL);
+  if (!sym) return NULL;
+  shard_plugin_entry_fn entry;
+  memcpy(&entry, &sym, sizeof entry);
+  return entry(0);
+}
+
+/* Open an integrator with its defaults, overriding one real or bool
+ * parameter when key != NULL. */
+static int integ_open(integ *it, const char *name, const char *key, double value) {
+  memset(it, 0, sizeof *it);
+  it->desc = load_plugin(name, &it->dl);
+  if (!it->desc) return 0;
+  it->ops = it->desc->ops;
+  shard_param_value vals[8];
+  memset(vals, 0, sizeof vals);
+  for (uint32_t i = 0; i < it->desc->n_params && i < 8; ++i) {
+    const shard_param_spec *sp = &it->desc->params[i];
+    if (sp->def) {
+      vals[i].set = 1;
+      vals[i].real = strtod(sp->def, NULL);
+      vals[i].boolean = strcmp(sp->def, "true") == 0;
+    }
+    if (key && strcmp(sp->key, key) == 0) {
+      vals[i].set = 1;
+      vals[i].real = value;
+      vals[i].boolean = value != 0.0;
+    }
+  }
+  const shard_params params = {.specs = it->desc->params, .count = it->desc->n_params, .values = vals};
+  const shard_model_scales scales = {.struct_size = sizeof(shard_model_scales)};
+  shard_msg msg = {{0}};
+  if (it->ops->create(&params, &scales, &it->self, &msg) != SHARD_OK) {
+    fprintf(stderr, "  create %s: %s\n", name, msg.text);
+    return 0;
+  }
+  return 1;
+}
+
+static int integ_begin(integ *it, mock *m, double dt) {
+  shard_msg msg = {{0}};
+  int rc = it->ops->setup(it->self, &m->sys, &msg);
+  if (rc == SHARD_OK) rc = it->ops->start(it->self, &m->sys, dt, &msg);
+  if (rc != SHARD_OK) fprintf(stderr, "  %s setup/start: %s\n", it->desc->name, msg.text);
+  return rc == SHARD_OK;
+}
+
+/* one step as the host does it: the integrator advances the state, the host
+ * advances sys->t */
+static int integ_step(integ *it, mock *m, double dt) {
+  shard_msg msg = {{0}};
+  int rc = it->ops->step(it->self, &m->sys, dt, &msg);
+  if (rc != SHARD_OK) {
+    fprintf(stderr, "  %s step: %s\n", it->desc->name, msg.text);
+    return rc;
+  }
+  m->sys.t += dt;
+  return rc;
+}
+
+static void integ_close(integ *it) {
+  if (it->ops && it->ops->destroy) it->ops->destroy(it->self);
+  if (it->dl) dlclose(it->dl);
+  memset(it, 0, sizeof *it);
+}
+
+static const char *const all_names[4] = {"nsn", "moreau_jean", "cd_lagrange", "explicit_newmark"};
+
+/* --------------------------------------------------------------- tests ---- */
+
+static void test_integrators_descriptors(void) {
+  const uint64_t caps[4] = {SHARD_CAP_IMPACT_LAW | SHARD_CAP_NEEDS_LCP | SHARD_CAP_TOPOLOGY,
+                            SHARD_CAP_IMPACT_LAW | SHARD_CAP_NEEDS_LCP,
+                            SHARD_CAP_IMPACT_LAW | SHARD_CAP_NEEDS_LCP | SHARD_CAP_TOPOLOGY,
+                            SHARD_CAP_FORCE_LAW | SHARD_CAP_TOPOLOGY};
+  const uint32_t nparams[4] = {1, 1, 0, 0};
+  const uint32_t naux[4] = {0, 0, 1, 0};
+  for (int p = 0; p < 4; ++p) {
+    integ it;
+    CU_ASSERT_FATAL(integ_open(&it, all_names[p], NULL, 0.0));
+    const shard_plugin *d = it.desc;
+    CU_CHECK_MSG(d->abi_version == SHARD_ABI_VERSION && d->struct_size == sizeof(shard_plugin) &&
+                     d->real_size == sizeof(shard_real),
+                 "%s: descriptor header", all_names[p]);
+    CU_CHECK_MSG(d->kind == SHARD_KIND_INTEGRATOR, "%s: kind %u", all_names[p], d->kind);
+    CU_CHECK_MSG(strcmp(d->name, all_names[p]) == 0, "name %s", d->name);
+    CU_CHECK_MSG(d->caps == caps[p], "%s: caps 0x%llx, expected 0x%llx", all_names[p], (unsigned long long)d->caps,
+                 (unsigned long long)caps[p]);
+    CU_CHECK_MSG(d->n_params == nparams[p], "%s: %u parameters", all_names[p], d->n_params);
+    CU_CHECK_MSG(d->ops_size == sizeof(shard_integrator_ops), "%s: ops_size", all_names[p]);
+    CU_CHECK_MSG(it.ops->n_aux(it.self) == naux[p], "%s: n_aux %u", all_names[p], it.ops->n_aux(it.self));
+    CU_CHECK_MSG(((d->caps & SHARD_CAP_TOPOLOGY) != 0) == (it.ops->on_insert != NULL),
+                 "%s: on_insert present exactly when TOPOLOGY", all_names[p]);
+    it.ops->destroy(NULL); /* accepted */
+    integ_close(&it);
+  }
+  void *dl;
+  const shard_plugin *d = load_plugin("nsn", &dl);
+  CU_ASSERT_FATAL(d != NULL);
+  CU_ASSERT_STRING_EQUAL(d->params[0].key, "closing_filter");
+  CU_ASSERT_EQUAL(d->params[0].type, SHARD_PARAM_BOOL);
+  CU_ASSERT_STRING_EQUAL(d->params[0].def, "false");
+  dlclose(dl);
+  d = load_plugin("moreau_jean", &dl);
+  CU_ASSERT_FATAL(d != NULL);
+  CU_ASSERT_STRING_EQUAL(d->params[0].key, "theta");
+  CU_ASSERT_EQUAL(d->params[0].type, SHARD_PARAM_REAL);
+  CU_ASSERT_STRING_EQUAL(d->params[0].def, "0.5");
+  CU_ASSERT(d->params[0].min == 0.0 && d->params[0].max == 1.0);
+  CU_ASSERT(d->params[0].flags & SHARD_PARAM_MIN_EXCLUSIVE);
+  dlclose(dl);
+}
+
+static void test_integrators_mj_theta_refused(void) {
+  integ it;
+  const double bad[3] = {0.0, -0.5, 1.5};
+  for (int i = 0; i < 3; ++i) {
+    memset(&it, 0, sizeof it);
+    it.desc = load_plugin("moreau_jean", &it.dl);
+    CU_ASSERT_FATAL(it.desc != NULL);
+    shard_param_value val = {.set = 1, .real = bad[i]};
+    const shard_params params = {.specs = it.desc->params, .count = 1, .values = &val};
+    shard_msg msg = {{0}};
+    void *self = (void *)&it;
+    int rc = ((const shard_integrator_ops *)it.desc->ops)->create(&params, NULL, &self, &msg);
+    CU_CHECK_MSG(rc == SHARD_ERR_INPUT && self == NULL && strstr(msg.text, "theta"),
+                 "theta = %g: rc %d, message '%.200s'", bad[i], rc, msg.text);
+    dlclose(it.dl);
+  }
+}
+
+/* SPEC §2.5: one NSN step and one MJ(½) step of the particle in free flight */
+static void test_integrators_appendix_b_free_flight(void) {
+  const double dt = 1e-2, m0 = 2.0, u0 = 1.0, v0 = 0.3;
+  mock mn, mm;
+  integ nsn, mj;
+  CU_ASSERT_FATAL(integ_open(&nsn, "nsn", NULL, 0.0) && integ_open(&mj, "moreau_jean", "theta", 0.5));
+  mock_particle(&mn, m0, u0, v0, 0.8);
+  mock_particle(&mm, m0, u0, v0, 0.8);
+  CU_ASSERT_FATAL(integ_begin(&nsn, &mn, dt) && integ_begin(&mj, &mm, dt));
+  CU_ASSERT_EQUAL(integ_step(&nsn, &mn, dt), SHARD_OK);
+  CU_ASSERT_EQUAL(integ_step(&mj, &mm, dt), SHARD_OK);
+  CU_NEAR(mn.u[0], mm.u[0], 1e-14);
+  CU_NEAR(mn.v[0], mm.v[0], 1e-14);
+  CU_NEAR(mn.u[0], u0 + dt * v0 - 0.5 * grav * dt * dt, 1e-14);
+  CU_NEAR(mn.v[0], v0 - grav * dt, 1e-14);
+  CU_NEAR(mm.a[0], -grav, 1e-11); /* (v1 − v0)/Δt: round-off / Δt */
+  CU_ASSERT_EQUAL(mn.stats.n_active, 0);
+  CU_ASSERT_EQUAL(mm.stats.n_active, 0);
+  CU_ASSERT_EQUAL(mn.lcp_calls + mm.lcp_calls, 0);
+  integ_close(&nsn);
+  integ_close(&mj);
+}
+
+/* SPEC §2.5: the impact step, both schemes detecting contact in this step */
+static void test_integrators_appendix_b_impact(void) {
+  const double dt = 1e-2, m0 = 2.0, u0 = 0.01, v0 = -3.0;
+  const double es[4] = {0.0, 0.5, 0.8, 1.0};
+  for (int k = 0; k < 4; ++k) {
+    const double e = es[k];
+    mock mn, mm;
+    integ nsn, mj;
+    CU_ASSERT_FATAL(integ_open(&nsn, "nsn", NULL, 0.0) && integ_open(&mj, "moreau_jean", "theta", 0.5));
+    mock_particle(&mn, m0, u0, v0, e);
+    mock_particle(&mm, m0, u0, v0, e);
+    CU_ASSERT_FATAL(integ_begin(&nsn, &mn, dt) && integ_begin(&mj, &mm, dt));
+    CU_ASSERT_EQUAL(integ_step(&nsn, &mn, dt), SHARD_OK);
+    CU_ASSERT_EQUAL(integ_step(&mj, &mm, dt), SHARD_OK);
+    CU_CHECK_MSG(mn.stats.n_active == 1 && mm.stats.n_active == 1, "e = %g: both detect the impact (%d, %d)", e,
+                 mn.stats.n_active, mm.stats.n_active);
+    CU_NEAR(mn.u[0], mm.u[0], 1e-14);
+    CU_NEAR(mn.v[0], mm.v[0], 1e-14);
+    CU_NEAR(mn.u[0], u0 + 0.5 * dt * (1.0 - e) * v0, 1e-14);
+    CU_NEAR(mm.u[0], u0 + 0.5 * dt * (1.0 - e) * v0, 1e-14);
+    CU_NEAR(mn.v[0], -e * v0, 1e-14);
+    CU_NEAR(mm.v[0], -e * v0, 1e-14);
+    /* same impulse p = m((1+e)|v0| + gΔt) */
+    CU_NEAR(mn.impulse[0], m0 * (-(1.0 + e) * v0 + grav * dt), 1e-13);
+    CU_NEAR(mm.impulse[0], mn.impulse[0], 1e-13);
+    /* operator flags: W' and W are symmetric; both 1x1 and positive here */
+    CU_CHECK_MSG((mn.last_flags & SHARD_LCP_SYMMETRIC) && (mm.last_flags & SHARD_LCP_PSD), "flags 0x%x 0x%x",
+                 mn.last_flags, mm.last_flags);
+    CU_NEAR(mn.last_kcoef, dt * dt / 4.0, 1e-18);
+    integ_close(&nsn);
+    integ_close(&mj);
+  }
+}
+
+/* Constant acceleration: all four schemes reproduce the exact parabola. */
+static void test_integrators_free_flight_parabola(void) {
+  const double dt = 1e-3, u0 = 100.0, v0 = 2.0;
+  const int steps = 2000;
+  for (int p = 0; p < 4; ++p) {
+    mock m;
+    integ it;
+    CU_ASSERT_FATAL(integ_open(&it, all_names[p], NULL, 0.0));
+    mock_particle(&m, 1.5, u0, v0, 1.0);
+    CU_ASSERT_FATAL(integ_begin(&it, &m, dt));
+    double err_u = 0.0, err_v = 0.0;
+    for (int s = 1; s <= steps; ++s) {
+      CU_ASSERT_EQUAL_FATAL(integ_step(&it, &m, dt), SHARD_OK);
+      const double t = s * dt;
+      err_u = fmax(err_u, fabs(m.u[0] - (u0 + v0 * t - 0.5 * grav * t * t)));
+      err_v = fmax(err_v, fabs(m.v[0] - (v0 - grav * t)));
+    }
+    CU_CHECK_MSG(err_u < 1e-10 && err_v < 1e-10, "%s: parabola errors u %.3g v %.3g", all_names[p], err_u, err_v);
+    CU_CHECK_MSG(m.lcp_calls == 0, "%s: no LCP in free flight", all_names[p]);
+    integ_close(&it);
+  }
+}
+
+/* CDL: the staggered velocity after an impact in the step is −e times the
+ * one before, to round-off. */
+static void test_integrators_cdl_impact(void) {
+  const double dt = 1e-2, es[3] = {0.0, 0.8, 1.0};
+  for (int k = 0; k < 3; ++k) {
+    mock m;
+    integ it;
+    CU_ASSERT_FATAL(integ_open(&it, "cd_lagrange", NULL, 0.0));
+    mock_particle(&m, 1.0, 0.005, -1.0, es[k]);
+    CU_ASSERT_FATAL(integ_begin(&it, &m, dt));
+    CU_NEAR(m.aux[0], -1.0 - 0.5 * dt * grav, 1e-15); /* v_½ = v_0 + Δt/2 a_0 */
+    const double vh = m.aux[0];
+    CU_ASSERT_EQUAL_FATAL(integ_step(&it, &m, dt), SHARD_OK);
+    CU_ASSERT_EQUAL(m.stats.n_active, 1);
+    CU_NEAR(m.u[0], 0.005 + dt * vh, 1e-16); /* never corrected */
+    CU_NEAR(m.aux[0], -es[k] * vh, 1e-14);
+    CU_NEAR(m.v[0], 0.5 * (vh - es[k] * vh), 1e-14);
+    CU_NEAR(m.a[0], (-es[k] * vh - vh) / dt, 1e-11);
+    CU_NEAR(m.impulse[0], -(1.0 + es[k]) * vh + grav * dt, 1e-14);
+    CU_CHECK_MSG(m.last_flags == (SHARD_LCP_SYMMETRIC | SHARD_LCP_PSD), "flags 0x%x", m.last_flags);
+    CU_NEAR(m.last_kcoef, 0.0, 0.0);
+    integ_close(&it);
+  }
+}
+
+/* Fixed-free chain of 3 equal masses started in its first mode. */
+static void mock_mode_chain(mock *m, double *omega) {
+  memset(m, 0, sizeof *m);
+  const double ms[3] = {1.0, 1.0, 1.0}, ks[3] = {100.0, 100.0, 100.0};
+  mock_chain_stiffness(m, 3, ms, ks);
+  const double th = PI_ / 7.0; /* (2j−1)π/(2n+1), j = 1, n = 3 */
+  for (int i = 0; i < 3; ++i) m->u[i] = 0.01 * sin((i + 1) * th);
+  *omega = 2.0 * sqrt(100.0) * sin(th / 2.0);
+  mock_finish(m, 3, 0);
+  mock_initial_acceleration(m);
+}
+
+static double energy_mech(const mock *m) {
+  double e = 0.0;
+  for (int i = 0; i < m->sys.ndof; ++i) {
+    e += 0.5 * m->mass[i] * m->v[i] * m->v[i];
+    for (int j = 0; j < m->sys.ndof; ++j) e += 0.5 * m->u[i] * m->kd[i][j] * m->u[j];
+  }
+  return e;
+}
+
+/* algorithmic energy of the central-difference schemes (paper Eq. 58) */
+static double energy_alg(const mock *m, double dt) {
+  double e = energy_mech(m);
+  for (int i = 0; i < m->sys.ndof; ++i) e -= dt * dt / 8.0 * m->mass[i] * m->a[i] * m->a[i];
+  return e;
+}
+
+/* Period from upward zero crossings of u_0 (linear interpolation: its error
+ * is O(Δt³) at a zero of a sine). Also the largest energy drift. */
+static double measure_period(const char *name, double theta, double dt, int periods, double omega, double *drift,
+                             double *emech_spread) {
+  mock m;
+  integ it;
+  double w;
+  mock_mode_chain(&m, &w);
+  (void)omega;
+  if (!integ_open(&it, name, theta > 0 ? "theta" : NULL, theta)) return NAN;
+  if (!integ_begin(&it, &m, dt)) return NAN;
+  const int mj = strcmp(name, "moreau_jean") == 0;
+  const double e0 = mj ? energy_mech(&m) : energy_alg(&m, dt);
+  const double em0 = energy_mech(&m);
+  const int steps = (int)ceil(periods * 2.0 * PI_ / w / dt);
+  double prev = m.u[0], first = -1.0, last = -1.0;
+  int crossings = 0;
+  *drift = 0.0;
+  *emech_spread = 0.0;
+  for (int s = 1; s <= steps; ++s) {
+    if (integ_step(&it, &m, dt) != SHARD_OK) return NAN;
+    const double cur = m.u[0];
+    if (prev < 0.0 && cur >= 0.0) {
+      const double tc = (s - 1) * dt + dt * (-prev) / (cur - prev);
+      if (crossings == 0) first = tc;
+      last = tc;
+      ++crossings;
+    }
+    prev = cur;
+    const double e = mj ? energy_mech(&m) : energy_alg(&m, dt);
+    *drift = fmax(*drift, fabs(e - e0) / e0);
+    *emech_spread = fmax(*emech_spread, fabs(energy_mech(&m) - em0) / em0);
+  }
+  integ_close(&it);
+  return crossings > 1 ? (last - first) / (crossings - 1) : NAN;
+}
+
+/* Linear oscillation: exact discrete period (central difference:
+ * ω̃Δt = 2 asin(ωΔt/2); trapezoidal MJ(½): ω̃Δt = 2 atan(ωΔt/2)), O(Δt²)
+ * convergence to 2π/ω, conserved (algorithmic) energy. */
+static void test_integrators_oscillator(void) {
+  mock tmp;
+  double omega;
+  mock_mode_chain(&tmp, &omega);
+  const double period = 2.0 * PI_ / omega;
+  for (int p = 0; p < 4; ++p) {
+    const char *name = all_names[p];
+    const int mj = p == 1;
+    double dt = period / 50.0, err[2] = {0, 0};
+    for (int r = 0; r < 2; ++r, dt *= 0.5) {
+      double drift = NAN, spread = NAN;
+      const double tm = measure_period(name, mj ? 0.5 : 0.0, dt, 10, omega, &drift, &spread);
+      const double wt = mj ? 2.0 * atan(omega * dt / 2.0) / dt : 2.0 * asin(omega * dt / 2.0) / dt;
+      CU_CHECK_MSG(fabs(tm - 2.0 * PI_ / wt) < 5e-6 * period, "%s dt %.3g: period %.12g, discrete theory %.12g",
+                   name, dt, tm, 2.0 * PI_ / wt);
+      err[r] = tm - period;
+      CU_CHECK_MSG(drift < 1e-12, "%s dt %.3g: energy drift %.3g", name, dt, drift);
+      /* the mechanical energy itself stays within O((ωΔt)²) */
+      CU_CHECK_MSG(spread < 0.25 * (omega * dt) * (omega * dt), "%s dt %.3g: mechanical energy spread %.3g", name,
+                   dt, spread);
+    }
+    const double ratio = err[0] / err[1];
+    CU_CHECK_MSG(ratio > 3.8 && ratio < 4.2, "%s: period error ratio %.4g for dt halved (O(dt^2) expects 4)", name,
+                 ratio);
+  }
+}
+
+/* MJ θ > ½ dissipates: θ = 1 loses energy monotonically. */
+static void test_integrators_mj_theta_dissipation(void) {
+  mock m;
+  integ it;
+  double omega;
+  mock_mode_chain(&m, &omega);
+  CU_ASSERT_FATAL(integ_open(&it, "moreau_jean", "theta", 1.0));
+  const double dt = 2.0 * PI_ / omega / 50.0;
+  CU_ASSERT_FATAL(integ_begin(&it, &m, dt));
+  double e_prev = energy_mech(&m);
+  const double e0 = e_prev;
+  int monotone = 1;
+  for (int s = 0; s < 500; ++s) {
+    CU_ASSERT_EQUAL_FATAL(integ_step(&it, &m, dt), SHARD_OK);
+    const double e = energy_mech(&m);
+    if (e > e_prev * (1.0 + 1e-14)) monotone = 0;
+    e_prev = e;
+  }
+  CU_CHECK_MSG(monotone, "theta = 1: the energy never grows");
+  CU_CHECK_MSG(e_prev < 0.01 * e0, "theta = 1: energy after 10 periods %.3g of the initial", e_prev / e0);
+  integ_close(&it);
+}
+
+/* Complementarity of the returned impulses with the post-step relative
+ * velocity w = H v⁺ + e H v⁻ on the active rows; inactive rows carry p = 0. */
+static void check_complementarity(const char *name, const mock *m, const int *active, const double *vplus,
+                                  const double *vminus) {
+  for (int c = 0; c < m->sys.ncon; ++c) {
+    const double p = m->impulse[c];
+    if (!active[c]) {
+      CU_CHECK_MSG(p == 0.0, "%s: inactive row %d has impulse %g", name, c, p);
+      continue;
+    }
+    double w = 0.0, sc = 0.0;
+    for (int j = 0; j < m->sys.ndof; ++j) {
+      w += m->hd[c][j] * (vplus[j] + m->e[c] * vminus[j]);
+      sc = fmax(sc, fabs(vminus[j]));
+    }
+    CU_CHECK_MSG(p >= 0.0, "%s: row %d impulse %g < 0", name, c, p);
+    CU_CHECK_MSG(w >= -1e-12 * sc, "%s: row %d relative velocity %g < 0", name, c, w);
+    CU_CHECK_MSG(fabs(p * w) <= 1e-12 * sc * (1.0 + p), "%s: row %d p w = %g", name, c, p * w);
+  }
+}
+
+static void gaps_at(const mock *m, const double *u, int *active) {
+  for (int c = 0; c < m->sys.ncon; ++c) {
+    double g = m->g0[c];
+    for (int j = 0; j < m->sys.ndof; ++j) g += m->hd[c][j] * u[j];
+    active[c] = g <= 0.0;
+  }
+}
+
+/* NSN on the chain: the step satisfies its own defining equations. */
+static void test_integrators_nsn_chain_equations(void) {
+  for (int pres = 0; pres < 2; ++pres) {
+    mock m;
+    integ it;
+    CU_ASSERT_FATAL(integ_open(&it, "nsn", NULL, 0.0));
+    mock_chain_contact(&m, pres);
+    const double dt = 5e-3;
+    CU_ASSERT_FATAL(integ_begin(&it, &m, dt));
+    for (int step = 0; step < 3; ++step) {
+      const int n = m.sys.ndof;
+      double u0[NMAX], v0[NMAX], a0[NMAX], ut[NMAX];
+      memcpy(u0, m.u, sizeof u0);
+      memcpy(v0, m.v, sizeof v0);
+      memcpy(a0, m.a, sizeof a0);
+      for (int i = 0; i < n; ++i) ut[i] = u0[i] + dt * v0[i] + 0.5 * dt * dt * a0[i];
+      int active[CMAX];
+      gaps_at(&m, ut, active);
+      CU_ASSERT_EQUAL_FATAL(integ_step(&it, &m, dt), SHARD_OK);
+      CU_ASSERT_EQUAL(m.stats.n_active, active[0] + active[1]);
+      if (step == 0) CU_CHECK_MSG(active[0] && active[1], "both contacts active on the first step");
+      /* v̂ = M⁻¹Hᵀp */
+      double vhat[NMAX] = {0}, f[NMAX];
+      for (int i = 0; i < n; ++i)
+        for (int c = 0; c < m.sys.ncon; ++c) vhat[i] += m.minv[i] * m.hd[c][i] * m.impulse[c];
+      shard_msg msg;
+      mock_force(&m.sys, 0.0, m.u, f, &msg);
+      for (int i = 0; i < n; ++i) {
+        if (m.prescribed[i]) {
+          CU_NEAR(m.v[i], m.vpres[i], 0.0);
+          CU_NEAR(m.a[i], 0.0, 0.0);
+          continue;
+        }
+        /* a_{n+1} = M⁻¹ f(u_{n+1}) exactly for a linear K */
+        CU_NEAR(m.a[i], m.minv[i] * f[i], 1e-10 * (1.0 + fabs(m.a[i])));
+        CU_NEAR(m.v[i], v0[i] + 0.5 * dt * (a0[i] + m.a[i]) + vhat[i], 1e-12);
+        CU_NEAR(m.u[i], ut[i] + 0.5 * dt * vhat[i], 1e-14);
+      }
+      check_complementarity("nsn", &m, active, m.v, v0);
+      if (step == 0) CU_CHECK_MSG(m.impulse[0] > 0.0 && m.impulse[1] > 0.0, "both contacts push");
+      CU_CHECK_MSG(m.last_flags & SHARD_LCP_SYMMETRIC, "W' flagged symmetric");
+    }
+    integ_close(&it);
+  }
+}
+
+/* MJ on the chain: M(v⁺ − v⁻) = Δt f(u_{n+θ}) + Hᵀp on free DOFs, for
+ * several θ and with Δt changing (refactorisation) and constant (cache). */
+static void test_integrators_mj_chain_equations(void) {
+  const double thetas[3] = {0.5, 0.7, 1.0};
+  const double dts[4] = {5e-3, 5e-3, 2e-3, 2e-3};
+  for (int kth = 0; kth < 3; ++kth)
+    for (int pres = 0; pres < 2; ++pres) {
+      const double th = thetas[kth];
+      mock m;
+      integ it;
+      CU_ASSERT_FATAL(integ_open(&it, "moreau_jean", "theta", th));
+      mock_chain_contact(&m, pres);
+      CU_ASSERT_FATAL(integ_begin(&it, &m, dts[0]));
+      for (int step = 0; step < 4; ++step) {
+        const double dt = dts[step];
+        const int n = m.sys.ndof;
+        double u0[NMAX], v0[NMAX], up[NMAX];
+        memcpy(u0, m.u, sizeof u0);
+        memcpy(v0, m.v, sizeof v0);
+        for (int i = 0; i < n; ++i) up[i] = u0[i] + dt * v0[i];
+        int active[CMAX];
+        gaps_at(&m, up, active);
+        CU_ASSERT_EQUAL_FATAL(integ_step(&it, &m, dt), SHARD_OK);
+        CU_ASSERT_EQUAL(m.stats.n_active, active[0] + active[1]);
+        if (step == 0) CU_CHECK_MSG(active[0] && active[1], "both contacts active on the first step");
+        double uth[NMAX], f[NMAX];
+        for (int i = 0; i < n; ++i) uth[i] = u0[i] + th * dt * ((1.0 - th) * v0[i] + th * m.v[i]);
+        shard_msg msg;
+        mock_force(&m.sys, 0.0, uth, f, &msg);
+        for (int i = 0; i < n; ++i) {
+          CU_NEAR(m.u[i], u0[i] + dt * ((1.0 - th) * v0[i] + th * m.v[i]), 1e-15);
+          if (m.prescribed[i]) {
+            CU_NEAR(m.v[i], m.vpres[i], 0.0);
+            continue;
+          }
+          double r = m.mass[i] * (m.v[i] - v0[i]) - dt * f[i];
+          for (int c = 0; c < m.sys.ncon; ++c) r -= m.hd[c][i] * m.impulse[c];
+          CU_CHECK_MSG(fabs(r) < 1e-12, "theta %g step %d DOF %d: momentum residual %.3g", th, step, i, r);
+        }
+        check_complementarity("moreau_jean", &m, active, m.v, v0);
+        CU_CHECK_MSG(m.last_flags == (SHARD_LCP_SYMMETRIC | SHARD_LCP_PSD), "flags 0x%x", m.last_flags);
+      }
+      integ_close(&it);
+    }
+}
+
+/* CDL on the chain: M(v_{n+3/2} − v_{n+½}) = Δt f(u_{n+1}) + Hᵀp. */
+static void test_integrators_cdl_chain_equations(void) {
+  for (int pres = 0; pres < 2; ++pres) {
+    mock m;
+    integ it;
+    CU_ASSERT_FATAL(integ_open(&it, "cd_lagrange", NULL, 0.0));
+    mock_chain_contact(&m, pres);
+    const double dt = 5e-3;
+    CU_ASSERT_FATAL(integ_begin(&it, &m, dt));
+    for (int step = 0; step < 3; ++step) {
+      const int n = m.sys.ndof;
+      double u0[NMAX], vh[NMAX], u1[NMAX];
+      memcpy(u0, m.u, sizeof u0);
+      memcpy(vh, m.aux, sizeof vh);
+      for (int i = 0; i < n; ++i) u1[i] = u0[i] + dt * vh[i];
+      int active[CMAX];
+      gaps_at(&m, u1, active);
+      CU_ASSERT_EQUAL_FATAL(integ_step(&it, &m, dt), SHARD_OK);
+      CU_ASSERT_EQUAL(m.stats.n_active, active[0] + active[1]);
+      double f[NMAX];
+      shard_msg msg;
+      mock_force(&m.sys, 0.0, m.u, f, &msg);
+      for (int i = 0; i < n; ++i) {
+        CU_NEAR(m.u[i], u1[i], 0.0);
+        CU_NEAR(m.v[i], 0.5 * (vh[i] + m.aux[i]), 1e-15);
+        if (m.prescribed[i]) continue;
+        double r = m.mass[i] * (m.aux[i] - vh[i]) - dt * f[i];
+        for (int c = 0; c < m.sys.ncon; ++c) r -= m.hd[c][i] * m.impulse[c];
+        CU_CHECK_MSG(fabs(r) < 1e-12, "step %d DOF %d: momentum residual %.3g", step, i, r);
+      }
+      check_complementarity("cd_lagrange", &m, active, m.aux, vh);
+    }
+    integ_close(&it);
+  }
+}
+
+/* closing_filter: a penetrated but opening contact is not active. */
+static void test_integrators_nsn_closing_filter(void) {
+  for (int filt = 0; filt < 2; ++filt) {
+    mock m;
+    integ it;
+    CU_ASSERT_FATAL(integ_open(&it, "nsn", filt ? "closing_filter" : NULL, 1.0));
+    mock_particle(&m, 1.0, -0.01, 0.5, 0.5);
+    const double dt = 1e-2;
+    CU_ASSERT_FATAL(integ_begin(&it, &m, dt));
+    CU_ASSERT_EQUAL_FATAL(integ_step(&it, &m, dt), SHARD_OK);
+    CU_CHECK_MSG(m.stats.n_active == (filt ? 0 : 1), "filter %d: %d active", filt, m.stats.n_active);
+    CU_CHECK_MSG(m.lcp_calls == (filt ? 0 : 1), "filter %d: %d LCPs", filt, m.lcp_calls);
+    /* the opening contact pushes nothing either way */
+    CU_NEAR(m.impulse[0], 0.0, 0.0);
+    CU_NEAR(m.v[0], 0.5 - grav * dt, 1e-14);
+    integ_close(&it);
+  }
+}
+
+/* A non-finite force is reported as SHARD_ERR_NUMERIC with a cause. */
+static void test_integrators_nonfinite(void) {
+  for (int p = 0; p < 4; ++p) {
+    mock m;
+    integ it;
+    CU_ASSERT_FATAL(integ_open(&it, all_names[p], NULL, 0.0));
+    mock_chain_contact(&m, 0);
+    CU_ASSERT_FATAL(integ_begin(&it, &m, 1e-3));
+    m.force_nan = 1;
+    shard_msg msg = {{0}};
+    const int rc = it.ops->step(it.self, &m.sys, 1e-3, &msg);
+    CU_CHECK_MSG(rc == SHARD_ERR_NUMERIC && strstr(msg.text, "non-finite"), "%s: rc %d, message '%.200s'", all_names[p],
+                 rc, msg.text);
+    integ_close(&it);
+  }
+}
+
+/* MJ: an indefinite S is a numerical failure naming the cause. */
+static void test_integrators_mj_indefinite(void) {
+  mock m;
+  integ it;
+  CU_ASSERT_FATAL(integ_open(&it, "moreau_jean", NULL, 0.0));
+  mock_chain_contact(&m, 0);
+  for (int i = 0; i < 4; ++i) m.kd[i][i] = -1e9;
+  mock_finish(&m, 4, 2);
+  CU_ASSERT_FATAL(integ_begin(&it, &m, 1e-3));
+  shard_msg msg = {{0}};
+  const int rc = it.ops->step(it.self, &m.sys, 1e-3, &msg);
+  CU_CHECK_MSG(rc == SHARD_ERR_NUMERIC && strstr(msg.text, "positive definite"), "rc %d, message '%.200s'", rc, msg.text);
+  integ_close(&it);
+}
+
+/* NSN: state is untouched by a failed step (the host keeps what was computed). */
+static void test_integrators_failed_step_keeps_state(void) {
+  mock m;
+  integ it;
+  CU_ASSERT_FATAL(integ_open(&it, "nsn", NULL, 0.0));
+  mock_chain_contact(&m, 0);
+  CU_ASSERT_FATAL(integ_begin(&it, &m, 1e-3));
+  double u0[NMAX];
+  memcpy(u0, m.u, sizeof u0);
+  m.force_nan = 1;
+  shard_msg msg = {{0}};
+  CU_ASSERT_EQUAL(it.ops->step(it.self, &m.sys, 1e-3, &msg), SHARD_ERR_NUMERIC);
+  CU_ASSERT(memcmp(u0, m.u, sizeof u0) == 0);
+  integ_close(&it);
+}
+
+static const cu_test_def tests[] = {
+    {"test_integrators_descriptors", test_integrators_descriptors},
+    {"test_integrators_mj_theta_refused", test_integrators_mj_theta_refused},
+    {"test_integrators_appendix_b_free_flight", test_integrators_appendix_b_free_flight},
+    {"test_integrators_appendix_b_impact", test_integrators_appendix_b_impact},
+    {"test_integrators_free_flight_parabola", test_integrators_free_flight_parabola},
+    {"test_integrators_cdl_impact", test_integrators_cdl_impact},
+    {"test_integrators_oscillator", test_integrators_oscillator},
+    {"test_integrators_mj_theta_dissipation", test_integrators_mj_theta_dissipation},
+    {"test_integrators_nsn_chain_equations", test_integrators_nsn_chain_equations},
+    {"test_integrators_mj_chain_equations", test_integrators_mj_chain_equations},
+    {"test_integrators_cdl_chain_equations", test_integrators_cdl_chain_equations},
+    {"test_integrators_nsn_closing_filter", test_integrators_nsn_closing_filter},
+    {"test_integrators_nonfinite", test_integrators_nonfinite},
+    {"test_integrators_mj_indefinite", test_integrators_mj_indefinite},
+    {"test_integrators_failed_step_keeps_state", test_integrators_failed_step_keeps_state},
+    {NULL, NULL},
+};
+
+int main(int argc, char **argv) { return cu_main(argc, argv, "integrators", tests); }
