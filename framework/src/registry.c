@@ -665,11 +665,15 @@ int shard_registry_discover(shard_registry *reg, const char *cli_path, shard_msg
   ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
   if (n > 0) {
     exe[n] = '\0';
+    /* <prefix>/bin/shard -> <prefix>/<reldir>; /proc/self/exe is already
+     * resolved, so dropping two components is the same as "/.." */
     char *slash = strrchr(exe, '/');
+    if (slash) *slash = '\0';
+    slash = slash ? strrchr(exe, '/') : NULL;
     if (slash) {
       *slash = '\0';
       char dir[PATH_MAX + 64];
-      int len = snprintf(dir, sizeof dir, "%s/../%s", exe, SHARD_PLUGIN_RELDIR);
+      int len = snprintf(dir, sizeof dir, "%s/%s", exe, SHARD_PLUGIN_RELDIR);
       if (len > 0 && (size_t)len < sizeof dir && (size_t)len < PATH_MAX) {
         st = discover_dir(reg, dir, 1, msg);
         if (st != SHARD_OK) return st;
