@@ -142,7 +142,7 @@ static void test_registry_load_dir_sorted(void) {
   int st = shard_registry_load_dir(r, TP "/valid", &msg);
   CU_CHECK_MSG(st == SHARD_OK, "load_dir: %.900s", msg.text);
   const char *names[] = {"test_force_law", "test_impact_law", "test_integrator", "test_lcp", "test_tsl"};
-  const int kinds[] = {SHARD_KIND_CONTACT_LAW, SHARD_KIND_CONTACT_LAW, SHARD_KIND_INTEGRATOR, SHARD_KIND_LCP_SOLVER,
+  const uint32_t kinds[] = {SHARD_KIND_CONTACT_LAW, SHARD_KIND_CONTACT_LAW, SHARD_KIND_INTEGRATOR, SHARD_KIND_LCP_SOLVER,
                        SHARD_KIND_TSL};
   CU_ASSERT_EQUAL_FATAL(shard_registry_count(r), 5);
   for (size_t i = 0; i < 5; ++i) {
