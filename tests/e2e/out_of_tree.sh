@@ -59,17 +59,29 @@ grep -Eq '^ +damping +real +0 +\[0, inf\) +1/s +no ' "$tmp/describe.txt" || fail
 "$prefix/bin/shard" describe my_integrator --markdown | grep -q '^| `damping` | real | `0` | \[0, inf) | 1/s | no |' ||
   fail "describe --markdown"
 
-step "run a particle case with my_integrator"
-cp "$src/tests/out_of_tree/case.yaml" "$tmp/case.yaml"
+step "a broken plugin on the path: exit 2 with the loader's message"
+if [ -f "$build/tests/plugins/missing_slot/broken_missing_slot.so" ]; then
+  rc=0
+  SHARD_PLUGIN_PATH="$build/tests/plugins/missing_slot" "$prefix/bin/shard" plugins >/dev/null 2>"$tmp/err.txt" || rc=$?
+  [ "$rc" = 2 ] || fail "broken plugin: exit $rc, expected 2"
+  grep -q "broken_missing_slot.so: integrator 'broken_missing_slot': required slot 'step' is NULL" "$tmp/err.txt" ||
+    { cat "$tmp/err.txt"; fail "broken plugin message"; }
+else
+  echo "(test plugins not built: skipped)"
+fi
 rc=0
-(cd "$tmp" && "$prefix/bin/shard" run case.yaml -o "$tmp/out") >"$tmp/run.log" 2>&1 || rc=$?
-cat "$tmp/run.log"
-[ "$rc" = 0 ] || fail "shard run exited $rc"
-[ -s "$tmp/out/history.csv" ] || fail "no history.csv"
-head -n 3 "$tmp/out/history.csv"
+mkdir -p "$tmp/plugins-copy" && cp "$tmp/plugins/my_integrator.so" "$tmp/plugins-copy/again.so"
+SHARD_PLUGIN_PATH="$tmp/plugins:$tmp/plugins-copy" "$prefix/bin/shard" describe my_integrator >/dev/null 2>"$tmp/err.txt" || rc=$?
+[ "$rc" = 2 ] || fail "duplicate plugin: exit $rc, expected 2"
+grep -q "^shard describe: $tmp/plugins-copy/again.so: integrator 'my_integrator': duplicate name, already provided by $tmp/plugins/my_integrator.so (integrator)$" "$tmp/err.txt" ||
+  { cat "$tmp/err.txt"; fail "duplicate message"; }
+# a copy in the default (installed) plugin directory is shadowed silently
+cp "$tmp/plugins/my_integrator.so" "$libdir/shard/plugins/my_integrator.so"
+"$prefix/bin/shard" plugins | grep -Eq "^integrator +my_integrator +1\.0\.0 +$tmp/plugins/my_integrator\.so$" ||
+  fail "SHARD_PLUGIN_PATH does not shadow the installed copy"
+rm "$libdir/shard/plugins/my_integrator.so"
 
 step "CMake package config: find_package(shard) + shard_add_plugin"
-unset SHARD_PLUGIN_PATH
 cmake -S "$src/tests/out_of_tree" -B "$tmp/oot-build" -DCMAKE_PREFIX_PATH="$prefix" >"$tmp/oot.log" 2>&1 ||
   { cat "$tmp/oot.log" >&2; fail "configure with find_package(shard)"; }
 cmake --build "$tmp/oot-build" >>"$tmp/oot.log" 2>&1 || { cat "$tmp/oot.log" >&2; fail "build"; }
@@ -78,6 +90,17 @@ so="$(find "$tmp/oot-prefix" -name my_integrator.so | head -n1)"
 [ -n "$so" ] || fail "CMake build installed no my_integrator.so"
 syms="$(nm -D --defined-only "$so" | awk 'NF >= 3 {print $3}' | sort)"
 [ "$syms" = "shard_plugin_entry" ] || fail "CMake-built exports: $syms"
-"$prefix/bin/shard" --plugin-path "$(dirname "$so")" describe my_integrator >/dev/null || fail "describe CMake-built plugin"
+env -u SHARD_PLUGIN_PATH "$prefix/bin/shard" --plugin-path "$(dirname "$so")" describe my_integrator >/dev/null ||
+  fail "describe CMake-built plugin"
+
+
+step "run a particle case with my_integrator"
+cp "$src/tests/out_of_tree/case.yaml" "$tmp/case.yaml"
+rc=0
+(cd "$tmp" && "$prefix/bin/shard" run case.yaml -o "$tmp/out") >"$tmp/run.log" 2>&1 || rc=$?
+cat "$tmp/run.log"
+[ "$rc" = 0 ] || fail "shard run exited $rc"
+[ -s "$tmp/out/history.csv" ] || fail "no history.csv"
+head -n 3 "$tmp/out/history.csv"
 
 echo "out_of_tree: OK"
