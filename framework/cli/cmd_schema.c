@@ -1,9 +1,46 @@
-/* placeholder until the owning change lands */
+/* shard schema [case] [--markdown] — the JSON Schema (draft 2020-12) of case
+ * files for the plugins found, or the per-section key tables as Markdown
+ * (docs/cases.md). scripts/update-schemas.sh writes both into the tree. */
 #include <stdio.h>
+#include <string.h>
 
+#include "case.h"
 #include "commands.h"
 
+static int usage(FILE *out, int code) {
+  fprintf(out, "usage: shard [--plugin-path DIR[:DIR...]] schema [case] [--markdown]\n"
+               "prints the JSON Schema of case files (or, with --markdown, their key tables)\n");
+  return code;
+}
+
 int shard_cmd_schema(const shard_cli *cli, int argc, char **argv) {
-  fprintf(stderr, "shard schema: not available in this build\n");
-  return SHARD_EXIT_FAIL;
+  int markdown = 0;
+  for (int i = 1; i < argc; ++i) {
+    if (strcmp(argv[i], "--markdown") == 0)
+      markdown = 1;
+    else if (strcmp(argv[i], "case") == 0)
+      continue;
+    else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
+      return usage(stdout, SHARD_EXIT_OK);
+    else {
+      fprintf(stderr, "shard schema: unexpected argument '%s'\n", argv[i]);
+      return usage(stderr, SHARD_EXIT_INPUT);
+    }
+  }
+  shard_msg msg = {{0}};
+  shard_registry *reg = NULL;
+  if (shard_registry_create(&reg, &msg) != SHARD_OK) {
+    fprintf(stderr, "shard schema: %s\n", msg.text);
+    return SHARD_EXIT_FAIL;
+  }
+  int code = SHARD_EXIT_OK;
+  if (shard_registry_discover(reg, cli->plugin_path, &msg) != SHARD_OK) {
+    fprintf(stderr, "shard schema: %s\n", msg.text);
+    code = SHARD_EXIT_INPUT;
+  } else if ((markdown ? shard_schema_write_markdown(reg, stdout) : shard_schema_write_case(reg, stdout)) != SHARD_OK) {
+    fprintf(stderr, "shard schema: cannot write the output\n");
+    code = SHARD_EXIT_FAIL;
+  }
+  shard_registry_destroy(reg);
+  return code;
 }

@@ -82,4 +82,26 @@ int shard_case_write_resolved(const shard_case *c, FILE *out);
 /* JSON Schema (draft 2020-12) of the case format for this registry. */
 int shard_schema_write_case(const shard_registry *reg, FILE *out);
 
+/* ---- extensions (case layer) ---------------------------------------------- */
+
+/* Names an expression may use besides numbers and functions:
+ *  - every REAL/INT key of the selected model variant, dots as underscores
+ *    (`length`, `young`, `initial_velocity`): resolved by the case itself,
+ *    defaults filled in;
+ *  - the derived scales below: resolved by the scope the host passes to
+ *    shard_case_real/int/plugin (a scope must know them all).
+ * An expression naming anything else is an error at load time. */
+typedef struct shard_case_name {
+  const char *name;
+  const char *unit;
+  const char *doc;
+} shard_case_name;
+extern const shard_case_name shard_case_derived_names[];
+extern const uint32_t shard_case_n_derived_names;
+#define SHARD_CASE_NAMES_SECTION "model"
+
+/* The per-section key tables of the case format (and each plugin's
+ * parameters) as Markdown, for docs/cases.md. */
+int shard_schema_write_markdown(const shard_registry *reg, FILE *out);
+
 #endif
