@@ -17,7 +17,7 @@
 #include "shard/integrator.h"
 #include "shard/lcp_solver.h"
 
-#define NMAX 8
+#define NMAX 64
 #define PI_ 3.14159265358979323846
 #define CMAX 4
 
@@ -931,6 +931,170 @@ static void test_integrators_failed_step_keeps_state(void) {
   integ_close(&it);
 }
 
+/* Analytic bouncing ball (SPEC §6): drop from u0 at rest, impacts at t_k with
+ * speeds e^k V, rest after the Zeno time t1 (1+e)/(1−e). */
+static double ball_exact(double t, double u0, double e) {
+  const double t1 = sqrt(2.0 * u0 / grav), speed0 = sqrt(2.0 * grav * u0);
+  if (t <= t1) return u0 - 0.5 * grav * t * t;
+  if (e < 1.0 && t >= t1 * (1.0 + e) / (1.0 - e)) return 0.0;
+  double tk = t1, sp = e * speed0;
+  while (sp > 1e-300) {
+    const double tn = tk + 2.0 * sp / grav;
+    if (t <= tn) return sp * (t - tk) - 0.5 * grav * (t - tk) * (t - tk);
+    tk = tn;
+    sp *= e;
+  }
+  return 0.0;
+}
+
+/* The ball benchmark through the mock (T = 5, Δt = 1e-2): η = Σ|u − u_a| /
+ * Σ|u_a| within the issue's acceptance bounds and within 0.003 of the figures
+ * of an independent implementation of the SPEC equations (0.062, 0.062, 0.146
+ * at e = 1; 0.046, 0.046, 0.080 at e = 0.8); the e = 0.8 ball rests after the
+ * Zeno time. */
+static void test_integrators_bouncing_ball(void) {
+  const double es[2] = {1.0, 0.8};
+  const double bound[2][3] = {{0.08, 0.08, 0.2}, {0.06, 0.06, 0.1}};
+  const double ref[2][3] = {{0.062, 0.062, 0.146}, {0.046, 0.046, 0.080}};
+  for (int k = 0; k < 2; ++k) {
+    double eta[3];
+    for (int p = 0; p < 3; ++p) {
+      mock m;
+      integ it;
+      const double dt = 1e-2;
+      CU_ASSERT_FATAL(integ_open(&it, all_names[p], NULL, 0.0));
+      mock_particle(&m, 1.0, 1.0, 0.0, es[k]);
+      CU_ASSERT_FATAL(integ_begin(&it, &m, dt));
+      double num = 0.0, den = 0.0, late_u = 0.0, late_v = 0.0;
+      for (int s = 1; s <= 500; ++s) {
+        CU_ASSERT_EQUAL_FATAL(integ_step(&it, &m, dt), SHARD_OK);
+        const double ua = ball_exact(s * dt, 1.0, es[k]);
+        num += fabs(m.u[0] - ua);
+        den += fabs(ua);
+        if (s * dt > 4.5) {
+          late_u = fmax(late_u, fabs(m.u[0]));
+          late_v = fmax(late_v, fabs(m.v[0]));
+        }
+      }
+      eta[p] = num / den;
+      CU_CHECK_MSG(eta[p] <= bound[k][p] && fabs(eta[p] - ref[k][p]) <= 0.003,
+                   "%s e = %g: eta %.4f (bound %.2g, independent reference %.3f)", all_names[p], es[k], eta[p],
+                   bound[k][p], ref[k][p]);
+      if (es[k] < 1.0)
+        CU_CHECK_MSG(late_u < 1e-3 && late_v < 1e-3, "%s e = %g: after the Zeno time |u| <= %.3g, |v| <= %.3g",
+                     all_names[p], es[k], late_u, late_v);
+      integ_close(&it);
+    }
+    CU_CHECK_MSG(fabs(eta[0] - eta[1]) <= 0.1 * eta[0], "e = %g: NSN eta %.4f and MJ eta %.4f within 10%%", es[k],
+                 eta[0], eta[1]);
+  }
+}
+
+/* Ball convergence: 25 Δt log-spaced in [1e-4, 1e-2], the least-squares slope
+ * of log η against log Δt is first order ([0.8, 1.25]) for NSN, MJ and CDL. */
+static void test_integrators_ball_convergence(void) {
+  const double es[2] = {1.0, 0.8};
+  const int nr = 25;
+  for (int k = 0; k < 2; ++k)
+    for (int p = 0; p < 3; ++p) {
+      double sx = 0.0, sy = 0.0, sxx = 0.0, sxy = 0.0;
+      for (int r = 0; r < nr; ++r) {
+        const double dt = pow(10.0, -4.0 + 2.0 * r / (nr - 1));
+        mock m;
+        integ it;
+        CU_ASSERT_FATAL(integ_open(&it, all_names[p], NULL, 0.0));
+        mock_particle(&m, 1.0, 1.0, 0.0, es[k]);
+        CU_ASSERT_FATAL(integ_begin(&it, &m, dt));
+        const int steps = (int)floor(5.0 / dt + 0.5);
+        double num = 0.0, den = 0.0;
+        for (int s = 1; s <= steps; ++s) {
+          CU_ASSERT_EQUAL_FATAL(integ_step(&it, &m, dt), SHARD_OK);
+          const double ua = ball_exact(s * dt, 1.0, es[k]);
+          num += fabs(m.u[0] - ua);
+          den += fabs(ua);
+        }
+        integ_close(&it);
+        const double x = log(dt), y = log(num / den);
+        sx += x;
+        sy += y;
+        sxx += x * x;
+        sxy += x * y;
+      }
+      const double slope = (nr * sxy - sx * sy) / (nr * sxx - sx * sx);
+      CU_CHECK_MSG(slope >= 0.8 && slope <= 1.25, "%s e = %g: convergence slope %.3f", all_names[p], es[k], slope);
+    }
+}
+
+/* The impacting bar of SPEC §6 as a chain in the mock: L = 0.254 m,
+ * A = 6.45e-4 m², E = 211 GPa, ρ = 7847, N_e = 50, v0 = 5 m/s toward a wall
+ * at gap 1e-3 L, e = 0. Δt_c = h/c (Gershgorin: λ ≤ 4k/m for every node). */
+static void mock_bar(mock *m, int ne, double *dt_c, double *f0, double *tb) {
+  const double len = 0.254, area = 6.45e-4, young = 211e9, rho = 7847.0, v0 = 5.0, h = len / ne;
+  memset(m, 0, sizeof *m);
+  const int n = ne + 1;
+  double ms[NMAX], ks[NMAX];
+  for (int i = 0; i < n; ++i) ms[i] = rho * area * h * ((i == 0 || i == n - 1) ? 0.5 : 1.0);
+  ks[0] = 0.0;
+  for (int i = 1; i < n; ++i) ks[i] = young * area / h;
+  mock_chain_stiffness(m, n, ms, ks);
+  for (int i = 0; i < n; ++i) m->v[i] = v0;
+  m->hd[0][n - 1] = -1.0;
+  m->g0[0] = 1e-3 * len;
+  m->e[0] = 0.0;
+  mock_finish(m, n, 1);
+  mock_initial_acceleration(m);
+  const double c = sqrt(young / rho);
+  *dt_c = h / c;
+  *f0 = rho * c * v0 * area;
+  *tb = 2.0 * len / c;
+}
+
+/* Issue 3 acceptance on the bar, e = 0, Δt = 0.7Δt_c: contact duration within
+ * 2Δt of 2L/c (MJ 3Δt), mean force over the central 80% of the contact within
+ * 2% of F0 = ρcv0A, rebound velocity (momentum / mass) within 5% of v0. */
+static void test_integrators_impacting_bar(void) {
+  static mock m; /* 64-DOF dense mock: keep it off the stack */
+  static double imp[1024];
+  for (int p = 0; p < 3; ++p) {
+    integ it;
+    double dtc, f0, tb;
+    mock_bar(&m, 50, &dtc, &f0, &tb);
+    const double dt = 0.7 * dtc;
+    CU_ASSERT_FATAL(integ_open(&it, all_names[p], NULL, 0.0));
+    CU_ASSERT_FATAL(integ_begin(&it, &m, dt));
+    const int steps = (int)(2.5e-4 / dt);
+    CU_ASSERT_FATAL(steps <= 1024);
+    int first = -1, last = -1;
+    for (int s = 0; s < steps; ++s) {
+      CU_ASSERT_EQUAL_FATAL(integ_step(&it, &m, dt), SHARD_OK);
+      imp[s] = m.impulse[0];
+      if (imp[s] > 0.0) {
+        if (first < 0) first = s;
+        last = s;
+      }
+    }
+    CU_ASSERT_FATAL(first >= 0 && last < steps - 10);
+    const int len = last - first + 1;
+    const double dur = len * dt;
+    const int a = first + len / 10, b = last - len / 10;
+    double fm = 0.0;
+    for (int s = a; s <= b; ++s) fm += imp[s] / dt;
+    fm /= (b - a + 1);
+    double mom = 0.0, mass = 0.0;
+    for (int i = 0; i < m.sys.ndof; ++i) {
+      mom += m.mass[i] * m.v[i];
+      mass += m.mass[i];
+    }
+    const double tol_t = (p == 1 ? 3.0 : 2.0) * dt;
+    CU_CHECK_MSG(fabs(dur - tb) <= tol_t, "%s: contact lasts %.5g s, 2L/c = %.5g s (%.2f dt)", all_names[p], dur, tb,
+                 (dur - tb) / dt);
+    CU_CHECK_MSG(fabs(fm / f0 - 1.0) <= 0.02, "%s: mean force %.5g F0", all_names[p], fm / f0);
+    CU_CHECK_MSG(fabs(-mom / mass / 5.0 - 1.0) <= 0.05, "%s: rebound velocity %.5g v0", all_names[p],
+                 -mom / mass / 5.0);
+    integ_close(&it);
+  }
+}
+
 static const cu_test_def tests[] = {
     {"test_integrators_descriptors", test_integrators_descriptors},
     {"test_integrators_mj_theta_refused", test_integrators_mj_theta_refused},
@@ -938,6 +1102,9 @@ static const cu_test_def tests[] = {
     {"test_integrators_appendix_b_impact", test_integrators_appendix_b_impact},
     {"test_integrators_free_flight_parabola", test_integrators_free_flight_parabola},
     {"test_integrators_cdl_impact", test_integrators_cdl_impact},
+    {"test_integrators_bouncing_ball", test_integrators_bouncing_ball},
+    {"test_integrators_ball_convergence", test_integrators_ball_convergence},
+    {"test_integrators_impacting_bar", test_integrators_impacting_bar},
     {"test_integrators_oscillator", test_integrators_oscillator},
     {"test_integrators_mj_theta_dissipation", test_integrators_mj_theta_dissipation},
     {"test_integrators_nsn_chain_equations", test_integrators_nsn_chain_equations},
