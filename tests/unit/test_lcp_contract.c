@@ -1,0 +1,829 @@
+/* tests: the LCP solver contract, run on EVERY lcp_solver plugin found in
+ * SHARD_PLUGIN_DIR (loaded through the registry; none is skipped).
+ *
+ * Problem set (fixed-seed PRNG of this file, no external state):
+ *   - random SPD (n 5..200), PSD-degenerate Gram matrices (a solution built
+ *     in), 1D-contact tridiagonals (diag ~1.02, off ~-0.49, q mixed sign) up
+ *     to n = 5000, nonsymmetric P-matrices (diagonally dominant, and positive
+ *     definite = SPD + skew), W′ = H M⁻¹(M − Δt²/4 K)M⁻¹Hᵀ of a fragmented 1D
+ *     P1 bar with contacts between adjacent element ends at Δt = 0.7, 0.99
+ *     and 0.999 Δt_c,
+ *     and problems without a solution;
+ *   - every problem of the Siconos set (SHARD_SICONOS_DIR/mtx).
+ *
+ * Which solver runs on which problem is decided by its caps only:
+ *   SHARD_CAP_LCP_GENERAL   every problem (dense solvers: n <= DENSE_N);
+ *   SHARD_CAP_LCP_NEEDS_PSD symmetric positive semidefinite problems;
+ *   neither                 positive diagonal and (symmetric PSD or strictly
+ *                           row diagonally dominant) — projected iterations;
+ *   every solver            the infeasible problems.
+ * Expected outcomes: a solver must solve every admitted problem known to have
+ * a solution (Siconos: lemke the 15 named in SICONOS_LEMKE_OK, others by
+ * class); must never report OK on a problem without solution.
+ *
+ * Bound asserted on every OK: z >= 0 exactly, w = Mz + q >= -tol·s, and
+ * shard_lcp_residual(z) = max|min(z_i, w_i)| / s <= tol, with
+ * s = max(|q|_inf, |Mz|_inf) and tol the solver's own `tolerance` parameter
+ * default (lemke 1e-9, pgs 1e-12, mprgp 1e-10); the reported residual must
+ * match the recomputed one. Solutions of problems with a unique solution
+ * (SPD, P-matrix, bar W′) agree between solvers to 1e-8 relative. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "cu_runner.h"
+#include "mtx.h"
+#include "registry.h"
+#include "shard/lcp_solver.h"
+
+#define DENSE_N 2000 /* dense view built up to this n (lemke's dense_max default) */
+#define MAX_SOLVERS 16
+
+/* ------------------------------------------------------------------ PRNG */
+
+typedef struct rng {
+  uint64_t s;
+} rng;
+static uint64_t rng_next(rng *r) { /* splitmix64 */
+  uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+static double rng_uniform(rng *r, double lo, double hi) {
+  return lo + (hi - lo) * (double)(rng_next(r) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* -------------------------------------------------------------- problems */
+
+enum { CLS_SPD, CLS_PSD, CLS_TRIDIAG, CLS_PMAT, CLS_BAR, CLS_INFEASIBLE, CLS_SICONOS };
+
+typedef struct tproblem {
+  char name[96];
+  int cls;
+  int32_t n;
+  shard_mtx_matrix m;
+  double *dense; /* n <= DENSE_N */
+  double *q;
+  uint32_t flags;
+  int symmetric, psd, posdiag, diagdom; /* properties, by construction or checked */
+  int solvable;                        /* 1 a solution exists, -1 none exists, 0 unknown */
+  int unique;                          /* the solution is unique (compare solvers) */
+} tproblem;
+
+static void problem_free(tproblem *p) {
+  shard_mtx_matrix_free(&p->m);
+  free(p->dense);
+  free(p->q);
+  memset(p, 0, sizeof *p);
+}
+
+/* dense row-major a (n x n) -> problem matrix */
+static void set_from_dense(tproblem *p, const double *a) {
+  int32_t n = p->n;
+  int64_t nnz = 0;
+  for (int64_t k = 0; k < (int64_t)n * n; ++k) nnz += a[k] != 0.0;
+  int32_t *ri = malloc((size_t)nnz * sizeof *ri), *ci = malloc((size_t)nnz * sizeof *ci);
+  double *v = malloc((size_t)nnz * sizeof *v);
+  int64_t k = 0;
+  for (int32_t i = 0; i < n; ++i)
+    for (int32_t j = 0; j < n; ++j)
+      if (a[(size_t)i * n + j] != 0.0) ri[k] = i, ci[k] = j, v[k++] = a[(size_t)i * n + j];
+  shard_msg msg;
+  CU_ASSERT_EQUAL_FATAL(shard_mtx_from_triplets(n, n, nnz, ri, ci, v, &p->m, &msg), SHARD_OK);
+  free(ri);
+  free(ci);
+  free(v);
+}
+
+static void finish(tproblem *p) {
+  shard_msg msg;
+  shard_csr c = shard_mtx_view(&p->m);
+  if (p->n <= DENSE_N && !p->dense) CU_ASSERT_EQUAL_FATAL(shard_mtx_csr_to_dense(&c, &p->dense, &msg), SHARD_OK);
+  p->flags = (p->symmetric ? SHARD_LCP_SYMMETRIC : 0u) | (p->psd ? SHARD_LCP_PSD : 0u);
+  /* positive diagonal, strict row diagonal dominance */
+  p->posdiag = 1;
+  p->diagdom = 1;
+  for (int32_t i = 0; i < p->n; ++i) {
+    double d = 0.0, off = 0.0;
+    for (int32_t k = c.rowptr[i]; k < c.rowptr[i + 1]; ++k)
+      if (c.colind[k] == i) d += c.val[k];
+      else off += fabs(c.val[k]);
+    if (!(d > 0.0)) p->posdiag = 0;
+    if (!(d > off)) p->diagdom = 0;
+  }
+}
+
+static tproblem *new_problem(tproblem *set, int *count, int cls, int32_t n, const char *fmt, int tag) {
+  tproblem *p = &set[(*count)++];
+  memset(p, 0, sizeof *p);
+  snprintf(p->name, sizeof p->name, fmt, tag);
+  p->cls = cls;
+  p->n = n;
+  p->q = calloc((size_t)n, sizeof *p->q);
+  return p;
+}
+
+/* G (r x n) random; returns GᵀG / r in a (n x n) */
+static void gram(rng *r, int32_t rows, int32_t n, double *a) {
+  double *g = malloc((size_t)rows * n * sizeof *g);
+  for (int64_t k = 0; k < (int64_t)rows * n; ++k) g[k] = rng_uniform(r, -1.0, 1.0);
+  for (int32_t i = 0; i < n; ++i)
+    for (int32_t j = 0; j < n; ++j) {
+      double s = 0.0;
+      for (int32_t k = 0; k < rows; ++k) s += g[(size_t)k * n + i] * g[(size_t)k * n + j];
+      a[(size_t)i * n + j] = s / rows;
+    }
+  free(g);
+}
+
+static void add_spd(tproblem *set, int *count, rng *r, int32_t n, int tag) {
+  tproblem *p = new_problem(set, count, CLS_SPD, n, "spd_%d", tag);
+  snprintf(p->name, sizeof p->name, "spd_%d_n%d", tag, (int)n);
+  double *a = malloc((size_t)n * n * sizeof *a);
+  gram(r, n + 5, n, a);
+  for (int32_t i = 0; i < n; ++i) a[(size_t)i * n + i] += 0.1;
+  set_from_dense(p, a);
+  for (int32_t i = 0; i < n; ++i) p->q[i] = rng_uniform(r, -1.0, 1.0);
+  p->symmetric = p->psd = 1;
+  p->solvable = p->unique = 1;
+  finish(p);
+  free(a);
+}
+
+/* rank-deficient Gram matrix; q = w* − M z* with z*, w* >= 0 complementary */
+static void add_psd(tproblem *set, int *count, rng *r, int32_t n, int32_t rank, int tag) {
+  tproblem *p = new_problem(set, count, CLS_PSD, n, "psd_%d", tag);
+  snprintf(p->name, sizeof p->name, "psd_degenerate_%d_n%d_rank%d", tag, (int)n, (int)rank);
+  double *a = malloc((size_t)n * n * sizeof *a);
+  double *zs = malloc((size_t)n * sizeof *zs);
+  gram(r, rank, n, a);
+  for (int32_t i = 0; i < n; ++i) zs[i] = rng_uniform(r, 0.0, 1.0) < 0.5 ? rng_uniform(r, 0.1, 1.0) : 0.0;
+  for (int32_t i = 0; i < n; ++i) {
+    double mz = 0.0;
+    for (int32_t j = 0; j < n; ++j) mz += a[(size_t)i * n + j] * zs[j];
+    /* w* = 0 where z* > 0; elsewhere w* >= 0, sometimes exactly 0 (degenerate) */
+    double ws = zs[i] > 0.0 ? 0.0 : (rng_uniform(r, 0.0, 1.0) < 0.3 ? 0.0 : rng_uniform(r, 0.0, 1.0));
+    p->q[i] = ws - mz;
+  }
+  set_from_dense(p, a);
+  p->symmetric = p->psd = 1;
+  p->solvable = 1;
+  finish(p);
+  free(a);
+  free(zs);
+}
+
+/* 1D-contact-shaped tridiagonal: diag 1.02(1+ε), off −0.49(1+ε), SPD */
+static void add_tridiag(tproblem *set, int *count, rng *r, int32_t n, int tag) {
+  tproblem *p = new_problem(set, count, CLS_TRIDIAG, n, "tridiag_%d", tag);
+  snprintf(p->name, sizeof p->name, "tridiag_contact_n%d", (int)n);
+  int64_t nnz = 3 * (int64_t)n - 2;
+  int32_t *ri = malloc((size_t)nnz * sizeof *ri), *ci = malloc((size_t)nnz * sizeof *ci);
+  double *v = malloc((size_t)nnz * sizeof *v);
+  double *off = malloc((size_t)n * sizeof *off);
+  for (int32_t i = 0; i + 1 < n; ++i) off[i] = -0.49 * (1.0 + rng_uniform(r, -0.01, 0.0));
+  int64_t k = 0;
+  for (int32_t i = 0; i < n; ++i) {
+    if (i > 0) ri[k] = i, ci[k] = i - 1, v[k++] = off[i - 1];
+    ri[k] = i, ci[k] = i, v[k++] = 1.02 * (1.0 + rng_uniform(r, 0.0, 0.01));
+    if (i + 1 < n) ri[k] = i, ci[k] = i + 1, v[k++] = off[i];
+    p->q[i] = rng_uniform(r, -1.0, 0.5); /* compressive (< 0) and separating (> 0) */
+  }
+  shard_msg msg;
+  CU_ASSERT_EQUAL_FATAL(shard_mtx_from_triplets(n, n, k, ri, ci, v, &p->m, &msg), SHARD_OK);
+  p->symmetric = p->psd = 1;
+  p->solvable = p->unique = 1;
+  finish(p);
+  free(ri);
+  free(ci);
+  free(v);
+  free(off);
+}
+
+/* nonsymmetric P-matrices: strictly row diagonally dominant (kind 0) or
+ * positive definite SPD + skew (kind 1) */
+static void add_pmatrix(tproblem *set, int *count, rng *r, int32_t n, int kind, int tag) {
+  tproblem *p = new_problem(set, count, CLS_PMAT, n, "pmat_%d", tag);
+  snprintf(p->name, sizeof p->name, "pmatrix_%s_%d_n%d", kind == 0 ? "diagdom" : "posdef", tag, (int)n);
+  double *a = calloc((size_t)n * n, sizeof *a);
+  if (kind == 0) {
+    for (int32_t i = 0; i < n; ++i) {
+      double off = 0.0;
+      for (int32_t j = 0; j < n; ++j)
+        if (j != i && rng_uniform(r, 0.0, 1.0) < 0.4) {
+          a[(size_t)i * n + j] = rng_uniform(r, -1.0, 1.0);
+          off += fabs(a[(size_t)i * n + j]);
+        }
+      a[(size_t)i * n + i] = off * rng_uniform(r, 1.05, 1.5) + 0.1;
+    }
+  } else {
+    gram(r, n + 3, n, a);
+    for (int32_t i = 0; i < n; ++i) {
+      a[(size_t)i * n + i] += 0.2;
+      for (int32_t j = 0; j < i; ++j) {
+        double s = rng_uniform(r, -1.0, 1.0);
+        a[(size_t)i * n + j] += s;
+        a[(size_t)j * n + i] -= s;
+      }
+    }
+  }
+  for (int32_t i = 0; i < n; ++i) p->q[i] = rng_uniform(r, -1.0, 1.0);
+  set_from_dense(p, a);
+  p->solvable = p->unique = 1;
+  finish(p);
+  free(a);
+}
+
+/* Fragmented 1D P1 bar: n_el elements with their own two nodes (lumped mass
+ * m = ρ A h_e / 2 per node, element stiffness EA/h_e), a contact between the
+ * facing ends of adjacent elements (g = u_{2e+2} − u_{2e+1}), Δt a fraction
+ * (0.99: diagonal ≈ 1.02/m, off-diagonal ≈ −0.49/m) of the stable step min h_e / c. W′ = H (M⁻¹ − Δt²/4 M⁻¹ K M⁻¹) Hᵀ is
+ * tridiagonal, and positive definite below the stable step. */
+static void add_bar(tproblem *set, int *count, rng *r, int32_t n_el, double dt_fraction, int tag) {
+  const int32_t n = n_el - 1;
+  tproblem *p = new_problem(set, count, CLS_BAR, n, "bar_%d", tag);
+  snprintf(p->name, sizeof p->name, "bar_w_prime_%d_contacts%d_dt%.3f", tag, (int)n, dt_fraction);
+  const double rho = 7800.0, young = 2.0e11, area = 1e-4, length = 1.0;
+  const double c = sqrt(young / rho);
+  double *h = malloc((size_t)n_el * sizeof *h);
+  double hsum = 0.0, hmin = HUGE_VAL;
+  for (int32_t e = 0; e < n_el; ++e) hsum += (h[e] = 1.0 + rng_uniform(r, -0.2, 0.2));
+  for (int32_t e = 0; e < n_el; ++e) {
+    h[e] *= length / hsum;
+    if (h[e] < hmin) hmin = h[e];
+  }
+  const double dt = dt_fraction * hmin / c;
+  /* node 2e, 2e+1 belong to element e */
+  const int32_t nodes = 2 * n_el;
+  double *mass = malloc((size_t)nodes * sizeof *mass);
+  for (int32_t e = 0; e < n_el; ++e) mass[2 * e] = mass[2 * e + 1] = rho * area * h[e] / 2.0;
+  /* K entry between nodes a, b (same element only) */
+#define BAR_K(a_, b_) ((a_) / 2 != (b_) / 2 ? 0.0 : ((a_) == (b_) ? 1.0 : -1.0) * young * area / h[(a_) / 2])
+  int32_t *ri = malloc((size_t)(3 * n) * sizeof *ri), *ci = malloc((size_t)(3 * n) * sizeof *ci);
+  double *v = malloc((size_t)(3 * n) * sizeof *v);
+  int64_t k = 0;
+  for (int32_t i = 0; i < n; ++i) {
+    const int32_t ni[2] = {2 * i + 1, 2 * i + 2};
+    const double hi[2] = {-1.0, 1.0};
+    for (int32_t j = i - 1; j <= i + 1; ++j) {
+      if (j < 0 || j >= n) continue;
+      const int32_t nj[2] = {2 * j + 1, 2 * j + 2};
+      double s = 0.0;
+      for (int a = 0; a < 2; ++a)
+        for (int b = 0; b < 2; ++b) {
+          double t = (ni[a] == nj[b] ? 1.0 / mass[ni[a]] : 0.0) -
+                     dt * dt / 4.0 * BAR_K(ni[a], nj[b]) / (mass[ni[a]] * mass[nj[b]]);
+          s += hi[a] * hi[b] * t;
+        }
+      ri[k] = i, ci[k] = j, v[k++] = s;
+    }
+    /* q = H v: relative velocities of the facing ends, mixed sign */
+    p->q[i] = rng_uniform(r, -10.0, 5.0);
+  }
+#undef BAR_K
+  shard_msg msg;
+  CU_ASSERT_EQUAL_FATAL(shard_mtx_from_triplets(n, n, k, ri, ci, v, &p->m, &msg), SHARD_OK);
+  p->symmetric = p->psd = 1;
+  p->solvable = p->unique = 1;
+  finish(p);
+  free(h);
+  free(mass);
+  free(ri);
+  free(ci);
+  free(v);
+}
+
+static void add_infeasible(tproblem *set, int *count) {
+  /* M = [-1], q = [-1]: w = -z - 1 < 0 for every z >= 0 */
+  tproblem *p = new_problem(set, count, CLS_INFEASIBLE, 1, "infeasible_negative_%d", 1);
+  double a1[1] = {-1.0};
+  set_from_dense(p, a1);
+  p->q[0] = -1.0;
+  p->solvable = -1;
+  finish(p);
+  /* M = [0], q = [-1]: w = -1 */
+  p = new_problem(set, count, CLS_INFEASIBLE, 1, "infeasible_zero_%d", 1);
+  double a0[1] = {0.0};
+  set_from_dense(p, a0);
+  p->q[0] = -1.0;
+  p->symmetric = p->psd = 1;
+  p->solvable = -1;
+  finish(p);
+  /* PSD, positive diagonal: w1 + w2 = -2 < 0 always */
+  p = new_problem(set, count, CLS_INFEASIBLE, 2, "infeasible_psd_%d", 2);
+  double a2[4] = {1.0, -1.0, -1.0, 1.0};
+  set_from_dense(p, a2);
+  p->q[0] = p->q[1] = -1.0;
+  p->symmetric = p->psd = 1;
+  p->solvable = -1;
+  finish(p);
+}
+
+#define MAX_PROBLEMS 64
+
+static int generate(tproblem *set) {
+  rng r = {20261202u};
+  int count = 0;
+  const int32_t spd_n[] = {5, 8, 12, 20, 30, 50, 75, 100, 150, 200};
+  for (int i = 0; i < 10; ++i) add_spd(set, &count, &r, spd_n[i], i);
+  const int32_t psd_n[][2] = {{5, 2}, {10, 4}, {20, 10}, {40, 15}, {60, 30}, {100, 50}};
+  for (int i = 0; i < 6; ++i) add_psd(set, &count, &r, psd_n[i][0], psd_n[i][1], i);
+  const int32_t tri_n[] = {10, 100, 500, 1000, 2000, 5000};
+  for (int i = 0; i < 6; ++i) add_tridiag(set, &count, &r, tri_n[i], i);
+  const int32_t pm_n[] = {4, 10, 25, 60, 120, 200, 6, 15, 40, 100};
+  for (int i = 0; i < 10; ++i) add_pmatrix(set, &count, &r, pm_n[i], i < 6 ? 0 : 1, i);
+  const int32_t bar_el[] = {3, 11, 51, 201, 1001};
+  for (int i = 0; i < 5; ++i) add_bar(set, &count, &r, bar_el[i], 0.99, i);
+  add_bar(set, &count, &r, 51, 0.7, 5);
+  add_bar(set, &count, &r, 400, 0.999, 6);
+  add_psd(set, &count, &r, 200, 120, 6);
+  add_infeasible(set, &count);
+  return count;
+}
+
+/* --------------------------------------------------- Siconos problem set */
+
+/* Siconos' own lexicographic Lemke solves these 15 dense problems; ours must. */
+static const char *const SICONOS_LEMKE_OK[] = {
+    "lcp_CPS_1",   "lcp_CPS_2",  "lcp_CPS_4",      "lcp_CPS_4bis", "lcp_CPS_5",
+    "lcp_Pang_isolated_sol", "lcp_deudeu", "lcp_enum_fails", "lcp_exp_murty", "lcp_exp_murty2",
+    "lcp_inf_sol_perturbed", "lcp_mmc", "lcp_ortiz", "lcp_tobenna", "lcp_trivial",
+};
+static const char *const SICONOS_ALL[] = {
+    "lcp_CPS_1", "lcp_CPS_2", "lcp_CPS_3", "lcp_CPS_4", "lcp_CPS_4bis", "lcp_CPS_5", "lcp_Pang_isolated_sol",
+    "lcp_Pang_isolated_sol_perturbed", "lcp_deudeu", "lcp_deudeu_block", "lcp_enum_fails", "lcp_exp_murty",
+    "lcp_exp_murty2", "lcp_inf_sol_perturbed", "lcp_mmc", "lcp_ortiz", "lcp_ortiz_block", "lcp_tobenna",
+    "lcp_trivial", "lcp_trivial_block",
+};
+#define N_SICONOS ((int)(sizeof SICONOS_ALL / sizeof SICONOS_ALL[0]))
+
+static int in_list(const char *name, const char *const *list, int n) {
+  for (int i = 0; i < n; ++i)
+    if (strcmp(name, list[i]) == 0) return 1;
+  return 0;
+}
+
+/* symmetric PSD check on a dense copy: Cholesky of M + ε‖M‖ I */
+static int check_psd(const tproblem *p) {
+  const int32_t n = p->n;
+  double norm = 0.0;
+  for (int64_t k = 0; k < (int64_t)n * n; ++k) norm = fmax(norm, fabs(p->dense[k]));
+  double *l = malloc((size_t)n * n * sizeof *l);
+  memcpy(l, p->dense, (size_t)n * n * sizeof *l);
+  for (int32_t i = 0; i < n; ++i) l[(size_t)i * n + i] += 1e-10 * (norm > 0 ? norm : 1.0);
+  int ok = 1;
+  for (int32_t j = 0; j < n && ok; ++j) {
+    double d = l[(size_t)j * n + j];
+    for (int32_t k = 0; k < j; ++k) d -= l[(size_t)j * n + k] * l[(size_t)j * n + k];
+    if (!(d > 0.0)) {
+      ok = 0;
+      break;
+    }
+    d = sqrt(d);
+    l[(size_t)j * n + j] = d;
+    for (int32_t i = j + 1; i < n; ++i) {
+      double s = l[(size_t)i * n + j];
+      for (int32_t k = 0; k < j; ++k) s -= l[(size_t)i * n + k] * l[(size_t)j * n + k];
+      l[(size_t)i * n + j] = s / d;
+    }
+  }
+  free(l);
+  return ok;
+}
+
+static int load_siconos(const char *name, tproblem *p) {
+  char mpath[1024], qpath[1024];
+  snprintf(mpath, sizeof mpath, "%s/mtx/%s.M.mtx", SHARD_SICONOS_DIR, name);
+  snprintf(qpath, sizeof qpath, "%s/mtx/%s.q.mtx", SHARD_SICONOS_DIR, name);
+  memset(p, 0, sizeof *p);
+  snprintf(p->name, sizeof p->name, "%s", name);
+  p->cls = CLS_SICONOS;
+  shard_msg msg;
+  int st = shard_mtx_read_csr(mpath, &p->m, &msg);
+  CU_CHECK_MSG(st == SHARD_OK, "reading %.300s: %.300s", mpath, msg.text);
+  if (st != SHARD_OK) return 0;
+  int32_t nq = 0;
+  st = shard_mtx_read_vector(qpath, &nq, &p->q, &msg);
+  CU_CHECK_MSG(st == SHARD_OK, "reading %.300s: %.300s", qpath, msg.text);
+  if (st != SHARD_OK) return 0;
+  CU_ASSERT_EQUAL(nq, p->m.nrows);
+  CU_ASSERT_EQUAL(p->m.nrows, p->m.ncols);
+  p->n = nq;
+  shard_csr c = shard_mtx_view(&p->m);
+  CU_ASSERT_EQUAL_FATAL(shard_mtx_csr_to_dense(&c, &p->dense, &msg), SHARD_OK);
+  p->symmetric = 1;
+  for (int32_t i = 0; i < p->n; ++i)
+    for (int32_t j = 0; j < i; ++j)
+      if (p->dense[(size_t)i * p->n + j] != p->dense[(size_t)j * p->n + i]) p->symmetric = 0;
+  p->psd = p->symmetric && check_psd(p);
+  p->solvable = in_list(name, SICONOS_LEMKE_OK, 15) ? 1 : 0; /* lemke's success proves one exists */
+  if (strstr(name, "_block")) p->solvable = 1; /* the same problems as their dense twins */
+  finish(p);
+  return 1;
+}
+
+/* -------------------------------------------------------------- solvers */
+
+typedef struct tsolver {
+  const shard_plugin *desc;
+  const shard_lcp_solver_ops *ops;
+  double tol; /* default of its `tolerance` parameter (1e-9 if none) */
+  shard_param_value values[32];
+  shard_params params;
+} tsolver;
+
+static void default_values(tsolver *s) {
+  const shard_plugin *d = s->desc;
+  CU_ASSERT_FATAL(d->n_params <= 32);
+  s->tol = 1e-9;
+  for (uint32_t k = 0; k < d->n_params; ++k) {
+    const shard_param_spec *sp = &d->params[k];
+    shard_param_value *v = &s->values[k];
+    memset(v, 0, sizeof *v);
+    if (!sp->def) continue;
+    v->set = 1;
+    if (sp->type == SHARD_PARAM_REAL || sp->type == SHARD_PARAM_INT) {
+      v->real = strtod(sp->def, NULL);
+      v->integer = (long long)v->real;
+    } else if (sp->type == SHARD_PARAM_BOOL) {
+      v->boolean = strcmp(sp->def, "true") == 0;
+    } else {
+      v->string = sp->def;
+    }
+    if (strcmp(sp->key, "tolerance") == 0 && sp->type == SHARD_PARAM_REAL) s->tol = v->real;
+  }
+  s->params.specs = d->params;
+  s->params.count = d->n_params;
+  s->params.values = s->values;
+}
+
+static int load_solvers(shard_registry **reg, tsolver *out) {
+  shard_msg msg = {{0}};
+  CU_ASSERT_EQUAL_FATAL(shard_registry_create(reg, &msg), SHARD_OK);
+  int st = shard_registry_load_dir(*reg, SHARD_PLUGIN_DIR, &msg);
+  CU_CHECK_MSG(st == SHARD_OK, "loading %.300s: %.300s", SHARD_PLUGIN_DIR, msg.text);
+  int n = 0;
+  for (size_t i = 0; i < shard_registry_count(*reg); ++i) {
+    const shard_plugin *d = shard_registry_at(*reg, i)->desc;
+    if (d->kind != SHARD_KIND_LCP_SOLVER) continue;
+    CU_ASSERT_FATAL(n < MAX_SOLVERS);
+    out[n].desc = d;
+    out[n].ops = d->ops;
+    default_values(&out[n]);
+    ++n;
+  }
+  /* GENERAL solvers first: they provide the reference solutions */
+  for (int i = 0; i < n; ++i)
+    for (int j = i + 1; j < n; ++j)
+      if ((out[j].desc->caps & SHARD_CAP_LCP_GENERAL) && !(out[i].desc->caps & SHARD_CAP_LCP_GENERAL)) {
+        tsolver t = out[i];
+        out[i] = out[j];
+        out[j] = t;
+      }
+  for (int i = 0; i < n; ++i) out[i].params.values = out[i].values;
+  CU_CHECK_MSG(n >= 3, "expected at least lemke, pgs and a PSD solver; found %d LCP solvers", n);
+  return n;
+}
+
+/* The explicit class mapping of the header comment. */
+static int admits(const tsolver *s, const tproblem *p) {
+  if (p->cls == CLS_INFEASIBLE) return 1;
+  const uint64_t caps = s->desc->caps;
+  if ((caps & SHARD_CAP_LCP_DENSE) && !(caps & SHARD_CAP_LCP_SPARSE) && p->n > DENSE_N) return 0;
+  if (caps & SHARD_CAP_LCP_GENERAL) return 1;
+  if (caps & SHARD_CAP_LCP_NEEDS_PSD) return p->symmetric && p->psd;
+  return p->posdiag && ((p->symmetric && p->psd) || p->diagdom);
+}
+
+/* Whether the solver must solve it (admitted and known solvable). */
+static int must_solve(const tsolver *s, const tproblem *p) {
+  if (!admits(s, p) || p->solvable != 1) return 0;
+  if (p->cls == CLS_SICONOS) {
+    if (s->desc->caps & SHARD_CAP_LCP_GENERAL)
+      return in_list(p->name, SICONOS_LEMKE_OK, 15) || strstr(p->name, "_block") != NULL;
+    /* external symmetric PSD problems with positive diagonal */
+    return p->symmetric && p->psd && p->posdiag;
+  }
+  /* projected iterations (neither cap) are required on positive definite and
+   * diagonally dominant problems; on the rank-deficient PSD ones they are run
+   * (and must not claim a wrong solution) but may stall: Gauss-Seidel
+   * converges there only sublinearly */
+  if (!(s->desc->caps & (SHARD_CAP_LCP_GENERAL | SHARD_CAP_LCP_NEEDS_PSD))) return p->unique || p->diagdom;
+  return 1;
+}
+
+typedef struct outcome {
+  int status;
+  int64_t iterations;
+  double residual;
+  double *z;
+} outcome;
+
+/* Solve p with s, assert the contract; z returned in out->z (malloc'ed). */
+static void run_one(const tsolver *s, const tproblem *p, outcome *out) {
+  shard_msg msg = {{0}};
+  void *self = NULL;
+  out->z = calloc((size_t)p->n, sizeof *out->z);
+  out->status = SHARD_ERR_INTERNAL;
+  int st = s->ops->create(&s->params, &self, &msg);
+  CU_CHECK_MSG(st == SHARD_OK, "%s: create with defaults: %.300s", s->desc->name, msg.text);
+  if (st != SHARD_OK) return;
+  shard_csr c = shard_mtx_view(&p->m);
+  st = s->ops->setup(self, p->n, c.rowptr[p->n], &msg);
+  CU_CHECK_MSG(st == SHARD_OK, "%s on %s: setup: %.300s", s->desc->name, p->name, msg.text);
+  if (st == SHARD_OK) {
+    double *w = calloc((size_t)p->n, sizeof *w);
+    shard_lcp_problem prob = {p->n, &c, p->dense, p->q, p->flags};
+    shard_lcp_report rep = {SHARD_ERR_INTERNAL, -1, NAN};
+    st = s->ops->solve(self, &prob, out->z, w, &rep, &msg);
+    CU_CHECK_MSG(st == rep.status || st < 0, "%s on %s: returned %d but report status %d", s->desc->name, p->name,
+                 st, rep.status);
+    out->status = st < 0 ? st : rep.status;
+    out->iterations = rep.iterations;
+    out->residual = rep.residual;
+    if (out->status == SHARD_OK) {
+      /* our own check of the returned z */
+      double *w2 = calloc((size_t)p->n, sizeof *w2);
+      double res = shard_lcp_residual(&prob, out->z, w2);
+      double sc = 1e-300, zmin = 0.0, wmin = 0.0;
+      for (int32_t i = 0; i < p->n; ++i) {
+        sc = fmax(sc, fmax(fabs(p->q[i]), fabs(w2[i] - p->q[i])));
+        zmin = fmin(zmin, out->z[i]);
+        wmin = fmin(wmin, w2[i]);
+      }
+      CU_CHECK_MSG(zmin >= 0.0, "%s on %s: OK with z_min = %g < 0", s->desc->name, p->name, zmin);
+      CU_CHECK_MSG(wmin >= -s->tol * sc, "%s on %s: OK with w_min = %g < -tol*s = %g", s->desc->name, p->name,
+                   wmin, -s->tol * sc);
+      CU_CHECK_MSG(res <= s->tol, "%s on %s: OK with residual %.3g > tolerance %.3g", s->desc->name, p->name, res,
+                   s->tol);
+      CU_CHECK_MSG(fabs(res - rep.residual) <= 1e-3 * res + 1e-15,
+                   "%s on %s: reported residual %.6g, recomputed %.6g", s->desc->name, p->name, rep.residual, res);
+      double wdiff = 0.0;
+      for (int32_t i = 0; i < p->n; ++i) wdiff = fmax(wdiff, fabs(w[i] - w2[i]));
+      CU_CHECK_MSG(wdiff <= 1e-12 * sc, "%s on %s: returned w differs from Mz+q by %g", s->desc->name, p->name,
+                   wdiff);
+      free(w2);
+    } else {
+      CU_CHECK_MSG(msg.text[0] != '\0', "%s on %s: status %d without a message", s->desc->name, p->name,
+                   out->status);
+    }
+    free(w);
+  }
+  s->ops->destroy(self);
+}
+
+static void run_set(tproblem *set, int np, const char *what) {
+  shard_registry *reg = NULL;
+  tsolver solvers[MAX_SOLVERS];
+  int ns = load_solvers(&reg, solvers);
+  int runs = 0;
+  for (int k = 0; k < np; ++k) {
+    const tproblem *p = &set[k];
+    double *ref = NULL;
+    const char *ref_name = NULL;
+    for (int i = 0; i < ns; ++i) {
+      const tsolver *s = &solvers[i];
+      if (!admits(s, p)) continue;
+      outcome o;
+      run_one(s, p, &o);
+      ++runs;
+      printf("    %-8s %-40s n=%-5d status=%-18s iterations=%-6lld residual=%.3g\n", s->desc->name, p->name,
+             (int)p->n, shard_status_str(o.status), (long long)o.iterations, o.residual);
+      if (must_solve(s, p))
+        CU_CHECK_MSG(o.status == SHARD_OK, "%s must solve %s (n = %d) but reported '%s'", s->desc->name, p->name,
+                     (int)p->n, shard_status_str(o.status));
+      if (p->solvable == -1) {
+        CU_CHECK_MSG(o.status != SHARD_OK, "%s reports a solution of %s, which has none", s->desc->name, p->name);
+        if ((s->desc->caps & (SHARD_CAP_LCP_GENERAL | SHARD_CAP_LCP_NEEDS_PSD)) && p->symmetric && p->psd)
+          CU_CHECK_MSG(o.status == SHARD_NO_SOLUTION, "%s on %s (PSD, infeasible) reported '%s', expected '%s'",
+                       s->desc->name, p->name, shard_status_str(o.status), shard_status_str(SHARD_NO_SOLUTION));
+      }
+      if (o.status == SHARD_OK && p->unique) {
+        if (!ref) {
+          ref = o.z;
+          ref_name = s->desc->name;
+          o.z = NULL;
+        } else {
+          double dmax = 0.0, zmax = 1.0;
+          for (int32_t j = 0; j < p->n; ++j) {
+            dmax = fmax(dmax, fabs(o.z[j] - ref[j]));
+            zmax = fmax(zmax, fabs(ref[j]));
+          }
+          CU_CHECK_MSG(dmax <= 1e-8 * zmax, "%s and %s disagree on %s: max |dz| = %.3g (|z|_inf = %.3g)",
+                       s->desc->name, ref_name, p->name, dmax, zmax);
+        }
+      }
+      free(o.z);
+    }
+    free(ref);
+  }
+  printf("    %s: %d solver runs on %d problems\n", what, runs, np);
+  shard_registry_destroy(reg);
+}
+
+/* ----------------------------------------------------------------- tests */
+
+static void test_lcp_contract_descriptors(void) {
+  shard_registry *reg = NULL;
+  tsolver solvers[MAX_SOLVERS];
+  int ns = load_solvers(&reg, solvers);
+  int have_general = 0, have_psd = 0;
+  for (int i = 0; i < ns; ++i) {
+    const tsolver *s = &solvers[i];
+    const shard_plugin *d = s->desc;
+    CU_CHECK_MSG(d->caps & (SHARD_CAP_LCP_DENSE | SHARD_CAP_LCP_SPARSE), "%s declares neither a dense nor a sparse view",
+                 d->name);
+    CU_CHECK_MSG(d->ops_size >= sizeof(shard_lcp_solver_ops), "%s: ops_size %u", d->name, d->ops_size);
+    have_general |= (d->caps & SHARD_CAP_LCP_GENERAL) != 0;
+    have_psd |= (d->caps & SHARD_CAP_LCP_NEEDS_PSD) != 0;
+    s->ops->destroy(NULL); /* must be accepted */
+    /* solve beyond the setup size fails cleanly (no allocation in solve) */
+    shard_msg msg = {{0}};
+    void *self = NULL;
+    CU_ASSERT_EQUAL_FATAL(s->ops->create(&s->params, &self, &msg), SHARD_OK);
+    CU_CHECK_MSG(s->ops->setup(self, 2, 4, &msg) == SHARD_OK, "%s: setup(2): %.300s", d->name, msg.text);
+    int32_t rp[4] = {0, 1, 2, 3};
+    int32_t ci[3] = {0, 1, 2};
+    double v[3] = {1, 1, 1}, q[3] = {-1, -1, -1}, dense[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, z[3] = {0}, w[3];
+    shard_csr c = {3, 3, rp, ci, v};
+    shard_lcp_problem prob = {3, &c, dense, q, SHARD_LCP_SYMMETRIC | SHARD_LCP_PSD};
+    shard_lcp_report rep;
+    msg.text[0] = '\0';
+    int st = s->ops->solve(self, &prob, z, w, &rep, &msg);
+    CU_CHECK_MSG(st < 0 && msg.text[0], "%s: solve with n = 3 after setup(2) returned %d (%.300s)", d->name, st, msg.text);
+    /* setup again, larger: now it solves (z = 1) */
+    CU_ASSERT_EQUAL(s->ops->setup(self, 3, 3, &msg), SHARD_OK);
+    st = s->ops->solve(self, &prob, z, w, &rep, &msg);
+    CU_CHECK_MSG(st == SHARD_OK, "%s on I z - 1: %.300s", d->name, msg.text);
+    for (int k = 0; k < 3; ++k) CU_NEAR(z[k], 1.0, 1e-9);
+    s->ops->destroy(self);
+  }
+  CU_ASSERT(have_general);
+  CU_ASSERT(have_psd);
+  shard_registry_destroy(reg);
+}
+
+static void test_lcp_contract_generated(void) {
+  tproblem *set = calloc(MAX_PROBLEMS, sizeof *set);
+  int np = generate(set);
+  CU_CHECK_MSG(np >= 40, "only %d generated problems", np);
+  run_set(set, np, "generated");
+  for (int k = 0; k < np; ++k) problem_free(&set[k]);
+  free(set);
+}
+
+static void test_lcp_contract_siconos(void) {
+  tproblem set[N_SICONOS];
+  int np = 0;
+  for (int i = 0; i < N_SICONOS; ++i)
+    if (load_siconos(SICONOS_ALL[i], &set[np])) ++np;
+  CU_ASSERT_EQUAL(np, N_SICONOS);
+  run_set(set, np, "siconos");
+  for (int k = 0; k < np; ++k) problem_free(&set[k]);
+}
+
+/* lemke by name on the 15 problems (also covered by run_set's must_solve,
+ * stated here once more so that the acceptance bullet is one test) */
+static void test_lcp_contract_lemke_siconos_15(void) {
+  shard_registry *reg = NULL;
+  tsolver solvers[MAX_SOLVERS];
+  int ns = load_solvers(&reg, solvers);
+  const tsolver *lemke = NULL;
+  for (int i = 0; i < ns; ++i)
+    if (strcmp(solvers[i].desc->name, "lemke") == 0) lemke = &solvers[i];
+  CU_ASSERT_PTR_NOT_NULL_FATAL(lemke);
+  int solved = 0;
+  for (int i = 0; i < 15; ++i) {
+    tproblem p;
+    if (!load_siconos(SICONOS_LEMKE_OK[i], &p)) continue;
+    outcome o;
+    run_one(lemke, &p, &o);
+    CU_CHECK_MSG(o.status == SHARD_OK, "lemke on %s: %s", p.name, shard_status_str(o.status));
+    solved += o.status == SHARD_OK;
+    free(o.z);
+    problem_free(&p);
+  }
+  CU_ASSERT_EQUAL(solved, 15);
+  shard_registry_destroy(reg);
+}
+
+/* iterative solvers (neither GENERAL) warm-started at a solution stop at once */
+static void test_lcp_contract_warm_start(void) {
+  shard_registry *reg = NULL;
+  tsolver solvers[MAX_SOLVERS];
+  int ns = load_solvers(&reg, solvers);
+  tproblem set[4];
+  int np = 0;
+  rng r = {7u};
+  add_spd(set, &np, &r, 40, 99);
+  add_tridiag(set, &np, &r, 300, 99);
+  for (int i = 0; i < ns; ++i) {
+    const tsolver *s = &solvers[i];
+    if (s->desc->caps & SHARD_CAP_LCP_GENERAL) continue;
+    for (int k = 0; k < np; ++k) {
+      const tproblem *p = &set[k];
+      shard_msg msg;
+      void *self = NULL;
+      CU_ASSERT_EQUAL_FATAL(s->ops->create(&s->params, &self, &msg), SHARD_OK);
+      shard_csr c = shard_mtx_view(&p->m);
+      CU_ASSERT_EQUAL_FATAL(s->ops->setup(self, p->n, c.rowptr[p->n], &msg), SHARD_OK);
+      double *z = calloc((size_t)p->n, sizeof *z), *w = calloc((size_t)p->n, sizeof *w);
+      shard_lcp_problem prob = {p->n, &c, p->dense, p->q, p->flags};
+      shard_lcp_report cold, warm;
+      CU_ASSERT_EQUAL(s->ops->solve(self, &prob, z, w, &cold, &msg), SHARD_OK);
+      CU_ASSERT_EQUAL(s->ops->solve(self, &prob, z, w, &warm, &msg), SHARD_OK);
+      CU_CHECK_MSG(warm.iterations <= 2 && warm.iterations < cold.iterations,
+                   "%s on %s: warm start took %lld iterations (cold %lld)", s->desc->name, p->name,
+                   (long long)warm.iterations, (long long)cold.iterations);
+      /* negative warm-start entries are clipped, not trusted */
+      for (int32_t j = 0; j < p->n; ++j) z[j] = -1.0;
+      CU_ASSERT_EQUAL(s->ops->solve(self, &prob, z, w, &warm, &msg), SHARD_OK);
+      CU_ASSERT(warm.residual <= s->tol);
+      free(z);
+      free(w);
+      s->ops->destroy(self);
+    }
+  }
+  for (int k = 0; k < np; ++k) problem_free(&set[k]);
+  shard_registry_destroy(reg);
+}
+
+/* `shard lcp` end to end: exit codes and output */
+static int run_cli(const char *args, char *out, size_t outlen) {
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd, "'%s' --plugin-path '%s' lcp %s 2>&1", SHARD_EXE, SHARD_PLUGIN_DIR, args);
+  FILE *f = popen(cmd, "r");
+  if (!f) return -1;
+  size_t used = fread(out, 1, outlen - 1, f);
+  out[used] = '\0';
+  int st = pclose(f);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void test_lcp_contract_cli(void) {
+  static char out[65536];
+  char args[1024];
+  const char *d = SHARD_SICONOS_DIR "/mtx";
+  snprintf(args, sizeof args, "--solver lemke %s/lcp_deudeu.M.mtx %s/lcp_deudeu.q.mtx", d, d);
+  int rc = run_cli(args, out, sizeof out);
+  CU_CHECK_MSG(rc == 0, "exit %d: %.600s", rc, out);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "status: ok"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "iterations: "));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "residual: "));
+  /* deudeu: M = [[2,1],[1,2]], q = [-5,-6] -> z = (4/3, 7/3) */
+  const char *zs = strstr(out, "z:\n");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(zs);
+  double z0 = 0, z1 = 0;
+  CU_ASSERT_EQUAL(sscanf(zs + 3, "%lf %lf", &z0, &z1), 2);
+  CU_NEAR(z0, 4.0 / 3.0, 1e-14);
+  CU_NEAR(z1, 7.0 / 3.0, 1e-14);
+
+  snprintf(args, sizeof args, "--solver pgs --set omega=1.3 --set tolerance=1e-13 %s/lcp_deudeu.M.mtx %s/lcp_deudeu.q.mtx", d, d);
+  rc = run_cli(args, out, sizeof out);
+  CU_CHECK_MSG(rc == 0, "exit %d: %.600s", rc, out);
+
+  snprintf(args, sizeof args, "--solver lemk %s/lcp_deudeu.M.mtx %s/lcp_deudeu.q.mtx", d, d);
+  rc = run_cli(args, out, sizeof out);
+  CU_CHECK_MSG(rc == 2 && strstr(out, "unknown LCP solver 'lemk'; did you mean 'lemke'?"), "exit %d: %.600s", rc, out);
+
+  snprintf(args, sizeof args, "--solver pgs --set omega=2.5 %s/lcp_deudeu.M.mtx %s/lcp_deudeu.q.mtx", d, d);
+  rc = run_cli(args, out, sizeof out);
+  CU_CHECK_MSG(rc == 2 && strstr(out, "'omega' value 2.5 outside (0, 2)"), "exit %d: %.600s", rc, out);
+
+  snprintf(args, sizeof args, "--solver pgs --set omgea=1.5 %s/lcp_deudeu.M.mtx %s/lcp_deudeu.q.mtx", d, d);
+  rc = run_cli(args, out, sizeof out);
+  CU_CHECK_MSG(rc == 2 && strstr(out, "did you mean 'omega'?"), "exit %d: %.600s", rc, out);
+
+  /* size mismatch between M and q */
+  snprintf(args, sizeof args, "--solver lemke %s/lcp_deudeu.M.mtx %s/lcp_CPS_2.q.mtx", d, d);
+  rc = run_cli(args, out, sizeof out);
+  CU_CHECK_MSG(rc == 2 && strstr(out, "has 3 entries but M"), "exit %d: %.600s", rc, out);
+
+  /* missing file */
+  rc = run_cli("--solver lemke /nonexistent/M.mtx /nonexistent/q.mtx", out, sizeof out);
+  CU_CHECK_MSG(rc == 2 && strstr(out, "/nonexistent/M.mtx: cannot open"), "exit %d: %.600s", rc, out);
+
+  /* no solution found: exit 3 */
+  snprintf(args, sizeof args, "--solver lemke %s/lcp_CPS_3.M.mtx %s/lcp_CPS_3.q.mtx", d, d);
+  rc = run_cli(args, out, sizeof out);
+  CU_CHECK_MSG(rc == 3 && strstr(out, "ray termination after"), "exit %d: %.600s", rc, out);
+
+  /* the benchmark mode */
+  rc = run_cli("--solver mprgp --bench tridiag --n 1000 --repeat 2", out, sizeof out);
+  CU_CHECK_MSG(rc == 0 && strstr(out, "status=ok") && strstr(out, "n=1000"), "exit %d: %.600s", rc, out);
+}
+
+static const cu_test_def tests[] = {
+    {"test_lcp_contract_descriptors", test_lcp_contract_descriptors},
+    {"test_lcp_contract_generated", test_lcp_contract_generated},
+    {"test_lcp_contract_siconos", test_lcp_contract_siconos},
+    {"test_lcp_contract_lemke_siconos_15", test_lcp_contract_lemke_siconos_15},
+    {"test_lcp_contract_warm_start", test_lcp_contract_warm_start},
+    {"test_lcp_contract_cli", test_lcp_contract_cli},
+    {NULL, NULL},
+};
+
+int main(int argc, char **argv) { return cu_main(argc, argv, "lcp_contract", tests); }
