@@ -573,11 +573,16 @@ static int load_dir(shard_registry *reg, const char *dir, int shadow, int *missi
   if (missing) *missing = 0;
   DIR *dp = opendir(dir);
   if (!dp) {
-    if (missing && (errno == ENOENT || errno == ENOTDIR)) {
+    int err = errno;
+    /* discovery skips what does not exist, and anything in the default
+     * locations; a file given where a directory is expected is an error */
+    if (missing && (err == ENOENT || (shadow && err == ENOTDIR))) {
       *missing = 1;
       return SHARD_OK;
     }
-    return shard_msg_set(msg, SHARD_ERR_PLUGIN, "%s: cannot open plugin directory: %s", dir, strerror(errno));
+    if (err == ENOTDIR)
+      return shard_msg_set(msg, SHARD_ERR_PLUGIN, "%s: not a directory (plugin search paths list directories)", dir);
+    return shard_msg_set(msg, SHARD_ERR_PLUGIN, "%s: cannot open plugin directory: %s", dir, strerror(err));
   }
   char **names = NULL;
   size_t n = 0, cap = 0;

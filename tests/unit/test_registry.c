@@ -564,6 +564,12 @@ static void test_registry_discover_duplicate_explicit(void) {
   CU_ASSERT_STRING_EQUAL(msg.text, TP "/valid/test_integrator.so: integrator 'test_integrator': duplicate name, "
                                       "already provided by " TP "/valid_copy/test_integrator_copy.so (integrator)");
   shard_registry_destroy(r);
+  /* a file where a directory is expected is an error, not silently skipped */
+  r = new_reg();
+  st = shard_registry_discover(r, TP "/valid/test_tsl.so", &msg);
+  CU_ASSERT_EQUAL(st, SHARD_ERR_PLUGIN);
+  CU_ASSERT_STRING_EQUAL(msg.text, TP "/valid/test_tsl.so: not a directory (plugin search paths list directories)");
+  shard_registry_destroy(r);
   /* a broken plugin in an explicit path fails discovery with its message */
   r = new_reg();
   st = shard_registry_discover(r, TP "/missing_slot", &msg);
