@@ -1,9 +1,81 @@
-/* placeholder until the owning change lands */
+/* shard run CASE.yaml [-o DIR] [--set key.path=value ...] [--progress|--no-progress] */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "case.h"
 #include "commands.h"
+#include "registry.h"
+#include "run.h"
+
+static void usage(void) {
+  fprintf(stderr, "usage: shard run CASE.yaml [-o DIR] [--set key.path=value ...] [--progress | --no-progress]\n");
+}
 
 int shard_cmd_run(const shard_cli *cli, int argc, char **argv) {
-  fprintf(stderr, "shard run: not available in this build\n");
-  return SHARD_EXIT_FAIL;
+  const char *case_path = NULL, *out = NULL;
+  const char **sets = calloc((size_t)argc + 1, sizeof *sets);
+  int n_sets = 0, progress = -1;
+  if (!sets) return SHARD_EXIT_FAIL;
+  for (int i = 1; i < argc; ++i) {
+    if ((strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) && i + 1 < argc) out = argv[++i];
+    else if (strcmp(argv[i], "--set") == 0 && i + 1 < argc) sets[n_sets++] = argv[++i];
+    else if (strncmp(argv[i], "--set=", 6) == 0) sets[n_sets++] = argv[i] + 6;
+    else if (strcmp(argv[i], "--progress") == 0) progress = 1;
+    else if (strcmp(argv[i], "--no-progress") == 0) progress = 0;
+    else if (argv[i][0] == '-' || case_path) {
+      fprintf(stderr, "shard run: unexpected argument '%s'\n", argv[i]);
+      usage();
+      free(sets);
+      return SHARD_EXIT_INPUT;
+    } else case_path = argv[i];
+  }
+  if (!case_path) {
+    usage();
+    free(sets);
+    return SHARD_EXIT_INPUT;
+  }
+  shard_msg msg = {{0}};
+  shard_registry *reg = NULL;
+  shard_diag *diag = shard_diag_create();
+  shard_case *c = NULL;
+  int code = SHARD_EXIT_FAIL;
+  if (!diag || shard_registry_create(&reg, &msg) != SHARD_OK) {
+    fprintf(stderr, "shard run: %s\n", msg.text);
+    goto out;
+  }
+  if (shard_registry_discover(reg, cli->plugin_path, &msg) != SHARD_OK) {
+    fprintf(stderr, "shard: %s\n", msg.text);
+    code = SHARD_EXIT_INPUT;
+    goto out;
+  }
+  if (shard_case_load(case_path, sets, n_sets, reg, &c, diag) != SHARD_OK) {
+    shard_diag_print(diag, stderr);
+    code = SHARD_EXIT_INPUT;
+    goto out;
+  }
+  char def_out[4096];
+  if (!out) {
+    const char *name = shard_case_string(c, "name");
+    if (!name) {
+      const char *slash = strrchr(case_path, '/');
+      name = slash ? slash + 1 : case_path;
+    }
+    snprintf(def_out, sizeof def_out, "out/%s", name);
+    char *dot = strrchr(def_out, '.');
+    if (dot && strcmp(dot, ".yaml") == 0) *dot = '\0';
+    out = def_out;
+  }
+  shard_run_options opt = {.out_dir = out, .progress = progress};
+  code = shard_run_case(c, reg, &opt, diag, &msg);
+  if (shard_diag_count(diag) > 0) shard_diag_print(diag, stderr);
+  if (code != 0 && msg.text[0]) fprintf(stderr, "shard run: %s\n", msg.text);
+  if (code == 0) printf("%s: ok -> %s\n", case_path, out);
+  else if (code == SHARD_EXIT_NUMERIC) fprintf(stderr, "shard run: outputs up to the failing step are in %s\n", out);
+out:
+  shard_case_destroy(c);
+  shard_registry_destroy(reg);
+  shard_diag_destroy(diag);
+  free(sets);
+  return code;
 }

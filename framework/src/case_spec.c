@@ -52,6 +52,8 @@ static const shard_param_spec time_specs[] = {
      "time step; an expression may use dt_c (stable step of dt_estimate), dt_bulk, h_min, h_mean, c"},
     {"dt_estimate", C, "default", 0, 0, "", 0, "default|paper",
      "stable step estimate: default (2/sqrt(lambda_max), SPEC 3.4) or the paper's formula"},
+    {"energy_guard", R, "100", 1, SHARD_INF, "1", 0, 0,
+     "stop as unstable when the mechanical energy exceeds this multiple of the injected energy"},
     {"max_steps", I, "100000000", 1, 9.2e18, "1", 0, 0, "refuse runs that would take more steps"},
 };
 

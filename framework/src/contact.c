@@ -1,0 +1,338 @@
+/* host: contact operator assembly and block-split LCP solves (see contact.h). */
+#include "contact.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mtx.h"
+
+struct shard_contact {
+  int32_t ndof, ncon_max;
+  int64_t w_cap; /* nnz capacity of the assembled operator */
+
+  /* assembled operator W */
+  int32_t *w_rowptr, *w_col;
+  double *w_val;
+  shard_csr w;
+
+  /* transposed active H: per DOF a linked list of (local row, value) */
+  int32_t *head, *next, *erow;
+  double *eval;
+  int32_t *marker, *list;
+  double *acc;
+
+  /* block splitting */
+  int32_t *parent, *count, *start, *order, *loc;
+  int64_t b_cap;
+  int32_t *b_rowptr, *b_col;
+  double *b_val, *b_q, *b_z, *b_w, *dense;
+  int32_t dense_max;
+
+  shard_contact_policy policy;
+  int64_t step;
+  double t;
+};
+
+static void *xcalloc(size_t n, size_t size) { return calloc(n ? n : 1, size); }
+
+int shard_contact_create(shard_contact **out, const shard_csr *h, const shard_csr *k, int32_t ncon_max, shard_msg *msg) {
+  *out = NULL;
+  shard_contact *c = xcalloc(1, sizeof *c);
+  if (!c) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
+  const int32_t ndof = k->nrows;
+  c->ndof = ndof;
+  c->ncon_max = ncon_max;
+  /* rows touching each DOF over the full pattern, to bound nnz(W) */
+  int32_t *touch = xcalloc((size_t)ndof, sizeof *touch);
+  if (!touch) {
+    free(c);
+    return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
+  }
+  for (int32_t r = 0; r < h->nrows; ++r)
+    for (int32_t e = h->rowptr[r]; e < h->rowptr[r + 1]; ++e) touch[h->colind[e]]++;
+  int64_t cap = 0;
+  for (int32_t r = 0; r < h->nrows; ++r) {
+    int64_t deg = 0;
+    for (int32_t e = h->rowptr[r]; e < h->rowptr[r + 1]; ++e) {
+      const int32_t d = h->colind[e];
+      deg += touch[d];
+      for (int32_t p = k->rowptr[d]; p < k->rowptr[d + 1]; ++p) deg += touch[k->colind[p]];
+    }
+    cap += deg < ncon_max ? deg : ncon_max;
+  }
+  free(touch);
+  c->w_cap = cap + 1;
+  const int32_t dense_n = ncon_max < SHARD_CONTACT_DENSE_MAX ? ncon_max : SHARD_CONTACT_DENSE_MAX;
+  c->dense_max = dense_n;
+  const int64_t dense_nnz = (int64_t)dense_n * dense_n;
+  c->b_cap = c->w_cap > dense_nnz ? c->w_cap : dense_nnz;
+  const size_t nh = (size_t)h->rowptr[h->nrows] + 1, nc = (size_t)ncon_max + 1;
+  c->w_rowptr = xcalloc(nc, sizeof(int32_t));
+  c->w_col = xcalloc((size_t)c->w_cap, sizeof(int32_t));
+  c->w_val = xcalloc((size_t)c->w_cap, sizeof(double));
+  c->head = malloc(((size_t)ndof + 1) * sizeof(int32_t));
+  c->next = xcalloc(nh, sizeof(int32_t));
+  c->erow = xcalloc(nh, sizeof(int32_t));
+  c->eval = xcalloc(nh, sizeof(double));
+  c->marker = malloc(nc * sizeof(int32_t));
+  c->list = xcalloc(nc, sizeof(int32_t));
+  c->acc = xcalloc(nc, sizeof(double));
+  c->parent = xcalloc(nc, sizeof(int32_t));
+  c->count = xcalloc(nc, sizeof(int32_t));
+  c->start = xcalloc(nc + 1, sizeof(int32_t));
+  c->order = xcalloc(nc, sizeof(int32_t));
+  c->loc = xcalloc(nc, sizeof(int32_t));
+  c->b_rowptr = xcalloc(nc, sizeof(int32_t));
+  c->b_col = xcalloc((size_t)c->b_cap, sizeof(int32_t));
+  c->b_val = xcalloc((size_t)c->b_cap, sizeof(double));
+  c->b_q = xcalloc(nc, sizeof(double));
+  c->b_z = xcalloc(nc, sizeof(double));
+  c->b_w = xcalloc(nc, sizeof(double));
+  c->dense = xcalloc((size_t)dense_nnz, sizeof(double));
+  if (!c->w_rowptr || !c->w_col || !c->w_val || !c->head || !c->next || !c->erow || !c->eval || !c->marker ||
+      !c->list || !c->acc || !c->parent || !c->count || !c->start || !c->order || !c->loc || !c->b_rowptr ||
+      !c->b_col || !c->b_val || !c->b_q || !c->b_z || !c->b_w || !c->dense) {
+    shard_contact_destroy(c);
+    return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for the contact operator (%lld entries)",
+                         (long long)c->b_cap);
+  }
+  for (int32_t d = 0; d <= ndof; ++d) c->head[d] = -1;
+  for (size_t i = 0; i < nc; ++i) c->marker[i] = -1;
+  *out = c;
+  return SHARD_OK;
+}
+
+void shard_contact_destroy(shard_contact *c) {
+  if (!c) return;
+  free(c->w_rowptr), free(c->w_col), free(c->w_val), free(c->head), free(c->next), free(c->erow), free(c->eval);
+  free(c->marker), free(c->list), free(c->acc), free(c->parent), free(c->count), free(c->start), free(c->order);
+  free(c->loc), free(c->b_rowptr), free(c->b_col), free(c->b_val), free(c->b_q), free(c->b_z), free(c->b_w);
+  free(c->dense);
+  free(c);
+}
+
+static int setup_solver(const shard_contact *c, const shard_contact_solver *s, shard_msg *msg) {
+  if (!s->ops) return SHARD_OK;
+  const int dense = (s->caps & SHARD_CAP_LCP_DENSE) != 0;
+  const int32_t n_max = dense ? c->dense_max : c->ncon_max;
+  int st = s->ops->setup(s->self, n_max, c->b_cap, msg);
+  if (st != SHARD_OK) shard_msg_prepend(msg, "lcp '%s': setup for %d unknowns", s->name, (int)n_max);
+  return st;
+}
+
+int shard_contact_set_policy(shard_contact *c, const shard_contact_policy *policy, shard_msg *msg) {
+  c->policy = *policy;
+  int st = setup_solver(c, &c->policy.primary, msg);
+  if (st == SHARD_OK) st = setup_solver(c, &c->policy.fallback, msg);
+  return st;
+}
+
+void shard_contact_set_step(shard_contact *c, int64_t step, double t) {
+  c->step = step;
+  c->t = t;
+}
+
+static void sort_ints(int32_t *a, int32_t n) {
+  for (int32_t i = 1; i < n; ++i) {
+    int32_t x = a[i], j = i - 1;
+    while (j >= 0 && a[j] > x) a[j + 1] = a[j], --j;
+    a[j + 1] = x;
+  }
+}
+
+int shard_contact_operator(shard_contact *c, const shard_csr *h, const double *minv, const shard_csr *k,
+                           const int32_t *rows, int32_t n, double kcoef, const shard_csr **out_w, shard_msg *msg) {
+  if (n > c->ncon_max)
+    return shard_msg_set(msg, SHARD_ERR_INTERNAL, "contact operator: %d rows exceed the %d preallocated", (int)n,
+                         (int)c->ncon_max);
+  /* transposed map of the active rows */
+  int32_t ne = 0;
+  for (int32_t i = 0; i < n; ++i) {
+    const int32_t r = rows[i];
+    for (int32_t e = h->rowptr[r]; e < h->rowptr[r + 1]; ++e, ++ne) {
+      const int32_t d = h->colind[e];
+      c->erow[ne] = i;
+      c->eval[ne] = h->val[e];
+      c->next[ne] = c->head[d];
+      c->head[d] = ne;
+    }
+  }
+  int64_t nnz = 0;
+  int st = SHARD_OK;
+  c->w_rowptr[0] = 0;
+  for (int32_t i = 0; i < n && st == SHARD_OK; ++i) {
+    const int32_t r = rows[i];
+    int32_t len = 0;
+    for (int32_t e = h->rowptr[r]; e < h->rowptr[r + 1]; ++e) {
+      const int32_t dk = h->colind[e];
+      const double b = h->val[e] * minv[dk];
+      if (b == 0.0) continue;
+      for (int32_t x = c->head[dk]; x >= 0; x = c->next[x]) {
+        const int32_t j = c->erow[x];
+        if (c->marker[j] != i) c->marker[j] = i, c->acc[j] = 0.0, c->list[len++] = j;
+        c->acc[j] += b * c->eval[x];
+      }
+      if (kcoef == 0.0) continue;
+      for (int32_t p = k->rowptr[dk]; p < k->rowptr[dk + 1]; ++p) {
+        const int32_t dl = k->colind[p];
+        const double f = kcoef * b * k->val[p] * minv[dl];
+        if (f == 0.0) continue;
+        for (int32_t x = c->head[dl]; x >= 0; x = c->next[x]) {
+          const int32_t j = c->erow[x];
+          if (c->marker[j] != i) c->marker[j] = i, c->acc[j] = 0.0, c->list[len++] = j;
+          c->acc[j] -= f * c->eval[x];
+        }
+      }
+    }
+    sort_ints(c->list, len);
+    if (nnz + len > c->w_cap) {
+      st = shard_msg_set(msg, SHARD_ERR_INTERNAL, "contact operator: more than %lld entries", (long long)c->w_cap);
+      break;
+    }
+    for (int32_t q = 0; q < len; ++q) {
+      const int32_t j = c->list[q];
+      if (c->acc[j] == 0.0 && j != i) continue;
+      c->w_col[nnz] = j;
+      c->w_val[nnz++] = c->acc[j];
+    }
+    c->w_rowptr[i + 1] = (int32_t)nnz;
+  }
+  /* reset the touched lists and markers: O(active) */
+  for (int32_t i = 0; i < n; ++i) {
+    const int32_t r = rows[i];
+    for (int32_t e = h->rowptr[r]; e < h->rowptr[r + 1]; ++e) c->head[h->colind[e]] = -1;
+    c->marker[i] = -1;
+  }
+  c->w = (shard_csr){.nrows = n, .ncols = n, .rowptr = c->w_rowptr, .colind = c->w_col, .val = c->w_val};
+  *out_w = &c->w;
+  return st;
+}
+
+static int32_t uf_find(int32_t *parent, int32_t i) {
+  while (parent[i] != i) {
+    parent[i] = parent[parent[i]];
+    i = parent[i];
+  }
+  return i;
+}
+
+static void dump_block(const shard_contact *c, int32_t block, const shard_lcp_problem *p, shard_msg *msg) {
+  char mpath[4096], qpath[4096];
+  shard_msg m2;
+  snprintf(mpath, sizeof mpath, "%s/lcp_step%lld_block%d.M.mtx", c->policy.dump_dir ? c->policy.dump_dir : ".",
+           (long long)c->step, (int)block);
+  snprintf(qpath, sizeof qpath, "%s/lcp_step%lld_block%d.q.mtx", c->policy.dump_dir ? c->policy.dump_dir : ".",
+           (long long)c->step, (int)block);
+  if (shard_mtx_write_csr(mpath, p->csr, &m2) != SHARD_OK || shard_mtx_write_vector(qpath, p->n, p->q, &m2) != SHARD_OK) {
+    size_t len = strlen(msg->text);
+    snprintf(msg->text + len, sizeof msg->text - len, " (dump failed: %s)", m2.text);
+    return;
+  }
+  size_t len = strlen(msg->text);
+  snprintf(msg->text + len, sizeof msg->text - len, " (problem written to %s and %s)", mpath, qpath);
+}
+
+static int solve_with(const shard_contact_solver *s, const shard_lcp_problem *p, double *z, double *w,
+                      shard_lcp_report *rep, shard_msg *msg) {
+  memset(rep, 0, sizeof *rep);
+  for (int32_t i = 0; i < p->n; ++i) z[i] = 0.0;
+  msg->text[0] = '\0';
+  int st = s->ops->solve(s->self, p, z, w, rep, msg);
+  if (st == SHARD_OK && rep->status != SHARD_OK) st = rep->status;
+  if (st == SHARD_OK) {
+    for (int32_t i = 0; i < p->n; ++i)
+      if (!isfinite(z[i])) return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite impulse returned");
+  } else if (msg->text[0] == '\0') {
+    shard_msg_set(msg, st, "%s", shard_status_str(st));
+  }
+  return st;
+}
+
+int shard_contact_lcp_solve(shard_contact *c, const shard_csr *w, const double *q, uint32_t flags, double *z,
+                            shard_step_stats *stats, shard_msg *msg) {
+  const int32_t n = w->nrows;
+  if (n == 0) return SHARD_OK;
+  if (n > c->ncon_max || w->rowptr[n] > c->b_cap)
+    return shard_msg_set(msg, SHARD_ERR_UNSUPPORTED, "LCP of %d unknowns and %lld entries exceeds the preallocated %d/%lld",
+                         (int)n, (long long)w->rowptr[n], (int)c->ncon_max, (long long)c->b_cap);
+  if (!c->policy.primary.ops) return shard_msg_set(msg, SHARD_ERR_INTERNAL, "no LCP solver configured");
+  /* connected components (union-find over the entries) */
+  for (int32_t i = 0; i < n; ++i) c->parent[i] = i, c->count[i] = 0;
+  for (int32_t i = 0; i < n; ++i)
+    for (int32_t e = w->rowptr[i]; e < w->rowptr[i + 1]; ++e) {
+      int32_t a = uf_find(c->parent, i), b = uf_find(c->parent, w->colind[e]);
+      if (a != b) c->parent[a > b ? a : b] = a < b ? a : b;
+    }
+  for (int32_t i = 0; i < n; ++i) c->count[uf_find(c->parent, i)]++;
+  c->start[0] = 0;
+  for (int32_t i = 0; i < n; ++i) c->start[i + 1] = c->start[i] + c->count[i];
+  for (int32_t i = 0; i < n; ++i) c->count[i] = c->start[i];
+  for (int32_t i = 0; i < n; ++i) c->order[c->count[uf_find(c->parent, i)]++] = i; /* ascending in a block */
+
+  int32_t block = 0;
+  for (int32_t root = 0; root < n; ++root) {
+    const int32_t b0 = c->start[root], nb = c->start[root + 1] - b0;
+    if (nb == 0) continue;
+    const int32_t *idx = c->order + b0;
+    for (int32_t a = 0; a < nb; ++a) c->loc[idx[a]] = a;
+    int32_t nnz = 0;
+    c->b_rowptr[0] = 0;
+    for (int32_t a = 0; a < nb; ++a) {
+      const int32_t i = idx[a];
+      for (int32_t e = w->rowptr[i]; e < w->rowptr[i + 1]; ++e) {
+        c->b_col[nnz] = c->loc[w->colind[e]];
+        c->b_val[nnz++] = w->val[e];
+      }
+      c->b_rowptr[a + 1] = nnz;
+      c->b_q[a] = q[i];
+    }
+    shard_csr bcsr = {.nrows = nb, .ncols = nb, .rowptr = c->b_rowptr, .colind = c->b_col, .val = c->b_val};
+    shard_lcp_problem prob = {.n = nb, .csr = &bcsr, .dense = NULL, .q = c->b_q, .flags = flags};
+    const int need_dense = ((c->policy.primary.caps | (c->policy.fallback.ops ? c->policy.fallback.caps : 0)) &
+                            SHARD_CAP_LCP_DENSE) != 0;
+    if (need_dense && nb <= c->dense_max) {
+      memset(c->dense, 0, (size_t)nb * (size_t)nb * sizeof(double));
+      for (int32_t a = 0; a < nb; ++a)
+        for (int32_t e = c->b_rowptr[a]; e < c->b_rowptr[a + 1]; ++e) c->dense[(size_t)a * nb + c->b_col[e]] = c->b_val[e];
+      prob.dense = c->dense;
+    }
+    shard_lcp_report rep;
+    const shard_contact_solver *used = &c->policy.primary;
+    int st;
+    if ((used->caps & SHARD_CAP_LCP_DENSE) && !prob.dense)
+      st = shard_msg_set(msg, SHARD_ERR_UNSUPPORTED,
+                         "block of %d coupled contacts exceeds the dense limit %d of this solver (use pgs or mprgp)",
+                         (int)nb, (int)c->dense_max);
+    else
+      st = solve_with(used, &prob, c->b_z, c->b_w, &rep, msg);
+    if (st != SHARD_OK) {
+      shard_msg_prepend(msg, "lcp '%s': block of %d contacts", used->name, (int)nb);
+      if (c->policy.dump) dump_block(c, block, &prob, msg);
+      if (c->policy.fallback.ops) {
+        shard_msg first = *msg;
+        used = &c->policy.fallback;
+        if ((used->caps & SHARD_CAP_LCP_DENSE) && !prob.dense)
+          st = shard_msg_set(msg, SHARD_ERR_UNSUPPORTED, "block of %d coupled contacts exceeds the dense limit %d",
+                             (int)nb, (int)c->dense_max);
+        else
+          st = solve_with(used, &prob, c->b_z, c->b_w, &rep, msg);
+        if (st != SHARD_OK) {
+          shard_msg_prepend(msg, "%s; fallback lcp '%s'", first.text, used->name);
+          return st < 0 ? st : SHARD_ERR_NUMERIC;
+        }
+        stats->lcp_fallbacks++;
+      } else {
+        return st < 0 ? st : SHARD_ERR_NUMERIC;
+      }
+    }
+    for (int32_t a = 0; a < nb; ++a) z[idx[a]] = c->b_z[a];
+    stats->lcp_blocks++;
+    if (nb > stats->lcp_max_block) stats->lcp_max_block = nb;
+    stats->lcp_iterations += rep.iterations;
+    if (rep.residual > stats->lcp_residual) stats->lcp_residual = rep.residual;
+    ++block;
+  }
+  return SHARD_OK;
+}

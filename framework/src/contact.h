@@ -1,0 +1,48 @@
+/* host: the contact problem services behind shard_system (DESIGN §3):
+ * assembly of W = H_R M^-1 (M - kcoef K) M^-1 H_R^T over the active rows into
+ * preallocated storage, and the LCP solve split into independent connected
+ * blocks (cost scales with the active contacts), with the case's failure
+ * policy (stop, or retry with a fallback solver) and Matrix Market dumps of
+ * failing problems. */
+#ifndef SHARD_CONTACT_H
+#define SHARD_CONTACT_H
+
+#include <stdint.h>
+
+#include "shard/lcp_solver.h"
+#include "shard/system.h"
+
+typedef struct shard_contact shard_contact;
+
+typedef struct shard_contact_solver {
+  const char *name;
+  const shard_lcp_solver_ops *ops;
+  void *self;
+  uint64_t caps;
+} shard_contact_solver;
+
+typedef struct shard_contact_policy {
+  shard_contact_solver primary;
+  shard_contact_solver fallback; /* ops NULL: none */
+  int dump;                      /* write failing blocks as Matrix Market */
+  const char *dump_dir;
+} shard_contact_policy;
+
+/* h and k give the full sparsity patterns (every row that may become active,
+ * every stiffness entry) used to size the storage. */
+int shard_contact_create(shard_contact **out, const shard_csr *h, const shard_csr *k, int32_t ncon_max, shard_msg *msg);
+void shard_contact_destroy(shard_contact *c);
+/* Attach the solvers and call their setup for the sizes of this model. */
+int shard_contact_set_policy(shard_contact *c, const shard_contact_policy *policy, shard_msg *msg);
+/* Step number and time, for messages and dump file names. */
+void shard_contact_set_step(shard_contact *c, int64_t step, double t);
+
+int shard_contact_operator(shard_contact *c, const shard_csr *h, const double *minv, const shard_csr *k,
+                           const int32_t *rows, int32_t n, double kcoef, const shard_csr **out_w, shard_msg *msg);
+int shard_contact_lcp_solve(shard_contact *c, const shard_csr *w, const double *q, uint32_t flags, double *z,
+                            shard_step_stats *stats, shard_msg *msg);
+
+/* Largest dense block handed to a solver that reads the dense view. */
+#define SHARD_CONTACT_DENSE_MAX 1024
+
+#endif

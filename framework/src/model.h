@@ -1,0 +1,89 @@
+/* host: the mechanical models behind shard_system (DESIGN §3).
+ *
+ * One representation serves the particle and the 1D P1 bar: DOFs with a
+ * lumped mass and a constant external force, linear springs between DOF
+ * pairs (bar elements), and constraint rows H with gaps g = g0 + H u (walls,
+ * floor; later crack interfaces). Everything is preallocated for ndof_max and
+ * ncon_max at build time; the stiffness has a fixed sparsity pattern. */
+#ifndef SHARD_MODEL_H
+#define SHARD_MODEL_H
+
+#include <stdint.h>
+
+#include "case.h"
+#include "contact.h"
+#include "shard/contact_law.h"
+#include "shard/plugin.h"
+#include "shard/system.h"
+
+typedef enum shard_model_kind { SHARD_MODEL_PARTICLE = 1, SHARD_MODEL_BAR = 2 } shard_model_kind;
+
+typedef struct shard_model {
+  shard_system sys; /* first member: a shard_system* is a shard_model* */
+  shard_model_kind kind;
+  shard_model_scales scales;
+  int32_t ndof, ndof_max, ncon, ncon_max;
+
+  /* per DOF */
+  double *X;     /* reference position (bar), 0 for the particle */
+  double *mass;
+  double *minv;
+  double *fext;  /* constant external force (gravity) */
+
+  /* bar elements: springs k_e = EA/h_e between DOFs el_a[e] and el_b[e] */
+  int32_t nel;
+  int32_t *el_a, *el_b;
+  double *el_k, *el_h;
+
+  /* constraint rows (at most 2 entries each): H CSR + g0 */
+  int32_t *h_rowptr, *h_col;
+  double *h_val;
+  double *g0;
+  shard_csr h;
+  int32_t wall_left, wall_right, floor; /* constraint index or -1 */
+
+  /* stiffness K: fixed pattern, value positions of each element / constraint block */
+  int32_t *k_rowptr, *k_col;
+  double *k_val;
+  shard_csr k;
+  int32_t *el_pos;  /* 4 per element: (a,a) (a,b) (b,a) (b,b) */
+  int32_t *con_pos; /* 4 per constraint: same with its two DOFs (or 1 used) */
+
+  /* force-law contact (penalty), NULL for impact laws */
+  const shard_contact_law_ops *force_law;
+  void *force_law_self;
+  double *pen_f, *pen_k, *pen_e, *gap_scratch; /* per constraint */
+
+  /* impact law restitution per constraint */
+  double *restitution;
+  double *impulse;
+  shard_step_stats stats;
+
+  shard_contact *contact; /* operator assembly + block LCP solves */
+} shard_model;
+
+/* Build the model of the case's `model` section. Expressions are evaluated in
+ * `scope`. Errors go to diag (bad input) or msg. */
+int shard_model_build(const shard_case *c, const shard_scope *scope, shard_model **out, shard_diag *diag,
+                      shard_msg *msg);
+void shard_model_destroy(shard_model *m);
+
+/* Attach the force law (penalty) so that force()/stiffness() include it. */
+void shard_model_set_force_law(shard_model *m, const shard_contact_law_ops *ops, void *self);
+
+/* Stable step estimates (SPEC §3.4). max_spring: the largest stiffness [N/m]
+ * a constraint spring may take (penalty), 0 if none. */
+double shard_model_dt_default(const shard_model *m, double max_spring);
+double shard_model_dt_paper(const shard_model *m, double max_spring);
+double shard_model_dt_bulk(const shard_model *m);
+
+/* Energies of the current state (SPEC §4). */
+double shard_model_kinetic(const shard_model *m, const double *v);
+double shard_model_elastic(const shard_model *m, const double *u);
+double shard_model_penalty_energy(shard_model *m, const double *u);
+/* Contact force [N] of constraint i in the last step: impulse/dt + penalty force. */
+double shard_model_contact_force(shard_model *m, int32_t i, double dt, const double *u);
+double shard_model_momentum(const shard_model *m, const double *v);
+double shard_model_total_mass(const shard_model *m);
+
+#endif

@@ -1,0 +1,742 @@
+/* host: `shard run` (see run.h). */
+#include "run.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "model.h"
+#include "reference.h"
+#include "sha256.h"
+#include "shard/contact_law.h"
+#include "shard/integrator.h"
+#include "shard/lcp_solver.h"
+
+#ifndef SHARD_GIT_COMMIT
+#define SHARD_GIT_COMMIT "unknown"
+#endif
+
+/* ---- files ---------------------------------------------------------------- */
+
+int shard_mkdirs(const char *path, shard_msg *msg) {
+  char buf[4096];
+  if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
+    return shard_msg_set(msg, SHARD_ERR_IO, "path too long: %s", path);
+  for (char *p = buf + 1;; ++p) {
+    if (*p == '/' || *p == '\0') {
+      const char save = *p;
+      *p = '\0';
+      if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+        return shard_msg_set(msg, SHARD_ERR_IO, "cannot create directory '%s': %s", buf, strerror(errno));
+      *p = save;
+      if (save == '\0') break;
+    }
+  }
+  struct stat sb;
+  if (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode))
+    return shard_msg_set(msg, SHARD_ERR_IO, "'%s' is not a directory", path);
+  return SHARD_OK;
+}
+
+static int tmp_path(char *out, size_t n, const char *dir, const char *name) {
+  return snprintf(out, n, "%s/.%s.tmp.%ld", dir, name, (long)getpid()) < (int)n ? 0 : -1;
+}
+
+int shard_write_atomic(const char *dir, const char *name, const char *data, size_t len, shard_msg *msg) {
+  char tmp[4096], fin[4096];
+  if (tmp_path(tmp, sizeof tmp, dir, name) || snprintf(fin, sizeof fin, "%s/%s", dir, name) >= (int)sizeof fin)
+    return shard_msg_set(msg, SHARD_ERR_IO, "path too long in '%s'", dir);
+  FILE *f = fopen(tmp, "wb");
+  if (!f) return shard_msg_set(msg, SHARD_ERR_IO, "cannot write '%s': %s", tmp, strerror(errno));
+  int ok = fwrite(data, 1, len, f) == len;
+  ok = (fflush(f) == 0) && ok;
+  ok = (fsync(fileno(f)) == 0) && ok;
+  ok = (fclose(f) == 0) && ok;
+  if (!ok || rename(tmp, fin) != 0) {
+    int err = errno;
+    unlink(tmp);
+    return shard_msg_set(msg, SHARD_ERR_IO, "cannot write '%s': %s", fin, strerror(err));
+  }
+  return SHARD_OK;
+}
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ---- the run context -------------------------------------------------------- */
+
+typedef struct plugin_inst {
+  const shard_loaded_plugin *lp;
+  shard_params params;
+  void *self;
+} plugin_inst;
+
+typedef struct run {
+  const shard_case *c;
+  const shard_registry *reg;
+  const shard_run_options *opt;
+  shard_diag *diag;
+  shard_model *m;
+  int model_ready;
+  int scope_depth;
+
+  plugin_inst integ, impact, force, lcp, fallback;
+  const shard_integrator_ops *iops;
+
+  double T, dt, dt_c, dt_bulk, dt_c_default, dt_c_paper, max_spring, energy_guard;
+  int64_t nsteps, every;
+  double interval;
+
+  /* previous state for increments */
+  double *u_prev, *v_prev, *gap;
+
+  /* energies */
+  double E0, W_ext, C_dis, H0, B0, drift_max, energy_max;
+  double kinetic, elastic, penalty, H, drift;
+
+  /* contact statistics */
+  int64_t lcp_iterations, lcp_blocks, lcp_fallbacks, contact_steps;
+  int32_t max_active, prev_active, max_block;
+  double lcp_res_max, max_penetration, max_penetration_step;
+
+  /* reference */
+  shard_reference_kind ref;
+  shard_ball_ref ball;
+  shard_bar_ref bar;
+  int32_t contact_con, contact_dof;
+  double eta_num, eta_den, etav_num, etav_den, eta_all_num, eta_all_den;
+  double first_contact, last_contact, force_sum;
+  int64_t force_n;
+
+  FILE *hist;
+  char hist_tmp[4096];
+  int64_t rows;
+  double next_out;
+  double wall_setup, wall_loop;
+} run;
+
+static int scope_lookup(void *ctx, const char *name, double *out);
+
+static shard_scope run_scope(run *r) { return (shard_scope){scope_lookup, r}; }
+
+static int scope_lookup(void *ctx, const char *name, double *out) {
+  run *r = ctx;
+  if (r->model_ready) {
+    const shard_model *m = r->m;
+    const shard_model_scales *s = &m->scales;
+    const double c = s->density > 0 ? sqrt(s->young / s->density) : NAN;
+    struct {
+      const char *n;
+      double v;
+    } derived[] = {
+        {"c", c},
+        {"h_mean", s->h_mean},
+        {"h_min", s->h_min},
+        {"dt_bulk", r->dt_bulk},
+        {"dt_c", r->dt_c},
+        {"dt_c_default", r->dt_c_default},
+        {"dt_c_paper", r->dt_c_paper},
+        {"t_b", s->length > 0 ? 2.0 * s->length / c : NAN},
+        {"mass_total", shard_model_total_mass(m)},
+    };
+    for (size_t i = 0; i < sizeof derived / sizeof derived[0]; ++i)
+      if (strcmp(name, derived[i].n) == 0) {
+        if (!isfinite(derived[i].v) || derived[i].v == 0) return 0;
+        *out = derived[i].v;
+        return 1;
+      }
+  }
+  /* a number of the model section, by its key */
+  char path[256];
+  if (snprintf(path, sizeof path, "model.%s", name) >= (int)sizeof path) return 0;
+  if (!shard_case_has(r->c, path) || r->scope_depth > 8) return 0;
+  const char *type = shard_case_string(r->c, "model.type");
+  (void)type;
+  r->scope_depth++;
+  shard_scope sc = run_scope(r);
+  int ok = shard_case_real(r->c, path, &sc, out, r->diag) == SHARD_OK;
+  r->scope_depth--;
+  return ok;
+}
+
+static int instantiate(run *r, const char *slot, plugin_inst *pi, shard_msg *msg) {
+  shard_scope sc = run_scope(r);
+  if (shard_case_plugin(r->c, slot, &sc, &pi->lp, &pi->params, r->diag) != SHARD_OK)
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: invalid plugin parameters", slot);
+  return SHARD_OK;
+}
+
+static const char *family_word(uint64_t caps) {
+  return (caps & SHARD_CAP_IMPACT_LAW) ? "impact" : "force";
+}
+
+/* Create the integrator, the contact law of its family and the LCP solvers. */
+static int build_plugins(run *r, shard_msg *msg) {
+  const char *path = shard_case_path(r->c);
+  int st = instantiate(r, "integrator", &r->integ, msg);
+  if (st != SHARD_OK) return st;
+  const shard_plugin *ip = r->integ.lp->desc;
+  r->iops = ip->ops;
+  const uint64_t fam = ip->caps & (SHARD_CAP_IMPACT_LAW | SHARD_CAP_FORCE_LAW);
+  const char *slot = fam == SHARD_CAP_IMPACT_LAW ? "contact.impact" : "contact.force";
+  plugin_inst *law = fam == SHARD_CAP_IMPACT_LAW ? &r->impact : &r->force;
+  if (!shard_case_has(r->c, slot)) {
+    const char *hint = fam == SHARD_CAP_IMPACT_LAW ? "contact: {impact: {plugin: newton_impact, restitution: 0.5}}"
+                                                   : "contact: {force: {plugin: penalty, alpha: 10}}";
+    return shard_msg_set(msg, SHARD_ERR_INPUT,
+                         "%s: integrator '%s' uses an %s law but the case has no '%s'; add for example %s", path,
+                         ip->name, family_word(fam), slot, hint);
+  }
+  if ((st = instantiate(r, slot, law, msg)) != SHARD_OK) return st;
+  const shard_plugin *lp = law->lp->desc;
+  if (!(lp->caps & fam))
+    return shard_msg_set(msg, SHARD_ERR_INPUT,
+                         "%s: '%s' is a %s law, but integrator '%s' takes an %s law in '%s' (for example %s)", path,
+                         lp->name, family_word(lp->caps), ip->name, family_word(fam), slot,
+                         fam == SHARD_CAP_IMPACT_LAW ? "newton_impact" : "penalty");
+  const shard_contact_law_ops *lops = lp->ops;
+  if ((st = lops->create(&law->params, &r->m->scales, &law->self, msg)) != SHARD_OK) {
+    shard_msg_prepend(msg, "%s: contact law '%s'", path, lp->name);
+    return SHARD_ERR_INPUT;
+  }
+  if (fam == SHARD_CAP_IMPACT_LAW) {
+    lops->restitution(law->self, r->m->ncon_max, r->m->restitution);
+  } else {
+    shard_model_set_force_law(r->m, lops, law->self);
+    r->max_spring = lops->max_stiffness(law->self);
+  }
+  if ((st = r->iops->create(&r->integ.params, &r->m->scales, &r->integ.self, msg)) != SHARD_OK) {
+    shard_msg_prepend(msg, "%s: integrator '%s'", path, ip->name);
+    return SHARD_ERR_INPUT;
+  }
+  if (ip->caps & SHARD_CAP_NEEDS_LCP) {
+    if ((st = instantiate(r, "lcp", &r->lcp, msg)) != SHARD_OK) return st;
+    const shard_lcp_solver_ops *sops = r->lcp.lp->desc->ops;
+    if ((st = sops->create(&r->lcp.params, &r->lcp.self, msg)) != SHARD_OK) {
+      shard_msg_prepend(msg, "%s: lcp '%s'", path, r->lcp.lp->desc->name);
+      return SHARD_ERR_INPUT;
+    }
+    shard_contact_policy pol = {.primary = {r->lcp.lp->desc->name, sops, r->lcp.self, r->lcp.lp->desc->caps},
+                                .dump = shard_case_bool(r->c, "lcp.dump"),
+                                .dump_dir = r->opt->out_dir};
+    const char *onf = shard_case_string(r->c, "lcp.on_failure");
+    const char *fb = shard_case_string(r->c, "lcp.fallback");
+    if (onf && strcmp(onf, "fallback") == 0) {
+      if (!fb) return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: lcp.on_failure is 'fallback' but lcp.fallback names no solver", path);
+      const shard_loaded_plugin *fp = shard_registry_find(r->reg, SHARD_KIND_LCP_SOLVER, fb);
+      if (!fp) return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: lcp.fallback: no LCP solver plugin named '%s'", path, fb);
+      r->fallback.lp = fp;
+      r->fallback.params = (shard_params){fp->desc->params, 0, NULL};
+      /* the fallback runs with its defaults: resolve them through a params table of defaults */
+      const shard_lcp_solver_ops *fops = fp->desc->ops;
+      shard_param_value *vals = calloc(fp->desc->n_params + 1, sizeof *vals);
+      if (!vals) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
+      for (uint32_t i = 0; i < fp->desc->n_params; ++i) {
+        const shard_param_spec *s = &fp->desc->params[i];
+        if (!s->def) continue;
+        vals[i].set = 1;
+        vals[i].string = s->def;
+        vals[i].real = strtod(s->def, NULL);
+        vals[i].integer = strtoll(s->def, NULL, 10);
+        vals[i].boolean = strcmp(s->def, "true") == 0;
+      }
+      shard_params fpar = {fp->desc->params, fp->desc->n_params, vals};
+      st = fops->create(&fpar, &r->fallback.self, msg);
+      free(vals);
+      if (st != SHARD_OK) {
+        shard_msg_prepend(msg, "%s: fallback lcp '%s'", path, fb);
+        return SHARD_ERR_INPUT;
+      }
+      pol.fallback = (shard_contact_solver){fp->desc->name, fops, r->fallback.self, fp->desc->caps};
+    }
+    if ((st = shard_contact_set_policy(r->m->contact, &pol, msg)) != SHARD_OK) {
+      shard_msg_prepend(msg, "%s", path);
+      return SHARD_ERR_INPUT;
+    }
+  }
+  return SHARD_OK;
+}
+
+static void destroy_plugins(run *r) {
+  if (r->integ.self) r->iops->destroy(r->integ.self);
+  if (r->lcp.self) ((const shard_lcp_solver_ops *)r->lcp.lp->desc->ops)->destroy(r->lcp.self);
+  if (r->fallback.self) ((const shard_lcp_solver_ops *)r->fallback.lp->desc->ops)->destroy(r->fallback.self);
+  if (r->force.self) ((const shard_contact_law_ops *)r->force.lp->desc->ops)->destroy(r->force.self);
+  if (r->impact.self) ((const shard_contact_law_ops *)r->impact.lp->desc->ops)->destroy(r->impact.self);
+}
+
+/* ---- references -------------------------------------------------------------- */
+
+static int setup_reference(run *r, shard_msg *msg) {
+  const char *type = shard_case_string(r->c, "reference.type");
+  const shard_model *m = r->m;
+  double e = 0.0;
+  if (r->impact.self) e = m->restitution[0];
+  int want_ball = 0, want_bar = 0;
+  if (!type || strcmp(type, "auto") == 0) {
+    want_ball = m->kind == SHARD_MODEL_PARTICLE;
+    want_bar = m->kind == SHARD_MODEL_BAR && m->ncon == 1;
+  } else if (strcmp(type, "ball") == 0) {
+    if (m->kind != SHARD_MODEL_PARTICLE)
+      return shard_msg_set(msg, SHARD_ERR_INPUT, "reference.type 'ball' needs model.type 'particle'");
+    want_ball = 1;
+  } else if (strcmp(type, "bar_impact") == 0) {
+    if (m->kind != SHARD_MODEL_BAR || m->ncon != 1)
+      return shard_msg_set(msg, SHARD_ERR_INPUT, "reference.type 'bar_impact' needs a bar with exactly one wall");
+    want_bar = 1;
+  }
+  if (want_ball) {
+    r->ref = SHARD_REF_BALL;
+    double grav = -m->fext[0] / m->mass[0];
+    shard_ball_ref_init(&r->ball, m->sys.u[0], m->sys.v[0], grav, e, -m->g0[0]);
+    r->contact_con = 0, r->contact_dof = 0;
+  } else if (want_bar) {
+    const int left = m->wall_left >= 0;
+    r->contact_con = 0;
+    r->contact_dof = left ? 0 : m->ndof - 1;
+    const double v0 = m->sys.v[r->contact_dof];
+    int uniform = 1;
+    for (int32_t d = 0; d < m->ndof; ++d) uniform &= m->sys.v[d] == v0;
+    if (!uniform || (left ? v0 >= 0 : v0 <= 0)) {
+      if (type && strcmp(type, "bar_impact") == 0)
+        return shard_msg_set(msg, SHARD_ERR_INPUT, "reference 'bar_impact' needs a uniform initial velocity toward the wall");
+      return SHARD_OK;
+    }
+    const double c = sqrt(m->scales.young / m->scales.density);
+    shard_bar_ref_init(&r->bar, m->scales.length, c, m->scales.density, m->scales.area, v0, m->g0[0]);
+    r->ref = SHARD_REF_BAR_IMPACT;
+  }
+  r->first_contact = r->last_contact = NAN;
+  return SHARD_OK;
+}
+
+static void reference_step(run *r, double t) {
+  shard_model *m = r->m;
+  const double *u = m->sys.u, *v = m->sys.v;
+  if (r->ref == SHARD_REF_BALL) {
+    double ua, va;
+    shard_ball_ref_eval(&r->ball, t, &ua, &va);
+    r->eta_all_num += fabs(u[0] - ua);
+    r->eta_all_den += fabs(ua);
+  } else if (r->ref == SHARD_REF_BAR_IMPACT) {
+    double ua, va, fa;
+    shard_bar_ref_eval(&r->bar, t, &ua, &va, &fa);
+    const double f = shard_model_contact_force(m, r->contact_con, r->dt, u);
+    const int32_t d = r->contact_dof;
+    if (f > 0) {
+      if (isnan(r->first_contact)) r->first_contact = t;
+      r->last_contact = t;
+    }
+    const double tc = r->bar.t_contact, tb = r->bar.t_b;
+    if (t >= tc + 0.1 * tb && t <= tc + 0.9 * tb) r->force_sum += f, r->force_n++;
+    r->eta_all_num += fabs(u[d] - ua), r->eta_all_den += fabs(ua);
+    if (t > tc + tb && t <= tc + 4 * tb) {
+      r->eta_num += fabs(u[d] - ua), r->eta_den += fabs(ua);
+      r->etav_num += fabs(v[d] - va), r->etav_den += fabs(va);
+    }
+  }
+}
+
+/* ---- history ------------------------------------------------------------------ */
+
+static void history_header(run *r) {
+  FILE *f = r->hist;
+  fprintf(f, "step,t,event,n_active,lcp_blocks,lcp_iterations,lcp_residual,lcp_fallbacks,max_penetration,"
+             "kinetic,elastic,penalty,contact_dissipation,external_work,algorithmic_energy,balance_drift");
+  if (r->m->kind == SHARD_MODEL_PARTICLE) fprintf(f, ",u,v,a,gap,impulse,force");
+  else fprintf(f, ",u_contact,v_contact,force_contact,momentum");
+  if (r->ref == SHARD_REF_BALL) fprintf(f, ",u_ref,v_ref");
+  if (r->ref == SHARD_REF_BAR_IMPACT) fprintf(f, ",u_ref,v_ref,force_ref");
+  fprintf(f, "\n");
+}
+
+static void history_row(run *r, int64_t step, double t, int event) {
+  shard_model *m = r->m;
+  const shard_step_stats *s = &m->stats;
+  const double *u = m->sys.u, *v = m->sys.v, *a = m->sys.a;
+  FILE *f = r->hist;
+  double pen = 0;
+  for (int32_t i = 0; i < m->ncon; ++i) pen = fmax(pen, -r->gap[i]);
+  fprintf(f, "%lld,%.15g,%d,%d,%d,%lld,%.3e,%d,%.6e,%.15g,%.15g,%.15g,%.15g,%.15g,%.15g,%.6e", (long long)step, t,
+          event, (int)s->n_active, (int)s->lcp_blocks, (long long)s->lcp_iterations, s->lcp_residual,
+          (int)s->lcp_fallbacks, pen, r->kinetic, r->elastic, r->penalty, r->C_dis, r->W_ext, r->H, r->drift);
+  if (m->kind == SHARD_MODEL_PARTICLE) {
+    fprintf(f, ",%.15g,%.15g,%.15g,%.15g,%.15g,%.15g", u[0], v[0], a[0], r->gap[0], m->impulse[0],
+            m->ncon ? shard_model_contact_force(m, 0, r->dt, u) : 0.0);
+  } else {
+    const int32_t d = r->contact_dof;
+    fprintf(f, ",%.15g,%.15g,%.15g,%.15g", d >= 0 ? u[d] : NAN, d >= 0 ? v[d] : NAN,
+            (d >= 0 && m->ncon) ? shard_model_contact_force(m, r->contact_con, r->dt, u) : 0.0,
+            shard_model_momentum(m, v));
+  }
+  if (r->ref == SHARD_REF_BALL) {
+    shard_ball_ref tmp = r->ball;
+    double ua, va;
+    shard_ball_ref_eval(&tmp, t, &ua, &va);
+    fprintf(f, ",%.15g,%.15g", ua, va);
+  } else if (r->ref == SHARD_REF_BAR_IMPACT) {
+    double ua, va, fa;
+    shard_bar_ref_eval(&r->bar, t, &ua, &va, &fa);
+    fprintf(f, ",%.15g,%.15g,%.15g", ua, va, fa);
+  }
+  fputc('\n', f);
+  r->rows++;
+}
+
+/* ---- energies (SPEC §4) -------------------------------------------------------- */
+
+static void energies(run *r, int first) {
+  shard_model *m = r->m;
+  const double *u = m->sys.u, *v = m->sys.v, *a = m->sys.a;
+  r->kinetic = shard_model_kinetic(m, v);
+  r->elastic = shard_model_elastic(m, u);
+  r->penalty = shard_model_penalty_energy(m, u);
+  double aMa = 0;
+  for (int32_t d = 0; d < m->ndof; ++d) aMa += m->mass[d] * a[d] * a[d];
+  const double E = r->kinetic + r->elastic + r->penalty;
+  r->H = E - r->dt * r->dt / 8.0 * aMa;
+  if (!first) {
+    double dw = 0, dc = 0;
+    for (int32_t d = 0; d < m->ndof; ++d) dw += m->fext[d] * (u[d] - r->u_prev[d]);
+    for (int32_t i = 0; i < m->ncon; ++i) {
+      const double p = m->impulse[i];
+      if (p == 0.0) continue;
+      double hv = 0;
+      for (int32_t e = m->h_rowptr[i]; e < m->h_rowptr[i + 1]; ++e)
+        hv += m->h_val[e] * 0.5 * (r->v_prev[m->h_col[e]] + v[m->h_col[e]]);
+      dc -= p * hv;
+    }
+    r->W_ext += dw;
+    r->C_dis += dc;
+  }
+  const double B = r->H + r->C_dis - r->W_ext;
+  if (first) r->E0 = E, r->H0 = r->H, r->B0 = B;
+  r->energy_max = fmax(r->energy_max, fmax(E, fabs(r->W_ext)));
+  const double scale = fmax(r->energy_max, 1e-300);
+  r->drift = (B - r->B0) / scale;
+  r->drift_max = fmax(r->drift_max, fabs(r->drift));
+}
+
+/* ---- progress -------------------------------------------------------------------- */
+
+static void progress(run *r, int64_t step, double t0, int final) {
+  const double el = now_s() - t0;
+  const double rate = el > 0 ? (double)step / el : 0;
+  const double eta = rate > 0 ? (double)(r->nsteps - step) / rate : 0;
+  fprintf(stderr, "\r  step %lld/%lld  t = %.4g s  %.3g steps/s  ETA %.0f s   %s", (long long)step,
+          (long long)r->nsteps, step * r->dt, rate, eta, final ? "\n" : "");
+  fflush(stderr);
+}
+
+/* ---- summary and provenance -------------------------------------------------------- */
+
+static void write_summary(run *r, FILE *f, const char *status, const char *message, int64_t steps, double wall_total) {
+  shard_model *m = r->m;
+  fprintf(f, "status: %s\n", status);
+  if (message) {
+    fprintf(f, "message: \"");
+    for (const char *p = message; *p; ++p) {
+      if (*p == '"' || *p == '\\') fputc('\\', f);
+      if (*p == '\n') fputs("\\n", f);
+      else fputc(*p, f);
+    }
+    fprintf(f, "\"\n");
+  }
+  fprintf(f, "steps: %lld\n", (long long)steps);
+  fprintf(f, "time:\n  end: %.17g\n  dt: %.17g\n  dt_c: %.17g\n  dt_bulk: %.17g\n  dt_over_dt_c: %.17g\n", r->T, r->dt,
+          r->dt_c, r->dt_bulk, r->dt / r->dt_c);
+  fprintf(f, "wall_time:\n  total: %.6f\n  setup: %.6f\n  loop: %.6f\n  per_step: %.6e\n", wall_total, r->wall_setup,
+          r->wall_loop, steps > 0 ? r->wall_loop / (double)steps : 0.0);
+  fprintf(f,
+          "energy:\n  initial: %.17g\n  kinetic: %.17g\n  elastic: %.17g\n  penalty: %.17g\n"
+          "  contact_dissipation: %.17g\n  external_work: %.17g\n  algorithmic: %.17g\n  balance_drift: %.6e\n"
+          "  max_balance_drift: %.6e\n",
+          r->E0, r->kinetic, r->elastic, r->penalty, r->C_dis, r->W_ext, r->H, r->drift, r->drift_max);
+  fprintf(f,
+          "contact:\n  steps_in_contact: %lld\n  max_active: %d\n  max_penetration: %.6e\n"
+          "  max_penetration_time: %.17g\n",
+          (long long)r->contact_steps, (int)r->max_active, r->max_penetration, r->max_penetration_step);
+  fprintf(f, "lcp:\n  blocks: %lld\n  largest_block: %d\n  iterations: %lld\n  max_residual: %.6e\n  fallbacks: %lld\n",
+          (long long)r->lcp_blocks, (int)r->max_block, (long long)r->lcp_iterations, r->lcp_res_max,
+          (long long)r->lcp_fallbacks);
+  fprintf(f, "momentum: %.17g\n", shard_model_momentum(m, m->sys.v));
+  if (r->ref == SHARD_REF_BALL) {
+    fprintf(f, "reference:\n  type: ball\n  eta: %.17g\n  zeno_time: %.17g\n", r->eta_all_num / r->eta_all_den,
+            r->ball.t_zeno);
+  } else if (r->ref == SHARD_REF_BAR_IMPACT) {
+    const double mom = shard_model_momentum(m, m->sys.v) / shard_model_total_mass(m);
+    const double dur = isnan(r->first_contact) ? 0.0 : r->last_contact - r->first_contact + r->dt;
+    fprintf(f,
+            "reference:\n  type: bar_impact\n  contact_start: %.17g\n  contact_start_ref: %.17g\n"
+            "  contact_duration: %.17g\n  contact_duration_ref: %.17g\n  mean_force: %.17g\n  force_ref: %.17g\n"
+            "  rebound_velocity: %.17g\n  velocity_ref: %.17g\n  eta: %.17g\n  eta_u: %.17g\n  eta_v: %.17g\n",
+            isnan(r->first_contact) ? -1.0 : r->first_contact - r->dt, r->bar.t_contact, dur, r->bar.t_b,
+            r->force_n ? r->force_sum / (double)r->force_n : 0.0, r->bar.F0, mom, -r->bar.v0,
+            r->eta_all_num / fmax(r->eta_all_den, 1e-300), r->eta_den > 0 ? r->eta_num / r->eta_den : -1.0,
+            r->etav_den > 0 ? r->etav_num / r->etav_den : -1.0);
+  }
+}
+
+static int write_memstream(const char *dir, const char *name, char *buf, size_t len, shard_msg *msg) {
+  int st = shard_write_atomic(dir, name, buf, len, msg);
+  free(buf);
+  return st;
+}
+
+static void hash_plugin(const plugin_inst *pi, FILE *f, const char *role) {
+  if (!pi->lp) return;
+  const shard_plugin *d = pi->lp->desc;
+  fprintf(f, "  - role: %s\n    kind: %s\n    name: %s\n    version: \"%s\"\n    file: \"%s\"\n    sha256: \"%s\"\n",
+          role, shard_plugin_kind_str((int)d->kind), d->name, d->version, pi->lp->path, pi->lp->sha256);
+}
+
+static int write_provenance(run *r, shard_msg *msg) {
+  char *rbuf = NULL, *pbuf = NULL;
+  size_t rlen = 0, plen = 0;
+  FILE *f = open_memstream(&rbuf, &rlen);
+  if (!f) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
+  shard_case_write_resolved(r->c, f);
+  fclose(f);
+  int st = shard_write_atomic(r->opt->out_dir, "case.resolved.yaml", rbuf, rlen, msg);
+  if (st != SHARD_OK) {
+    free(rbuf);
+    return st;
+  }
+  f = open_memstream(&pbuf, &plen);
+  if (!f) {
+    free(rbuf);
+    return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
+  }
+  fprintf(f, "shard_version: \"%s\"\nshard_commit: \"%s\"\nabi: \"%u.%u\"\ncase_file: \"%s\"\n", SHARD_VERSION,
+          SHARD_GIT_COMMIT, SHARD_ABI_MAJOR, SHARD_ABI_MINOR, shard_case_path(r->c));
+  fprintf(f, "plugins:\n");
+  hash_plugin(&r->integ, f, "integrator");
+  hash_plugin(&r->impact, f, "contact.impact");
+  hash_plugin(&r->force, f, "contact.force");
+  hash_plugin(&r->lcp, f, "lcp");
+  hash_plugin(&r->fallback, f, "lcp.fallback");
+  long long seed = 0;
+  if (shard_case_has(r->c, "model.seed")) shard_case_int(r->c, "model.seed", NULL, &seed, r->diag);
+  fprintf(f, "seeds:\n  model.seed: %lld\n", seed);
+  struct utsname un;
+  if (uname(&un) == 0) fprintf(f, "host:\n  name: \"%s\"\n  system: \"%s %s\"\n  machine: \"%s\"\n", un.nodename,
+                               un.sysname, un.release, un.machine);
+  fflush(f);
+  /* run hash: resolved case + plugin identities + shard version (not host, not time) */
+  shard_sha256 h;
+  shard_sha256_init(&h);
+  shard_sha256_update(&h, rbuf, rlen);
+  const plugin_inst *all[] = {&r->integ, &r->impact, &r->force, &r->lcp, &r->fallback};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i)
+    if (all[i]->lp) shard_sha256_update(&h, all[i]->lp->sha256, strlen(all[i]->lp->sha256));
+  shard_sha256_update(&h, SHARD_VERSION, strlen(SHARD_VERSION));
+  char hex[65];
+  shard_sha256_final_hex(&h, hex);
+  fprintf(f, "run_hash: \"%s\"\n", hex);
+  fclose(f);
+  free(rbuf);
+  return write_memstream(r->opt->out_dir, "provenance.yaml", pbuf, plen, msg);
+}
+
+/* ---- the time loop ---------------------------------------------------------------- */
+
+static int check_finite(const shard_model *m, const char **what) {
+  for (int32_t d = 0; d < m->ndof; ++d) {
+    if (!isfinite(m->sys.u[d])) return *what = "displacement", 0;
+    if (!isfinite(m->sys.v[d])) return *what = "velocity", 0;
+    if (!isfinite(m->sys.a[d])) return *what = "acceleration", 0;
+  }
+  return 1;
+}
+
+static int loop(run *r, int64_t *out_steps, shard_msg *msg) {
+  shard_model *m = r->m;
+  shard_system *sys = &m->sys;
+  const int show = r->opt->progress > 0 || (r->opt->progress < 0 && isatty(2));
+  const double t0 = now_s();
+  double last_print = t0;
+  int st = SHARD_OK;
+  int64_t k;
+  for (k = 1; k <= r->nsteps; ++k) {
+    const double t_prev = sys->t, t = (double)k * r->dt;
+    memcpy(r->u_prev, sys->u, (size_t)m->ndof * sizeof(double));
+    memcpy(r->v_prev, sys->v, (size_t)m->ndof * sizeof(double));
+    memset(m->impulse, 0, (size_t)m->ncon * sizeof(double));
+    memset(&m->stats, 0, sizeof m->stats);
+    shard_contact_set_step(m->contact, k, t_prev);
+    st = r->iops->step(r->integ.self, sys, r->dt, msg);
+    if (st != SHARD_OK) {
+      shard_msg_prepend(msg, "step %lld (t = %.9g s): integrator '%s'", (long long)k, t, r->integ.lp->desc->name);
+      st = SHARD_ERR_NUMERIC;
+      break;
+    }
+    sys->t = t;
+    const char *what;
+    if (!check_finite(m, &what)) {
+      st = shard_msg_set(msg, SHARD_ERR_NUMERIC, "step %lld (t = %.9g s): non-finite %s", (long long)k, t, what);
+      break;
+    }
+    sys->ops->gaps(sys, sys->u, r->gap);
+    energies(r, 0);
+    const shard_step_stats *s = &m->stats;
+    r->lcp_iterations += s->lcp_iterations;
+    r->lcp_blocks += s->lcp_blocks;
+    r->lcp_fallbacks += s->lcp_fallbacks;
+    r->lcp_res_max = fmax(r->lcp_res_max, s->lcp_residual);
+    if (s->lcp_max_block > r->max_block) r->max_block = s->lcp_max_block;
+    if (s->n_active > r->max_active) r->max_active = s->n_active;
+    if (s->n_active > 0) r->contact_steps++;
+    for (int32_t i = 0; i < m->ncon; ++i)
+      if (-r->gap[i] > r->max_penetration) r->max_penetration = -r->gap[i], r->max_penetration_step = t;
+    reference_step(r, t);
+    const int event = s->n_active != r->prev_active;
+    r->prev_active = s->n_active;
+    int due = 0;
+    if (r->interval > 0) {
+      if (t >= r->next_out - 1e-12 * r->dt) due = 1, r->next_out += r->interval;
+    } else {
+      due = k % r->every == 0;
+    }
+    if (due || k == r->nsteps || (event && shard_case_bool(r->c, "output.events"))) history_row(r, k, t, event);
+    const double E = r->kinetic + r->elastic + r->penalty;
+    const double injected = fmax(r->E0 + fabs(r->W_ext), 1e-300);
+    if (E > r->energy_guard * injected) {
+      st = shard_msg_set(msg, SHARD_ERR_NUMERIC,
+                         "step %lld (t = %.9g s): unstable: mechanical energy %.6g J grew to %.3g times the injected "
+                         "energy %.6g J (time.energy_guard = %g)",
+                         (long long)k, t, E, E / injected, injected, r->energy_guard);
+      break;
+    }
+    if (show && (k & 255) == 0) {
+      const double nw = now_s();
+      if (nw - last_print > 0.5) progress(r, k, t0, 0), last_print = nw;
+    }
+  }
+  if (show) progress(r, k > r->nsteps ? r->nsteps : k, t0, 1);
+  *out_steps = st == SHARD_OK ? r->nsteps : k - 1;
+  return st;
+}
+
+static int setup_time(run *r, shard_msg *msg) {
+  shard_scope sc = run_scope(r);
+  shard_model *m = r->m;
+  r->dt_bulk = shard_model_dt_bulk(m);
+  r->dt_c_default = shard_model_dt_default(m, r->max_spring);
+  r->dt_c_paper = shard_model_dt_paper(m, r->max_spring);
+  const char *est = shard_case_string(r->c, "time.dt_estimate");
+  r->dt_c = (est && strcmp(est, "paper") == 0) ? r->dt_c_paper : r->dt_c_default;
+  int st = SHARD_OK;
+  if (shard_case_real(r->c, "time.end", &sc, &r->T, r->diag) != SHARD_OK) st = SHARD_ERR_INPUT;
+  if (shard_case_real(r->c, "time.dt", &sc, &r->dt, r->diag) != SHARD_OK) st = SHARD_ERR_INPUT;
+  if (shard_case_real(r->c, "time.energy_guard", &sc, &r->energy_guard, r->diag) != SHARD_OK) st = SHARD_ERR_INPUT;
+  long long every = 1, max_steps = 0;
+  if (shard_case_int(r->c, "output.every", &sc, &every, r->diag) != SHARD_OK) st = SHARD_ERR_INPUT;
+  if (shard_case_int(r->c, "time.max_steps", &sc, &max_steps, r->diag) != SHARD_OK) st = SHARD_ERR_INPUT;
+  if (shard_case_has(r->c, "output.interval") &&
+      shard_case_real(r->c, "output.interval", &sc, &r->interval, r->diag) != SHARD_OK)
+    st = SHARD_ERR_INPUT;
+  if (st != SHARD_OK) return shard_msg_set(msg, st, "invalid time stepping");
+  r->every = every;
+  const double n = ceil(r->T / r->dt - 1e-9);
+  if (!(n <= (double)max_steps))
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: time.end / time.dt = %.6g steps exceeds time.max_steps = %lld",
+                         shard_case_path(r->c), n, max_steps);
+  r->nsteps = (int64_t)n;
+  r->next_out = r->interval;
+  return SHARD_OK;
+}
+
+int shard_run_case(const shard_case *c, const shard_registry *reg, const shard_run_options *opt, shard_diag *diag,
+                   shard_msg *msg) {
+  const double wall0 = now_s();
+  run r = {.c = c, .reg = reg, .opt = opt, .diag = diag, .contact_con = -1, .contact_dof = -1};
+  shard_scope sc = run_scope(&r);
+  int st = shard_model_build(c, &sc, &r.m, diag, msg);
+  int code = 1;
+  if (st != SHARD_OK) {
+    code = st == SHARD_ERR_INPUT ? 2 : 1;
+    goto done;
+  }
+  r.model_ready = 1;
+  if ((st = build_plugins(&r, msg)) != SHARD_OK || (st = setup_time(&r, msg)) != SHARD_OK ||
+      (st = setup_reference(&r, msg)) != SHARD_OK) {
+    code = st == SHARD_ERR_INPUT ? 2 : 1;
+    goto done;
+  }
+  shard_model *m = r.m;
+  shard_system *sys = &m->sys;
+  /* integrator set-up: aux vectors, a0 = M^-1 f(u0) */
+  const uint32_t n_aux = r.iops->n_aux ? r.iops->n_aux(r.integ.self) : 0;
+  sys->n_aux = n_aux;
+  sys->aux = n_aux ? calloc((size_t)n_aux * (size_t)m->ndof_max, sizeof(double)) : NULL;
+  r.u_prev = calloc((size_t)m->ndof_max, sizeof(double));
+  r.v_prev = calloc((size_t)m->ndof_max, sizeof(double));
+  r.gap = calloc((size_t)m->ncon_max + 1, sizeof(double));
+  if ((n_aux && !sys->aux) || !r.u_prev || !r.v_prev || !r.gap) {
+    st = shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
+    goto done;
+  }
+  if ((st = shard_mkdirs(opt->out_dir, msg)) != SHARD_OK) goto done;
+  if ((st = r.iops->setup(r.integ.self, sys, msg)) != SHARD_OK) {
+    shard_msg_prepend(msg, "integrator '%s': setup", r.integ.lp->desc->name);
+    goto done;
+  }
+  sys->t = 0.0;
+  if ((st = sys->ops->force(sys, 0.0, sys->u, sys->a, msg)) != SHARD_OK) goto done;
+  for (int32_t d = 0; d < m->ndof; ++d) sys->a[d] *= m->minv[d];
+  sys->ops->prescribe(sys, 0.0, sys->v, sys->a);
+  if ((st = r.iops->start(r.integ.self, sys, r.dt, msg)) != SHARD_OK) {
+    shard_msg_prepend(msg, "integrator '%s': start", r.integ.lp->desc->name);
+    goto done;
+  }
+  if ((st = write_provenance(&r, msg)) != SHARD_OK) goto done;
+  if (tmp_path(r.hist_tmp, sizeof r.hist_tmp, opt->out_dir, "history.csv") || !(r.hist = fopen(r.hist_tmp, "w"))) {
+    st = shard_msg_set(msg, SHARD_ERR_IO, "cannot write the history in '%s'", opt->out_dir);
+    goto done;
+  }
+  history_header(&r);
+  sys->ops->gaps(sys, sys->u, r.gap);
+  energies(&r, 1);
+  history_row(&r, 0, 0.0, 0);
+  r.wall_setup = now_s() - wall0;
+  int64_t steps = 0;
+  const double tl = now_s();
+  st = loop(&r, &steps, msg);
+  r.wall_loop = now_s() - tl;
+  /* keep what was computed, also on failure */
+  shard_msg io;
+  int ok = fflush(r.hist) == 0;
+  ok = (fclose(r.hist) == 0) && ok;
+  r.hist = NULL;
+  char fin[4200];
+  snprintf(fin, sizeof fin, "%s/history.csv", opt->out_dir);
+  if (!ok || rename(r.hist_tmp, fin) != 0) {
+    if (st == SHARD_OK) st = shard_msg_set(msg, SHARD_ERR_IO, "cannot write '%s'", fin);
+  }
+  char *sbuf = NULL;
+  size_t slen = 0;
+  FILE *sf = open_memstream(&sbuf, &slen);
+  if (sf) {
+    write_summary(&r, sf, st == SHARD_OK ? "ok" : (st == SHARD_ERR_NUMERIC ? "numerical_failure" : "failed"),
+                  st == SHARD_OK ? NULL : msg->text, steps, now_s() - wall0);
+    fclose(sf);
+    if (write_memstream(opt->out_dir, "summary.yaml", sbuf, slen, &io) != SHARD_OK && st == SHARD_OK)
+      st = shard_msg_set(msg, SHARD_ERR_IO, "%s", io.text);
+  }
+  code = st == SHARD_OK ? 0 : st == SHARD_ERR_NUMERIC ? 3 : st == SHARD_ERR_INPUT ? 2 : 1;
+done:
+  if (code == 1 && st == SHARD_ERR_INPUT) code = 2;
+  if (r.hist) fclose(r.hist), unlink(r.hist_tmp);
+  destroy_plugins(&r);
+  free(r.u_prev), free(r.v_prev), free(r.gap);
+  shard_model_destroy(r.m);
+  return code;
+}

@@ -1,0 +1,24 @@
+/* host: `shard run` — build the components of a case, run the time loop,
+ * write history.csv, summary.yaml and the provenance files atomically. */
+#ifndef SHARD_RUN_H
+#define SHARD_RUN_H
+
+#include "case.h"
+#include "registry.h"
+
+typedef struct shard_run_options {
+  const char *out_dir;   /* run directory (created) */
+  int progress;          /* -1 auto (terminal), 0 never, 1 always */
+} shard_run_options;
+
+/* Exit-code style result: 0 ok, 2 bad input (diag holds the errors, or msg),
+ * 3 numerical failure (outputs written up to the failing step), 1 other. */
+int shard_run_case(const shard_case *c, const shard_registry *reg, const shard_run_options *opt, shard_diag *diag,
+                   shard_msg *msg);
+
+/* Write `len` bytes to dir/name atomically (temporary file + rename). */
+int shard_write_atomic(const char *dir, const char *name, const char *data, size_t len, shard_msg *msg);
+/* mkdir -p */
+int shard_mkdirs(const char *path, shard_msg *msg);
+
+#endif

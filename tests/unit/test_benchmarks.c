@@ -1,0 +1,217 @@
+/* tests: the paper's ball and bar benchmarks through the whole host (case
+ * file -> registry -> model -> integrator -> summary.yaml), against the
+ * analytic references of SPEC §6 and the acceptance bounds of issue 3. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "case.h"
+#include "cu_runner.h"
+#include "registry.h"
+#include "run.h"
+
+static shard_registry *reg;
+static char tmpdir[256];
+
+static void setup_registry(void) {
+  if (reg) return;
+  shard_msg msg = {{0}};
+  CU_ASSERT_FATAL(shard_registry_create(&reg, &msg) == SHARD_OK);
+  int st = shard_registry_load_dir(reg, SHARD_PLUGIN_DIR, &msg);
+  if (st != SHARD_OK) fprintf(stderr, "registry: %s\n", msg.text);
+  CU_ASSERT_FATAL(st == SHARD_OK);
+  snprintf(tmpdir, sizeof tmpdir, "/tmp/shard_test_benchmarks_%ld", (long)getpid());
+}
+
+/* Run cases/paper/<name>.yaml with overrides; returns the exit code, out dir in `out`. */
+static int run_case(const char *name, const char *tag, const char **sets, int n_sets, char *out, size_t n_out) {
+  setup_registry();
+  char path[1024];
+  snprintf(path, sizeof path, "%s/cases/paper/%s.yaml", SHARD_SOURCE_DIR, name);
+  snprintf(out, n_out, "%s/%s_%s", tmpdir, name, tag);
+  shard_diag *diag = shard_diag_create();
+  shard_case *c = NULL;
+  int code = 2;
+  if (shard_case_load(path, sets, n_sets, reg, &c, diag) == SHARD_OK) {
+    shard_run_options opt = {.out_dir = out, .progress = 0};
+    shard_msg msg = {{0}};
+    code = shard_run_case(c, reg, &opt, diag, &msg);
+    if (code != 0) fprintf(stderr, "  run %s/%s: exit %d: %s\n", name, tag, code, msg.text);
+  }
+  if (shard_diag_count(diag)) shard_diag_print(diag, stderr);
+  shard_case_destroy(c);
+  shard_diag_destroy(diag);
+  return code;
+}
+
+/* Value of a two-level key "section.key" (or top-level "key") of summary.yaml. */
+static double summary(const char *dir, const char *key) {
+  char path[1024], line[512], section[128] = "";
+  snprintf(path, sizeof path, "%s/summary.yaml", dir);
+  FILE *f = fopen(path, "r");
+  if (!f) return NAN;
+  double v = NAN;
+  while (fgets(line, sizeof line, f)) {
+    char k[128];
+    double x;
+    if (line[0] != ' ') {
+      if (sscanf(line, "%127[^:]: %lf", k, &x) == 2 && strcmp(k, key) == 0) v = x;
+      else if (sscanf(line, "%127[^:]:", k) == 1) snprintf(section, sizeof section, "%s", k);
+    } else if (sscanf(line, " %127[^:]: %lf", k, &x) == 2) {
+      char full[300];
+      snprintf(full, sizeof full, "%s.%s", section, k);
+      if (strcmp(full, key) == 0) v = x;
+    }
+  }
+  fclose(f);
+  return v;
+}
+
+static const char *schemes[] = {"nsn", "moreau_jean", "cd_lagrange"};
+
+static double ball_eta(const char *name, const char *scheme, double dt) {
+  char set_i[64], set_dt[64], out[512], tag[96];
+  snprintf(set_i, sizeof set_i, "integrator.plugin=%s", scheme);
+  snprintf(set_dt, sizeof set_dt, "time.dt=%.17g", dt);
+  snprintf(tag, sizeof tag, "%s_%.6g", scheme, dt);
+  const char *sets[] = {set_i, set_dt, "output.every=100000000", "output.events=false"};
+  int code = run_case(name, tag, sets, 4, out, sizeof out);
+  CU_ASSERT_EQUAL(code, 0);
+  return summary(out, "reference.eta");
+}
+
+/* Issue 3: T = 5, dt = 1e-2: eta <= 0.08 (NSN, MJ), 0.2 (CDL) at e = 1; 0.06 and 0.1 at e = 0.8. */
+static void test_benchmarks_ball_eta(void) {
+  const char *cases[] = {"ball_e1", "ball_e08"};
+  const double bound_nm[] = {0.08, 0.06}, bound_cdl[] = {0.2, 0.1};
+  for (int c = 0; c < 2; ++c) {
+    double eta[3];
+    for (int s = 0; s < 3; ++s) {
+      eta[s] = ball_eta(cases[c], schemes[s], 1e-2);
+      printf("\n  %s %-12s eta = %.5f", cases[c], schemes[s], eta[s]);
+      CU_CHECK_MSG(eta[s] <= (s == 2 ? bound_cdl[c] : bound_nm[c]), "%s %s: eta %.5f above %.3f", cases[c],
+                   schemes[s], eta[s], s == 2 ? bound_cdl[c] : bound_nm[c]);
+    }
+    CU_CHECK_MSG(fabs(eta[0] - eta[1]) <= 0.1 * fmax(eta[0], eta[1]), "%s: NSN eta %.5f and MJ eta %.5f differ by >10%%",
+                 cases[c], eta[0], eta[1]);
+  }
+}
+
+/* Least-squares slope of log(eta) against log(dt). */
+static double fit_slope(const double *x, const double *y, int n) {
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (int i = 0; i < n; ++i) {
+    const double lx = log(x[i]), ly = log(y[i]);
+    sx += lx, sy += ly, sxx += lx * lx, sxy += lx * ly;
+  }
+  return (n * sxy - sx * sy) / (n * sxx - sx * sx);
+}
+
+/* Issue 3: 25 dt log-spaced in [1e-4, 1e-2]: slope in [0.8, 1.25] for NSN, MJ, CDL, e in {1, 0.8}. */
+static void test_benchmarks_ball_convergence(void) {
+  enum { N = 25 };
+  const char *cases[] = {"ball_e1", "ball_e08"};
+  double dt[N], eta[N];
+  for (int i = 0; i < N; ++i) dt[i] = pow(10.0, -4.0 + 2.0 * i / (N - 1));
+  for (int c = 0; c < 2; ++c)
+    for (int s = 0; s < 3; ++s) {
+      for (int i = 0; i < N; ++i) eta[i] = ball_eta(cases[c], schemes[s], dt[i]);
+      const double slope = fit_slope(dt, eta, N);
+      printf("\n  %s %-12s slope = %.3f", cases[c], schemes[s], slope);
+      CU_CHECK_MSG(slope >= 0.8 && slope <= 1.25, "%s %s: fitted slope %.3f outside [0.8, 1.25]", cases[c], schemes[s],
+                   slope);
+    }
+}
+
+/* Issue 3: the e = 0.8 ball rests after the Zeno time, without drift or growing chatter. */
+static void test_benchmarks_ball_rest(void) {
+  for (int s = 0; s < 3; ++s) {
+    char set_i[64], out[512], path[1024], line[4096];
+    snprintf(set_i, sizeof set_i, "integrator.plugin=%s", schemes[s]);
+    const char *sets[] = {set_i};
+    CU_ASSERT_EQUAL_FATAL(run_case("ball_e08", schemes[s], sets, 1, out, sizeof out), 0);
+    snprintf(path, sizeof path, "%s/history.csv", out);
+    FILE *f = fopen(path, "r");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT_PTR_NOT_NULL(fgets(line, sizeof line, f)); /* header: u is column 17 */
+    double early = 0, late = 0, vlate = 0;
+    while (fgets(line, sizeof line, f)) {
+      double t = 0, u = 0, v = 0;
+      char *p = line;
+      for (int col = 0; col < 18; ++col) {
+        double x = strtod(p, &p);
+        if (col == 1) t = x;
+        if (col == 16) u = x;
+        if (col == 17) v = x;
+        if (*p == ',') ++p;
+      }
+      if (t > 4.2 && t <= 4.6) early = fmax(early, fabs(u));
+      if (t > 4.6) late = fmax(late, fabs(u)), vlate = fmax(vlate, fabs(v));
+    }
+    fclose(f);
+    printf("\n  %-12s after Zeno: max|u| %.3g (4.2-4.6 s), %.3g (4.6-5 s), max|v| %.3g", schemes[s], early, late, vlate);
+    /* at rest on the floor: within one step of free fall g dt^2 = 1e-3 m, velocity below g dt */
+    CU_CHECK_MSG(late <= 9.81e-3 * 1e-1 + 1e-12, "%s: |u| = %.3g after the Zeno time", schemes[s], late);
+    CU_CHECK_MSG(vlate <= 9.81e-2 + 1e-12, "%s: |v| = %.3g after the Zeno time", schemes[s], vlate);
+    CU_CHECK_MSG(late <= early + 1e-12, "%s: chatter grows after the Zeno time (%.3g > %.3g)", schemes[s], late, early);
+  }
+}
+
+/* Issue 3: impacting bar, N_e = 50, dt = 0.7 dt_c, e = 0. */
+static void test_benchmarks_bar_impact(void) {
+  for (int s = 0; s < 3; ++s) {
+    char set_i[64], out[512];
+    snprintf(set_i, sizeof set_i, "integrator.plugin=%s", schemes[s]);
+    const char *sets[] = {set_i};
+    CU_ASSERT_EQUAL_FATAL(run_case("bar_impact_e0", schemes[s], sets, 1, out, sizeof out), 0);
+    const double dt = summary(out, "time.dt"), dur = summary(out, "reference.contact_duration"),
+                 dur_ref = summary(out, "reference.contact_duration_ref"), F = summary(out, "reference.mean_force"),
+                 F0 = summary(out, "reference.force_ref"), vr = summary(out, "reference.rebound_velocity"),
+                 v0 = summary(out, "reference.velocity_ref");
+    printf("\n  %-12s duration %.6g (ref %.6g, %.2f dt)  force %.6g (ref %.6g, %+.2f%%)  rebound %.5g (ref %.5g)",
+           schemes[s], dur, dur_ref, (dur - dur_ref) / dt, F, F0, 100 * (F - F0) / F0, vr, v0);
+    CU_CHECK_MSG(fabs(dur - dur_ref) <= (s == 1 ? 3 : 2) * dt, "%s: contact duration %.6g vs %.6g", schemes[s], dur, dur_ref);
+    CU_CHECK_MSG(fabs(F - F0) <= 0.02 * F0, "%s: mean force %.6g vs F0 %.6g", schemes[s], F, F0);
+    CU_CHECK_MSG(fabs(vr - v0) <= 0.05 * fabs(v0), "%s: rebound velocity %.6g vs %.6g", schemes[s], vr, v0);
+  }
+}
+
+/* Issue 3: explicit Newmark + penalty approaches the bar answer as the penalty grows. */
+static void test_benchmarks_bar_penalty(void) {
+  const char *alphas[] = {"contact.force.alpha=1", "contact.force.alpha=10", "contact.force.alpha=100"};
+  double eta[3];
+  for (int i = 0; i < 3; ++i) {
+    char out[512], tag[32];
+    snprintf(tag, sizeof tag, "penalty%d", i);
+    const char *sets[] = {"integrator.plugin=explicit_newmark", alphas[i]};
+    CU_ASSERT_EQUAL_FATAL(run_case("bar_impact_e0", tag, sets, 2, out, sizeof out), 0);
+    eta[i] = summary(out, "reference.eta");
+    printf("\n  %s: eta_u(contact node) = %.5f", alphas[i], eta[i]);
+  }
+  CU_CHECK_MSG(eta[1] < eta[0] && eta[2] < eta[1], "penalty displacement errors not decreasing: %.5f %.5f %.5f", eta[0],
+               eta[1], eta[2]);
+}
+
+static void cleanup(void) {
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+  if (tmpdir[0] && system(cmd) != 0) fprintf(stderr, "cannot remove %s\n", tmpdir);
+  shard_registry_destroy(reg);
+}
+
+static const cu_test_def tests[] = {
+    {"test_benchmarks_ball_eta", test_benchmarks_ball_eta},
+    {"test_benchmarks_ball_rest", test_benchmarks_ball_rest},
+    {"test_benchmarks_ball_convergence", test_benchmarks_ball_convergence},
+    {"test_benchmarks_bar_impact", test_benchmarks_bar_impact},
+    {"test_benchmarks_bar_penalty", test_benchmarks_bar_penalty},
+    {NULL, NULL},
+};
+
+int main(int argc, char **argv) {
+  int r = cu_main(argc, argv, "benchmarks", tests);
+  cleanup();
+  return r;
+}
