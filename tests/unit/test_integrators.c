@@ -782,50 +782,105 @@ static void test_integrators_nsn_chain_equations(void) {
   }
 }
 
-/* MJ on the chain: M(v⁺ − v⁻) = Δt f(u_{n+θ}) + Hᵀp on free DOFs, for
- * several θ and with Δt changing (refactorisation) and constant (cache). */
+/* Steps of MJ on a prepared mock, each checked against the scheme's own
+ * equations: momentum M(v⁺ − v⁻) = Δt f(u_{n+θ}) + Hᵀp on free DOFs, the
+ * θ position update, complementarity on the active set at u_n + Δt v_n. */
+static void mj_steps_check(mock *m, integ *it, double th, const double *dts, int nsteps, int both_first) {
+  for (int step = 0; step < nsteps; ++step) {
+    const double dt = dts[step];
+    const int n = m->sys.ndof;
+    double u0[NMAX], v0[NMAX], up[NMAX];
+    memcpy(u0, m->u, sizeof u0);
+    memcpy(v0, m->v, sizeof v0);
+    for (int i = 0; i < n; ++i) up[i] = u0[i] + dt * v0[i];
+    int active[CMAX];
+    gaps_at(m, up, active);
+    CU_ASSERT_EQUAL_FATAL(integ_step(it, m, dt), SHARD_OK);
+    CU_ASSERT_EQUAL(m->stats.n_active, active[0] + active[1]);
+    if (step == 0 && both_first) CU_CHECK_MSG(active[0] && active[1], "both contacts active on the first step");
+    double uth[NMAX], f[NMAX];
+    for (int i = 0; i < n; ++i) uth[i] = u0[i] + th * dt * ((1.0 - th) * v0[i] + th * m->v[i]);
+    shard_msg msg;
+    mock_force(&m->sys, 0.0, uth, f, &msg);
+    for (int i = 0; i < n; ++i) {
+      CU_NEAR(m->u[i], u0[i] + dt * ((1.0 - th) * v0[i] + th * m->v[i]), 1e-15);
+      if (m->prescribed[i]) {
+        CU_NEAR(m->v[i], m->vpres[i], 0.0);
+        continue;
+      }
+      double r = m->mass[i] * (m->v[i] - v0[i]) - dt * f[i];
+      for (int c = 0; c < m->sys.ncon; ++c) r -= m->hd[c][i] * m->impulse[c];
+      CU_CHECK_MSG(fabs(r) < 1e-12, "theta %g step %d DOF %d: momentum residual %.3g", th, step, i, r);
+    }
+    check_complementarity("moreau_jean", m, active, m->v, v0);
+    CU_CHECK_MSG(m->last_flags == (SHARD_LCP_SYMMETRIC | SHARD_LCP_PSD), "flags 0x%x", m->last_flags);
+  }
+}
+
+/* MJ on the chain, for several θ, with Δt changing (refactorisation) and
+ * constant (cached factor). */
 static void test_integrators_mj_chain_equations(void) {
   const double thetas[3] = {0.5, 0.7, 1.0};
   const double dts[4] = {5e-3, 5e-3, 2e-3, 2e-3};
   for (int kth = 0; kth < 3; ++kth)
     for (int pres = 0; pres < 2; ++pres) {
-      const double th = thetas[kth];
       mock m;
       integ it;
-      CU_ASSERT_FATAL(integ_open(&it, "moreau_jean", "theta", th));
+      CU_ASSERT_FATAL(integ_open(&it, "moreau_jean", "theta", thetas[kth]));
       mock_chain_contact(&m, pres);
       CU_ASSERT_FATAL(integ_begin(&it, &m, dts[0]));
-      for (int step = 0; step < 4; ++step) {
-        const double dt = dts[step];
-        const int n = m.sys.ndof;
-        double u0[NMAX], v0[NMAX], up[NMAX];
-        memcpy(u0, m.u, sizeof u0);
-        memcpy(v0, m.v, sizeof v0);
-        for (int i = 0; i < n; ++i) up[i] = u0[i] + dt * v0[i];
-        int active[CMAX];
-        gaps_at(&m, up, active);
-        CU_ASSERT_EQUAL_FATAL(integ_step(&it, &m, dt), SHARD_OK);
-        CU_ASSERT_EQUAL(m.stats.n_active, active[0] + active[1]);
-        if (step == 0) CU_CHECK_MSG(active[0] && active[1], "both contacts active on the first step");
-        double uth[NMAX], f[NMAX];
-        for (int i = 0; i < n; ++i) uth[i] = u0[i] + th * dt * ((1.0 - th) * v0[i] + th * m.v[i]);
-        shard_msg msg;
-        mock_force(&m.sys, 0.0, uth, f, &msg);
-        for (int i = 0; i < n; ++i) {
-          CU_NEAR(m.u[i], u0[i] + dt * ((1.0 - th) * v0[i] + th * m.v[i]), 1e-15);
-          if (m.prescribed[i]) {
-            CU_NEAR(m.v[i], m.vpres[i], 0.0);
-            continue;
-          }
-          double r = m.mass[i] * (m.v[i] - v0[i]) - dt * f[i];
-          for (int c = 0; c < m.sys.ncon; ++c) r -= m.hd[c][i] * m.impulse[c];
-          CU_CHECK_MSG(fabs(r) < 1e-12, "theta %g step %d DOF %d: momentum residual %.3g", th, step, i, r);
-        }
-        check_complementarity("moreau_jean", &m, active, m.v, v0);
-        CU_CHECK_MSG(m.last_flags == (SHARD_LCP_SYMMETRIC | SHARD_LCP_PSD), "flags 0x%x", m.last_flags);
-      }
+      mj_steps_check(&m, &it, thetas[kth], dts, 4, 1);
       integ_close(&it);
     }
+}
+
+/* A chain of 8 nodes whose DOFs are numbered out of order (physical node k
+ * is DOF idx[k]: a natural bandwidth of 7, 1 after reordering), with a wall
+ * on the last node, an interface between nodes 3 and 4, and optionally the
+ * first node prescribed: MJ's band reordering must not change the answer. */
+static void test_integrators_mj_scrambled_numbering(void) {
+  static const int idx[8] = {0, 7, 1, 6, 2, 5, 3, 4};
+  const double dts[4] = {4e-3, 4e-3, 4e-3, 1e-3};
+  for (int pres = 0; pres < 2; ++pres) {
+    mock m;
+    integ it;
+    memset(&m, 0, sizeof m);
+    for (int k = 0; k < 8; ++k) {
+      const int i = idx[k];
+      m.mass[i] = 1.0 + 0.25 * k;
+      m.v[i] = k < 4 ? 2.0 : -1.0;
+      m.fext[i] = 0.5 * k - 1.0;
+      m.u[i] = 1e-4 * k;
+    }
+    m.v[idx[7]] = 4.0;
+    m.kd[idx[0]][idx[0]] += 40.0;
+    for (int k = 1; k < 8; ++k) {
+      const int a = idx[k - 1], b = idx[k];
+      const double kk = 50.0 + 10.0 * k;
+      m.kd[a][a] += kk;
+      m.kd[b][b] += kk;
+      m.kd[a][b] -= kk;
+      m.kd[b][a] -= kk;
+    }
+    m.hd[0][idx[7]] = -1.0;
+    m.g0[0] = 0.01 + m.u[idx[7]];
+    m.hd[1][idx[3]] = -1.0;
+    m.hd[1][idx[4]] = 1.0;
+    m.g0[1] = 0.002 + m.u[idx[3]] - m.u[idx[4]];
+    m.e[0] = 0.4;
+    m.e[1] = 0.9;
+    if (pres) {
+      m.prescribed[idx[0]] = 1;
+      m.vpres[idx[0]] = -0.3;
+      m.v[idx[0]] = -0.3;
+    }
+    mock_finish(&m, 8, 2);
+    mock_initial_acceleration(&m);
+    CU_ASSERT_FATAL(integ_open(&it, "moreau_jean", "theta", 0.6));
+    CU_ASSERT_FATAL(integ_begin(&it, &m, dts[0]));
+    mj_steps_check(&m, &it, 0.6, dts, 4, 1);
+    integ_close(&it);
+  }
 }
 
 /* CDL on the chain: M(v_{n+3/2} − v_{n+½}) = Δt f(u_{n+1}) + Hᵀp. */
@@ -1109,6 +1164,7 @@ static const cu_test_def tests[] = {
     {"test_integrators_mj_theta_dissipation", test_integrators_mj_theta_dissipation},
     {"test_integrators_nsn_chain_equations", test_integrators_nsn_chain_equations},
     {"test_integrators_mj_chain_equations", test_integrators_mj_chain_equations},
+    {"test_integrators_mj_scrambled_numbering", test_integrators_mj_scrambled_numbering},
     {"test_integrators_cdl_chain_equations", test_integrators_cdl_chain_equations},
     {"test_integrators_nsn_closing_filter", test_integrators_nsn_closing_filter},
     {"test_integrators_nonfinite", test_integrators_nonfinite},

@@ -17,9 +17,12 @@
  * and column of S become the identity, their velocity at t_{n+1} is taken from
  * the host's prescribe() and moved to the right-hand side of the free rows.
  *
- * The band storage is sized in start() from the bandwidth of K(u_0): this is
- * the one allocation after setup (the width is unknown before the stiffness
- * can be evaluated). The integrator does not support insertions. */
+ * The band numbering is a reverse Cuthill–McKee ordering of K's graph when
+ * it is narrower than the model's own (twin DOFs of cohesive interfaces are
+ * numbered after the mesh). The band storage is sized in start() from the
+ * bandwidth of K(u_0) plus a few diagonals: this is the one allocation after
+ * setup (the width is unknown before the stiffness can be evaluated). The
+ * integrator does not support insertions. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,8 +48,12 @@ typedef struct mj {
   double *minv_cache; /* minv the factor was built with */
   /* band factor (start) */
   double *ab;
-  int32_t kd_cap;
+  int32_t kd_cap;     /* bandwidth the storage holds */
   int32_t kd;         /* bandwidth of the current factor */
+  int32_t *perm;      /* band ordering: perm[new] = old DOF */
+  int32_t *iperm;     /* iperm[old] = new */
+  int32_t *work;      /* degrees, for reordering */
+  double *xp;         /* permuted right-hand side */
   int factored;       /* ab holds a valid factor */
   int cached;         /* the cache below describes it */
   double f_dt;
@@ -90,14 +97,67 @@ static int finite_sum(const double *x, int32_t n) {
   return isfinite(s);
 }
 
-static int32_t bandwidth(const shard_csr *k) {
+/* bandwidth of K in the numbering iperm (identity when NULL) */
+static int32_t bandwidth(const shard_csr *k, const int32_t *iperm) {
   int32_t kd = 0;
   for (int32_t i = 0; i < k->nrows; ++i)
     for (int32_t e = k->rowptr[i]; e < k->rowptr[i + 1]; ++e) {
-      const int32_t d = abs(i - k->colind[e]);
+      const int32_t d = iperm ? abs(iperm[i] - iperm[k->colind[e]]) : abs(i - k->colind[e]);
       if (d > kd) kd = d;
     }
   return kd;
+}
+
+/* Band ordering of S: reverse Cuthill–McKee on the graph of K (each
+ * connected component from a node of least degree, neighbours by increasing
+ * degree), kept only if it narrows the band of the given numbering — in 1D
+ * it turns twin DOFs numbered at the end of the mesh (cohesive interfaces)
+ * back into a path of bandwidth 1. perm[new] = old; deg: n ints of work.
+ * Returns the bandwidth in the chosen numbering. No allocation. */
+static int32_t band_order(const shard_csr *k, int32_t n, int32_t *perm, int32_t *iperm, int32_t *deg) {
+  const int32_t kd_id = bandwidth(k, NULL);
+  for (int32_t i = 0; i < n; ++i) {
+    deg[i] = 0;
+    for (int32_t e = k->rowptr[i]; e < k->rowptr[i + 1]; ++e) deg[i] += k->colind[e] != i;
+    iperm[i] = -1;
+  }
+  int32_t head = 0, tail = 0;
+  for (;;) {
+    int32_t start = -1;
+    for (int32_t i = 0; i < n; ++i)
+      if (iperm[i] < 0 && (start < 0 || deg[i] < deg[start])) start = i;
+    if (start < 0) break;
+    iperm[start] = tail;
+    perm[tail++] = start;
+    while (head < tail) {
+      const int32_t node = perm[head++], first = tail;
+      for (int32_t e = k->rowptr[node]; e < k->rowptr[node + 1]; ++e) {
+        const int32_t j = k->colind[e];
+        if (iperm[j] >= 0) continue;
+        iperm[j] = tail;
+        perm[tail++] = j;
+      }
+      for (int32_t a = first + 1; a < tail; ++a) { /* insertion sort by degree */
+        const int32_t x = perm[a];
+        int32_t b = a;
+        while (b > first && deg[perm[b - 1]] > deg[x]) {
+          perm[b] = perm[b - 1];
+          --b;
+        }
+        perm[b] = x;
+      }
+    }
+  }
+  for (int32_t i = 0; i < n / 2; ++i) {
+    const int32_t t = perm[i];
+    perm[i] = perm[n - 1 - i];
+    perm[n - 1 - i] = t;
+  }
+  for (int32_t i = 0; i < n; ++i) iperm[perm[i]] = i;
+  const int32_t kd_rcm = bandwidth(k, iperm);
+  if (kd_rcm < kd_id) return kd_rcm;
+  for (int32_t i = 0; i < n; ++i) perm[i] = iperm[i] = i;
+  return kd_id;
 }
 
 static int mj_create(const shard_params *params, const shard_model_scales *scales, void **out_self, shard_msg *msg) {
@@ -120,6 +180,12 @@ static uint32_t mj_n_aux(const void *self) {
 
 static void mj_release_band(mj *s) {
   free(s->ab);
+  free(s->perm);
+  free(s->iperm);
+  free(s->work);
+  free(s->xp);
+  s->perm = s->iperm = s->work = NULL;
+  s->xp = NULL;
   free(s->c_rowptr);
   free(s->c_colind);
   free(s->c_val);
@@ -196,11 +262,28 @@ static int mj_start(void *self, shard_system *sys, double dt, shard_msg *msg) {
     add_context(msg, "stiffness at the initial state");
     return rc;
   }
+  if (k->nrows != sys->ndof || k->ncols != sys->ndof)
+    return shard_msg_set(msg, SHARD_ERR_INTERNAL, "stiffness is %dx%d, expected %dx%d", (int)k->nrows,
+                         (int)k->ncols, (int)sys->ndof, (int)sys->ndof);
   mj_release_band(s);
-  const int32_t kd = bandwidth(k);
+  const size_t nd = (size_t)s->ndof_max;
+  s->perm = calloc(nd, sizeof(int32_t));
+  s->iperm = calloc(nd, sizeof(int32_t));
+  s->work = calloc(nd, sizeof(int32_t));
+  s->xp = calloc(nd, sizeof(double));
+  if (!s->perm || !s->iperm || !s->work || !s->xp) {
+    mj_release_band(s);
+    return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for %zu DOFs", nd);
+  }
+  for (int32_t i = 0; i < s->ndof_max; ++i) s->perm[i] = s->iperm[i] = i;
+  /* a few diagonals of slack, so that a stiffness entry appearing later (a
+   * cohesive spring leaving its zero-stiffness branch) can be absorbed by
+   * reordering without reallocating */
+  int32_t kd = band_order(k, sys->ndof, s->perm, s->iperm, s->work) + 8;
+  if (kd > s->ndof_max - 1) kd = s->ndof_max - 1;
   const int64_t nnz = k->rowptr[k->nrows];
-  s->ab = calloc((size_t)(kd + 1) * (size_t)s->ndof_max, sizeof(double));
-  s->c_rowptr = calloc((size_t)s->ndof_max + 1, sizeof(int32_t));
+  s->ab = calloc((size_t)(kd + 1) * nd, sizeof(double));
+  s->c_rowptr = calloc(nd + 1, sizeof(int32_t));
   s->c_colind = calloc((size_t)nnz + 1, sizeof(int32_t));
   s->c_val = calloc((size_t)nnz + 1, sizeof(double));
   if (!s->ab || !s->c_rowptr || !s->c_colind || !s->c_val) {
@@ -218,12 +301,6 @@ static int mj_start(void *self, shard_system *sys, double dt, shard_msg *msg) {
 static int mj_refresh_factor(mj *s, const shard_system *sys, const shard_csr *k, double dt, shard_msg *msg) {
   const int32_t n = sys->ndof;
   const int32_t nnz = k->rowptr[n];
-  const int32_t kd = bandwidth(k);
-  if (kd > s->kd_cap)
-    return shard_msg_set(msg, SHARD_ERR_UNSUPPORTED,
-                         "the stiffness bandwidth grew to %d, beyond the %d found at start (moreau_jean sizes its "
-                         "band factor of S once)",
-                         (int)kd, (int)s->kd_cap);
   if (s->factored && s->cached && s->f_dt == dt && s->f_n == n && s->f_nnz == nnz &&
       memcmp(s->c_rowptr, k->rowptr, ((size_t)n + 1) * sizeof(int32_t)) == 0 &&
       memcmp(s->c_colind, k->colind, (size_t)nnz * sizeof(int32_t)) == 0 &&
@@ -231,17 +308,25 @@ static int mj_refresh_factor(mj *s, const shard_system *sys, const shard_csr *k,
       memcmp(s->minv_cache, sys->minv, (size_t)n * sizeof(double)) == 0)
     return SHARD_OK;
 
+  int32_t kd = bandwidth(k, s->iperm);
+  if (kd > s->kd_cap) kd = band_order(k, n, s->perm, s->iperm, s->work);
+  if (kd > s->kd_cap)
+    return shard_msg_set(msg, SHARD_ERR_UNSUPPORTED,
+                         "the stiffness bandwidth grew to %d, beyond the %d sized at start (moreau_jean allocates its "
+                         "band factor of S once)",
+                         (int)kd, (int)s->kd_cap);
+  const int32_t *ip = s->iperm;
   const int ldab = kd + 1;
   const double c = s->theta * s->theta * dt * dt;
   const double *minv = sys->minv;
   memset(s->ab, 0, (size_t)ldab * (size_t)n * sizeof(double));
-  for (int32_t i = 0; i < n; ++i) s->ab[(size_t)i * ldab] = minv[i] == 0.0 ? 1.0 : sys->mass[i];
+  for (int32_t i = 0; i < n; ++i) s->ab[(size_t)ip[i] * ldab] = minv[i] == 0.0 ? 1.0 : sys->mass[i];
   for (int32_t i = 0; i < n; ++i) {
     if (minv[i] == 0.0) continue;
     for (int32_t e = k->rowptr[i]; e < k->rowptr[i + 1]; ++e) {
       const int32_t j = k->colind[e];
-      if (j > i || minv[j] == 0.0) continue; /* lower triangle of the free block */
-      s->ab[(size_t)(i - j) + (size_t)j * ldab] += c * k->val[e];
+      if (ip[j] > ip[i] || minv[j] == 0.0) continue; /* lower triangle of the free block, band numbering */
+      s->ab[(size_t)(ip[i] - ip[j]) + (size_t)ip[j] * ldab] += c * k->val[e];
     }
   }
   int nn = n, kdd = kd, info = 0;
@@ -266,10 +351,13 @@ static int mj_refresh_factor(mj *s, const shard_system *sys, const shard_csr *k,
   return SHARD_OK;
 }
 
+/* x ← S⁻¹ x, through the band numbering */
 static int mj_solve(const mj *s, int32_t n, double *x, shard_msg *msg) {
   int nn = n, kdd = s->kd, ldab = s->kd + 1, one = 1, info = 0;
-  dpbtrs_("L", &nn, &kdd, &one, s->ab, &ldab, x, &nn, &info);
+  for (int32_t i = 0; i < n; ++i) s->xp[i] = x[s->perm[i]];
+  dpbtrs_("L", &nn, &kdd, &one, s->ab, &ldab, s->xp, &nn, &info);
   if (info != 0) return shard_msg_set(msg, SHARD_ERR_INTERNAL, "LAPACK dpbtrs: argument %d is invalid", -info);
+  for (int32_t i = 0; i < n; ++i) x[s->perm[i]] = s->xp[i];
   return SHARD_OK;
 }
 
