@@ -21,6 +21,10 @@
 #include "registry.h"
 #include "shard/lcp_solver.h"
 
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
 #define LCP_MAX_SETS 64
 
 typedef struct lcp_args {
@@ -449,8 +453,9 @@ static double now_seconds(void) {
 }
 
 /* Tridiagonal operator shaped like the scaled 1D contact W′ (diagonal 1.02,
- * off-diagonals -0.49) and q in [-1, 0.5): about two thirds of the contacts
- * compressive (q < 0), the rest separating. Fixed-seed LCG, reproducible. */
+ * off-diagonals -0.49) and q_i = 0.5 sin(2πi/64) + U(-0.5, 0.5): alternating
+ * compressive (q < 0) and separating zones, so that the solution has both
+ * active and inactive contacts. Fixed-seed LCG, reproducible. */
 static int bench_tridiag(const shard_cli *cli, const lcp_args *a) {
   const int32_t n = (int32_t)a->bench_n;
   const int64_t nnz = 3 * (int64_t)n - 2;
@@ -476,7 +481,8 @@ static int bench_tridiag(const shard_cli *cli, const lcp_args *a) {
     colind[k] = i, val[k++] = 1.02;
     if (i + 1 < n) colind[k] = i + 1, val[k++] = -0.49;
     state = state * 6364136223846793005ull + 1442695040888963407ull;
-    q[i] = -1.0 + 1.5 * (double)(state >> 11) * (1.0 / 9007199254740992.0);
+    const double u = (double)(state >> 11) * (1.0 / 9007199254740992.0);
+    q[i] = 0.5 * sin(2.0 * M_PI * (double)i / 64.0) + (u - 0.5);
   }
   rowptr[n] = k;
   shard_csr csr = {n, n, rowptr, colind, val};

@@ -58,7 +58,7 @@ static int lemke_create(const shard_params *params, void **out_self, shard_msg *
   s->max_pivots = shard_params_int(params, "max_pivots");
   s->dense_max = shard_params_has(params, "dense_max") ? shard_params_int(params, "dense_max") : 2000;
   s->refine_steps = shard_params_has(params, "refine_steps") ? (int)shard_params_int(params, "refine_steps") : 2;
-  if (!(s->tolerance > 0.0 && s->tolerance < 1.0) || !(s->pivot_tolerance > 0.0 && s->pivot_tolerance <= 1e-3) ||
+  if (!(s->tolerance > 0.0 && s->tolerance <= 1.0) || !(s->pivot_tolerance > 0.0 && s->pivot_tolerance <= 1e-3) ||
       s->max_pivots < 0 || s->dense_max < 1 || s->dense_max > 20000 || s->refine_steps < 0 || s->refine_steps > 10) {
     free(s);
     return shard_msg_set(msg, SHARD_ERR_INPUT, "lemke: parameter out of range");

@@ -51,7 +51,7 @@ static int mprgp_create(const shard_params *params, void **out_self, shard_msg *
   s->max_iterations = shard_params_has(params, "max_iterations") ? shard_params_int(params, "max_iterations") : 10000;
   s->alpha_factor = shard_params_has(params, "alpha_factor") ? shard_params_real(params, "alpha_factor") : 1.9;
   s->gamma = shard_params_has(params, "gamma") ? shard_params_real(params, "gamma") : 1.0;
-  if (!(s->tolerance > 0.0 && s->tolerance < 1.0) || s->max_iterations < 1 ||
+  if (!(s->tolerance > 0.0 && s->tolerance <= 1.0) || s->max_iterations < 1 ||
       !(s->alpha_factor > 0.0 && s->alpha_factor <= 2.0) || !(s->gamma > 0.0 && isfinite(s->gamma))) {
     free(s);
     return shard_msg_set(msg, SHARD_ERR_INPUT, "mprgp: parameter out of range");

@@ -39,9 +39,9 @@ static int pgs_create(const shard_params *params, void **out_self, shard_msg *ms
     free(s);
     return shard_msg_set(msg, SHARD_ERR_INPUT, "pgs: omega = %g outside (0, 2)", om);
   }
-  if (!(s->tolerance > 0.0 && s->tolerance < 1.0) || s->max_sweeps < 1) {
+  if (!(s->tolerance > 0.0 && s->tolerance <= 1.0) || s->max_sweeps < 1) {
     free(s);
-    return shard_msg_set(msg, SHARD_ERR_INPUT, "pgs: tolerance must be in (0, 1) and max_sweeps >= 1");
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "pgs: tolerance must be in (0, 1] and max_sweeps >= 1");
   }
   *out_self = s;
   return SHARD_OK;
