@@ -35,6 +35,7 @@ typedef struct mock {
   int prescribed[NMAX];
   double vpres[NMAX];
   int force_nan;
+  int lcp_fail; /* lcp_solve returns this status when non-zero */
   /* CSR views */
   int32_t k_rowptr[NMAX + 1], k_col[NMAX * NMAX];
   double k_val[NMAX * NMAX];
@@ -143,6 +144,7 @@ static int mock_lcp_solve(shard_system *sys, const shard_csr *w, const double *q
   mock *m = sys->host;
   m->lcp_calls++;
   m->last_flags = flags;
+  if (m->lcp_fail) return shard_msg_set(msg, m->lcp_fail, "mock: solver failed");
   const int n = w->nrows;
   double wd[CMAX][CMAX] = {{0}};
   for (int i = 0; i < n; ++i)
@@ -1150,6 +1152,25 @@ static void test_integrators_impacting_bar(void) {
   }
 }
 
+/* A failing LCP solve is passed up with its status and the step's context. */
+static void test_integrators_lcp_failure_context(void) {
+  for (int p = 0; p < 3; ++p) {
+    mock m;
+    integ it;
+    CU_ASSERT_FATAL(integ_open(&it, all_names[p], NULL, 0.0));
+    mock_particle(&m, 1.0, 0.001, -2.0, 0.5);
+    CU_ASSERT_FATAL(integ_begin(&it, &m, 1e-2));
+    m.lcp_fail = SHARD_ERR_NUMERIC;
+    const double u0 = m.u[0];
+    shard_msg msg = {{0}};
+    const int rc = it.ops->step(it.self, &m.sys, 1e-2, &msg);
+    CU_CHECK_MSG(rc == SHARD_ERR_NUMERIC && strcmp(msg.text, "contact LCP on 1 active constraint: mock: solver failed") == 0,
+                 "%s: rc %d, message '%.200s'", all_names[p], rc, msg.text);
+    CU_CHECK_MSG(m.u[0] == u0, "%s: state untouched by the failed step", all_names[p]);
+    integ_close(&it);
+  }
+}
+
 static const cu_test_def tests[] = {
     {"test_integrators_descriptors", test_integrators_descriptors},
     {"test_integrators_mj_theta_refused", test_integrators_mj_theta_refused},
@@ -1168,6 +1189,7 @@ static const cu_test_def tests[] = {
     {"test_integrators_cdl_chain_equations", test_integrators_cdl_chain_equations},
     {"test_integrators_nsn_closing_filter", test_integrators_nsn_closing_filter},
     {"test_integrators_nonfinite", test_integrators_nonfinite},
+    {"test_integrators_lcp_failure_context", test_integrators_lcp_failure_context},
     {"test_integrators_mj_indefinite", test_integrators_mj_indefinite},
     {"test_integrators_failed_step_keeps_state", test_integrators_failed_step_keeps_state},
     {NULL, NULL},

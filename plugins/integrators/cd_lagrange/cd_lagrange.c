@@ -34,16 +34,6 @@ static double row_dot(const shard_csr *h, int32_t row, const double *x) {
   return s;
 }
 
-/* Prefix the callee's message with this step's context (same result as
- * shard_msg_prepend, written here with a checked snprintf). */
-static void add_context(shard_msg *msg, const char *ctx) {
-  if (!msg) return;
-  char tmp[SHARD_MSG_SIZE];
-  const int len = snprintf(tmp, sizeof tmp, "%s: %s", ctx, msg->text);
-  if (len < 0) return;
-  memcpy(msg->text, tmp, sizeof tmp);
-}
-
 static int finite_sum(const double *x, int32_t n) {
   double s = 0.0;
   for (int32_t i = 0; i < n; ++i) s += fabs(x[i]);
@@ -136,7 +126,7 @@ static int cdl_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
 
   rc = sys->ops->force(sys, t1, s->u1, s->vfree, msg);
   if (rc != SHARD_OK) {
-    add_context(msg, "force at the new position");
+    shard_msg_prepend(msg, "force at the new position");
     return rc;
   }
   for (int32_t i = 0; i < n; ++i) s->vfree[i] = vh[i] + dt * minv[i] * s->vfree[i];
@@ -146,7 +136,7 @@ static int cdl_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
     const shard_csr *w = NULL;
     rc = sys->ops->contact_operator(sys, s->rows, na, 0.0, &w, msg);
     if (rc != SHARD_OK) {
-      add_context(msg, "contact operator H M^-1 H^T");
+      shard_msg_prepend(msg, "contact operator H M^-1 H^T");
       return rc;
     }
     if (w->nrows != na || w->ncols != na)
@@ -161,11 +151,7 @@ static int cdl_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
     /* H M⁻¹ Hᵀ with M⁻¹ ≥ 0 is symmetric positive semidefinite */
     rc = sys->ops->lcp_solve(sys, w, s->q, SHARD_LCP_SYMMETRIC | SHARD_LCP_PSD, s->p, msg);
     if (rc != SHARD_OK) {
-      {
-        char ctx[64];
-        const int len = snprintf(ctx, sizeof ctx, "contact LCP on %d active constraints", (int)na);
-        add_context(msg, len > 0 ? ctx : "contact LCP");
-      }
+      shard_msg_prepend(msg, "contact LCP on %d active constraint%s", (int)na, na == 1 ? "" : "s");
       return rc;
     }
     if (!finite_sum(s->p, na)) return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite impulse from the LCP solver");

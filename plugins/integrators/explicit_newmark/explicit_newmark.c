@@ -19,16 +19,6 @@ typedef struct enm {
   double *block;
 } enm;
 
-/* Prefix the callee's message with this step's context (same result as
- * shard_msg_prepend, written here with a checked snprintf). */
-static void add_context(shard_msg *msg, const char *ctx) {
-  if (!msg) return;
-  char tmp[SHARD_MSG_SIZE];
-  const int len = snprintf(tmp, sizeof tmp, "%s: %s", ctx, msg->text);
-  if (len < 0) return;
-  memcpy(msg->text, tmp, sizeof tmp);
-}
-
 static int finite_sum(const double *x, int32_t n) {
   double s = 0.0;
   for (int32_t i = 0; i < n; ++i) s += fabs(x[i]);
@@ -93,7 +83,7 @@ static int enm_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
   if (!finite_sum(s->u1, n)) return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite displacement");
   rc = sys->ops->force(sys, t1, s->u1, s->a1, msg);
   if (rc != SHARD_OK) {
-    add_context(msg, "force at the new position");
+    shard_msg_prepend(msg, "force at the new position");
     return rc;
   }
   for (int32_t i = 0; i < n; ++i) s->a1[i] *= minv[i];

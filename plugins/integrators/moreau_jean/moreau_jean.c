@@ -81,16 +81,6 @@ static double row_dot(const shard_csr *h, int32_t row, const double *x) {
   return s;
 }
 
-/* Prefix the callee's message with this step's context (same result as
- * shard_msg_prepend, written here with a checked snprintf). */
-static void add_context(shard_msg *msg, const char *ctx) {
-  if (!msg) return;
-  char tmp[SHARD_MSG_SIZE];
-  const int len = snprintf(tmp, sizeof tmp, "%s: %s", ctx, msg->text);
-  if (len < 0) return;
-  memcpy(msg->text, tmp, sizeof tmp);
-}
-
 static int finite_sum(const double *x, int32_t n) {
   double s = 0.0;
   for (int32_t i = 0; i < n; ++i) s += fabs(x[i]);
@@ -259,7 +249,7 @@ static int mj_start(void *self, shard_system *sys, double dt, shard_msg *msg) {
   const shard_csr *k = NULL;
   int rc = sys->ops->stiffness(sys, sys->u, &k, msg);
   if (rc != SHARD_OK) {
-    add_context(msg, "stiffness at the initial state");
+    shard_msg_prepend(msg, "stiffness at the initial state");
     return rc;
   }
   if (k->nrows != sys->ndof || k->ncols != sys->ndof)
@@ -389,7 +379,7 @@ static int mj_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
   const shard_csr *k = NULL;
   rc = sys->ops->stiffness(sys, u, &k, msg);
   if (rc != SHARD_OK) {
-    add_context(msg, "stiffness at u_n");
+    shard_msg_prepend(msg, "stiffness at u_n");
     return rc;
   }
   if (k->nrows != n || k->ncols != n)
@@ -405,7 +395,7 @@ static int mj_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
 
   rc = sys->ops->force(sys, sys->t + th * dt, u, s->f, msg);
   if (rc != SHARD_OK) {
-    add_context(msg, "force at u_n");
+    shard_msg_prepend(msg, "force at u_n");
     return rc;
   }
   /* b = (M − θ(1−θ)Δt²K) v_n + Δt f(t_n + θΔt, u_n), prescribed DOFs eliminated */
@@ -470,11 +460,7 @@ static int mj_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
     /* S is SPD (dpbtrf succeeded), so W = H S⁻¹ Hᵀ is symmetric PSD */
     rc = sys->ops->lcp_solve(sys, &w, s->q, SHARD_LCP_SYMMETRIC | SHARD_LCP_PSD, s->p, msg);
     if (rc != SHARD_OK) {
-      {
-        char ctx[64];
-        const int len = snprintf(ctx, sizeof ctx, "contact LCP on %d active constraints", (int)na);
-        add_context(msg, len > 0 ? ctx : "contact LCP");
-      }
+      shard_msg_prepend(msg, "contact LCP on %d active constraint%s", (int)na, na == 1 ? "" : "s");
       return rc;
     }
     if (!finite_sum(s->p, na)) return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite impulse from the LCP solver");

@@ -74,16 +74,6 @@ static uint32_t certify(const shard_csr *w) {
   return flags;
 }
 
-/* Prefix the callee's message with this step's context (same result as
- * shard_msg_prepend, written here with a checked snprintf). */
-static void add_context(shard_msg *msg, const char *ctx) {
-  if (!msg) return;
-  char tmp[SHARD_MSG_SIZE];
-  const int len = snprintf(tmp, sizeof tmp, "%s: %s", ctx, msg->text);
-  if (len < 0) return;
-  memcpy(msg->text, tmp, sizeof tmp);
-}
-
 static int finite_sum(const double *x, int32_t n) {
   double s = 0.0;
   for (int32_t i = 0; i < n; ++i) s += fabs(x[i]);
@@ -181,7 +171,7 @@ static int nsn_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
   /* free acceleration at the predicted position */
   rc = sys->ops->force(sys, t1, s->ut, s->astar, msg);
   if (rc != SHARD_OK) {
-    add_context(msg, "force at the predicted position");
+    shard_msg_prepend(msg, "force at the predicted position");
     return rc;
   }
   for (int32_t i = 0; i < n; ++i) s->astar[i] *= minv[i];
@@ -197,7 +187,7 @@ static int nsn_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
     const shard_csr *k = NULL, *w = NULL;
     rc = sys->ops->stiffness(sys, s->ut, &k, msg);
     if (rc != SHARD_OK) {
-      add_context(msg, "stiffness at the predicted position");
+      shard_msg_prepend(msg, "stiffness at the predicted position");
       return rc;
     }
     if (k->nrows != n || k->ncols != n)
@@ -205,7 +195,7 @@ static int nsn_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
                            (int)k->ncols, (int)n, (int)n);
     rc = sys->ops->contact_operator(sys, s->rows, na, dt * dt / 4.0, &w, msg);
     if (rc != SHARD_OK) {
-      add_context(msg, "contact operator W'");
+      shard_msg_prepend(msg, "contact operator W'");
       return rc;
     }
     if (w->nrows != na || w->ncols != na)
@@ -226,11 +216,7 @@ static int nsn_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
     }
     rc = sys->ops->lcp_solve(sys, w, s->q, certify(w), s->p, msg);
     if (rc != SHARD_OK) {
-      {
-        char ctx[64];
-        const int len = snprintf(ctx, sizeof ctx, "contact LCP on %d active constraints", (int)na);
-        add_context(msg, len > 0 ? ctx : "contact LCP");
-      }
+      shard_msg_prepend(msg, "contact LCP on %d active constraint%s", (int)na, na == 1 ? "" : "s");
       return rc;
     }
     if (!finite_sum(s->p, na)) return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite impulse from the LCP solver");
