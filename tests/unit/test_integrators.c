@@ -1171,6 +1171,54 @@ static void test_integrators_lcp_failure_context(void) {
   }
 }
 
+/* Exact per-step energy identities with contact (linear K, constant f_ext),
+ * the bookkeeping a host needs for a balance at round-off:
+ *   NSN:    𝓗⁺ − 𝓗 = f_extᵀΔu + pᵀH(v_n + v_{n+1})/2
+ *   MJ(θ):  E⁺ − E = f_extᵀΔu + pᵀH((1−θ)v_n + θv_{n+1}) − (θ−½)(|Δv|²_M + |Δu|²_K)
+ *   CDL:    𝓗⁺ − 𝓗 = f_extᵀΔu + ½(p_n + p_{n+1})ᵀH v_{n+½}
+ * with E = ½vᵀMv + ½uᵀKu, 𝓗 = E − Δt²/8 aᵀMa and p_n the previous step's
+ * impulse. */
+static void test_integrators_energy_identities(void) {
+  for (int p = 0; p < 3; ++p) {
+    const double th = p == 1 ? 0.7 : 0.5, dt = 5e-3;
+    mock m;
+    integ it;
+    CU_ASSERT_FATAL(integ_open(&it, all_names[p], p == 1 ? "theta" : NULL, th));
+    mock_chain_contact(&m, 0);
+    CU_ASSERT_FATAL(integ_begin(&it, &m, dt));
+    double pprev[CMAX] = {0}, worst = 0.0, contact = 0.0;
+    const int n = m.sys.ndof;
+    for (int s = 0; s < 40; ++s) {
+      double u0[NMAX], v0[NMAX], vh[NMAX];
+      memcpy(u0, m.u, sizeof u0);
+      memcpy(v0, m.v, sizeof v0);
+      memcpy(vh, m.aux, sizeof vh);
+      const double e0 = p == 1 ? energy_mech(&m) : energy_alg(&m, dt);
+      CU_ASSERT_EQUAL_FATAL(integ_step(&it, &m, dt), SHARD_OK);
+      const double e1 = p == 1 ? energy_mech(&m) : energy_alg(&m, dt);
+      double wext = 0.0, work = 0.0, diss = 0.0;
+      for (int i = 0; i < n; ++i) {
+        const double du = m.u[i] - u0[i], dv = m.v[i] - v0[i];
+        wext += m.fext[i] * du;
+        diss += m.mass[i] * dv * dv;
+        for (int j = 0; j < n; ++j) diss += du * m.kd[i][j] * (m.u[j] - u0[j]);
+        for (int c = 0; c < m.sys.ncon; ++c) {
+          const double hv = m.hd[c][i];
+          if (p == 0) work += m.impulse[c] * hv * 0.5 * (v0[i] + m.v[i]);
+          if (p == 1) work += m.impulse[c] * hv * ((1.0 - th) * v0[i] + th * m.v[i]);
+          if (p == 2) work += 0.5 * (pprev[c] + m.impulse[c]) * hv * vh[i];
+        }
+      }
+      for (int c = 0; c < m.sys.ncon; ++c) contact += m.impulse[c];
+      worst = fmax(worst, fabs(e1 - e0 - wext - work + (th - 0.5) * diss));
+      memcpy(pprev, m.impulse, sizeof pprev);
+    }
+    CU_CHECK_MSG(contact > 0.0, "%s: the run has contact impulses", all_names[p]);
+    CU_CHECK_MSG(worst < 1e-13, "%s: energy identity residual %.3g J per step (E ~ 5 J)", all_names[p], worst);
+    integ_close(&it);
+  }
+}
+
 static const cu_test_def tests[] = {
     {"test_integrators_descriptors", test_integrators_descriptors},
     {"test_integrators_mj_theta_refused", test_integrators_mj_theta_refused},
@@ -1183,6 +1231,7 @@ static const cu_test_def tests[] = {
     {"test_integrators_impacting_bar", test_integrators_impacting_bar},
     {"test_integrators_oscillator", test_integrators_oscillator},
     {"test_integrators_mj_theta_dissipation", test_integrators_mj_theta_dissipation},
+    {"test_integrators_energy_identities", test_integrators_energy_identities},
     {"test_integrators_nsn_chain_equations", test_integrators_nsn_chain_equations},
     {"test_integrators_mj_chain_equations", test_integrators_mj_chain_equations},
     {"test_integrators_mj_scrambled_numbering", test_integrators_mj_scrambled_numbering},
