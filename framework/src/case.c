@@ -21,6 +21,10 @@ const shard_case_name shard_case_derived_names[] = {
     {"h_min", "m", "smallest element length"},
     {"h_mean", "m", "mean element length"},
     {"c", "m/s", "bar wave speed sqrt(young / density)"},
+    {"dt_c_default", "s", "stable time step of the default estimate, 2 / sqrt(lambda_max)"},
+    {"dt_c_paper", "s", "stable time step of the paper's formula"},
+    {"t_b", "s", "time for a wave to cross the bar and come back, 2 length / c"},
+    {"mass_total", "kg", "total mass of the model"},
 };
 const uint32_t shard_case_n_derived_names = SHARD_NPARAMS(shard_case_derived_names);
 
@@ -197,6 +201,12 @@ static int eval_text(const shard_case *c, const yt_node *node, const char *text,
 
 /* --- leaf handlers, one per parameter type --- */
 
+/* Where to report a bad value: an empty value has no text to point at, so
+ * its key, unless the value came from elsewhere (a --set argument). */
+static const yt_node *value_site(const yt_node *key, const yt_node *value) {
+  return yt_is_null(value) && value->src == key->src ? key : value;
+}
+
 typedef void (*leaf_fn)(vctx *v, const yt_node *n, const shard_param_spec *s, const char *full);
 
 static void leaf_number(vctx *v, const yt_node *n, const shard_param_spec *s, const char *full) {
@@ -251,7 +261,7 @@ static const leaf_handler leaf_handlers[] = {
 static void check_leaf(vctx *v, const yt_node *key, const yt_node *n, const shard_param_spec *s, const char *full) {
   const leaf_handler *h = &leaf_handlers[s->type];
   if (n->kind != YT_SCALAR || yt_is_null(n)) {
-    yt_error_at(v->d, yt_is_null(n) ? key : n, "'%s' must be %s, not %s", full, h->noun, yt_kind_str(n));
+    yt_error_at(v->d, value_site(key, n), "'%s' must be %s, not %s", full, h->noun, yt_kind_str(n));
     return;
   }
   h->check(v, n, s, full);
@@ -325,7 +335,7 @@ static void walk_map(vctx *v, const yt_node *map, const entry_list *l, const cha
       check_leaf(v, key, val, e->spec, full);
     } else if (is_group(l, rel)) {
       if (val->kind != YT_MAP) {
-        yt_error_at(v->d, yt_is_null(val) ? key : val, "'%s' must be a mapping, not %s", full, yt_kind_str(val));
+        yt_error_at(v->d, value_site(key, val), "'%s' must be a mapping, not %s", full, yt_kind_str(val));
         continue;
       }
       char sub[KEY_MAX + 2];
@@ -364,7 +374,7 @@ static int select_variant(vctx *v, int si, const yt_node *key, const yt_node *ma
   const char *name = s->default_variant;
   if (p) {
     if (p->value->kind != YT_SCALAR || yt_is_null(p->value)) {
-      yt_error_at(v->d, yt_is_null(p->value) ? p->key : p->value, "'%s.%s' must be a string, not %s", s->path,
+      yt_error_at(v->d, value_site(p->key, p->value), "'%s.%s' must be a string, not %s", s->path,
                   s->selector, yt_kind_str(p->value));
       return 0;
     }
@@ -406,7 +416,7 @@ static void validate_section(vctx *v, int si, const yt_node *key, const yt_node 
   const shard_case_section *s = section((uint32_t)si);
   v->c->slots[si].present = 1;
   if (value->kind != YT_MAP) {
-    yt_error_at(v->d, yt_is_null(value) ? key : value, "'%s' must be a mapping, not %s", s->path, yt_kind_str(value));
+    yt_error_at(v->d, value_site(key, value), "'%s' must be a mapping, not %s", s->path, yt_kind_str(value));
     return;
   }
   entry_list l = {.n = 0};
@@ -581,15 +591,23 @@ static int check_names(const eval_ctx *ec, const shard_expr *e, const yt_node *n
   return bad ? SHARD_ERR_INPUT : SHARD_OK;
 }
 
+/* The shortest of %.15g and %.17g that reads back as x (-9.81, not -9.8100000000000005). */
+static const char *num_str(double x, char *buf, size_t n) {
+  snprintf(buf, n, "%.15g", x);
+  if (strtod(buf, NULL) != x) snprintf(buf, n, "%.17g", x);
+  return buf;
+}
+
 static int check_value(const yt_node *node, const shard_param_spec *spec, const char *full, double x, shard_diag *d) {
+  char num[40];
   if (spec->type == SHARD_PARAM_INT && (x != floor(x) || fabs(x) > 9.2e18)) {
-    value_error(d, node, full, 0, "'%s' must be an integer, got %.17g", full, x);
+    value_error(d, node, full, 0, "'%s' must be an integer, got %s", full, num_str(x, num, sizeof num));
     return SHARD_ERR_INPUT;
   }
   if (has_range(spec) && !in_range(spec, x)) {
     char range[160];
     range_text(spec, range, sizeof range);
-    value_error(d, node, full, 0, "'%s' must be %s, got %.17g", full, range, x);
+    value_error(d, node, full, 0, "'%s' must be %s, got %s", full, range, num_str(x, num, sizeof num));
     return SHARD_ERR_INPUT;
   }
   return SHARD_OK;
@@ -786,8 +804,9 @@ static int find_key(const shard_case *c, const char *path, key_ref *out) {
   return 0;
 }
 
+/* Plain sections always apply (defaults); a variant section when present or defaulted. */
 static int section_active(const shard_case *c, int si) {
-  return c->slots[si].present || c->slots[si].variant != NULL;
+  return c->slots[si].present || c->slots[si].variant != NULL || !section((uint32_t)si)->selector;
 }
 
 /* The text of a key (given or default) and its node (NULL for defaults). */

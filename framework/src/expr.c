@@ -167,6 +167,7 @@ static int parse_call(parser *p, int k, size_t name_pos) {
     skip_space(p);
     if (p->text[p->pos] == ',') {
       p->pos++;
+      skip_space(p);
       continue;
     }
     if (p->text[p->pos] != ')') return unexpected(p, p->pos, "',' or ')'");

@@ -196,8 +196,11 @@ typedef struct loader {
   const yt_node *top_key; /* the top-level key being expanded, for the alias message */
 } loader;
 
-static int mark_line(const loader *L, yaml_mark_t m) { return (int)m.line + 1; }
+/* A --set value (col_offset > 0) is one line: libyaml's end-of-stream mark on
+ * the line after it is shown at the end of the argument instead. */
+static int mark_line(const loader *L, yaml_mark_t m) { return L->src->col_offset > 0 ? 1 : (int)m.line + 1; }
 static int mark_col(const loader *L, yaml_mark_t m) {
+  if (L->src->col_offset > 0 && m.line > 0) return (int)L->src->len + 1;
   return (int)m.column + 1 + (m.line == 0 ? L->src->col_offset : 0);
 }
 
