@@ -428,7 +428,7 @@ static int solve_files(const shard_cli *cli, const lcp_args *a) {
     for (int32_t i = 0; i < n; ++i) printf("%.17g\n", z[i]);
   }
   fflush(stdout);
-  if (rep.status != SHARD_OK) fprintf(stderr, "shard lcp: %s\n", msg.text);
+  if (rep.status != SHARD_OK) fprintf(stderr, "shard lcp: solver '%s': %s\n", run.desc->name, msg.text);
   rc = exit_for(rep.status);
   if (a->output && shard_mtx_write_vector(a->output, n, z, &msg) != SHARD_OK) {
     fprintf(stderr, "shard lcp: %s\n", msg.text);

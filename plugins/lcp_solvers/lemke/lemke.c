@@ -51,7 +51,7 @@ static const shard_param_spec lemke_params[] = {
 static int lemke_create(const shard_params *params, void **out_self, shard_msg *msg) {
   *out_self = NULL;
   lemke *s = calloc(1, sizeof *s);
-  if (!s) return shard_msg_set(msg, SHARD_ERR_NOMEM, "lemke: out of memory");
+  if (!s) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
   s->tolerance = shard_params_has(params, "tolerance") ? shard_params_real(params, "tolerance") : 1e-9;
   s->pivot_tolerance =
       shard_params_has(params, "pivot_tolerance") ? shard_params_real(params, "pivot_tolerance") : 1e-11;
@@ -61,7 +61,7 @@ static int lemke_create(const shard_params *params, void **out_self, shard_msg *
   if (!(s->tolerance > 0.0 && s->tolerance <= 1.0) || !(s->pivot_tolerance > 0.0 && s->pivot_tolerance <= 1e-3) ||
       s->max_pivots < 0 || s->dense_max < 1 || s->dense_max > 20000 || s->refine_steps < 0 || s->refine_steps > 10) {
     free(s);
-    return shard_msg_set(msg, SHARD_ERR_INPUT, "lemke: parameter out of range");
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "parameter out of range");
   }
   *out_self = s;
   return SHARD_OK;
@@ -83,10 +83,10 @@ static void lemke_free_arrays(lemke *s) {
 
 static int lemke_setup(void *self, int32_t n_max, int64_t nnz_max, shard_msg *msg) {
   lemke *s = self;
-  if (n_max < 1) return shard_msg_set(msg, SHARD_ERR_INPUT, "lemke: setup needs n_max >= 1 (got %d)", (int)n_max);
+  if (n_max < 1) return shard_msg_set(msg, SHARD_ERR_INPUT, "setup needs n_max >= 1 (got %d)", (int)n_max);
   if (n_max > s->dense_max)
     return shard_msg_set(msg, SHARD_ERR_UNSUPPORTED,
-                         "lemke: n = %d exceeds dense_max = %lld (dense tableau of n² doubles, O(n²) per pivot); "
+                         "n = %d exceeds dense_max = %lld (dense tableau of n² doubles, O(n²) per pivot); "
                          "use a sparse solver such as pgs or mprgp, or raise dense_max",
                          (int)n_max, s->dense_max);
   lemke_free_arrays(s);
@@ -101,7 +101,7 @@ static int lemke_setup(void *self, int32_t n_max, int64_t nnz_max, shard_msg *ms
   s->cand = malloc(n * sizeof *s->cand);
   if (!s->binv || !s->x || !s->col || !s->tmp || !s->zs || !s->basis || !s->where || !s->cand) {
     lemke_free_arrays(s);
-    return shard_msg_set(msg, SHARD_ERR_NOMEM, "lemke: out of memory for n = %d", (int)n_max);
+    return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for n = %d", (int)n_max);
   }
   s->n_max = n_max;
   return SHARD_OK;
@@ -267,14 +267,14 @@ static int lemke_solve(void *self, const shard_lcp_problem *p, double *z, double
   report->iterations = 0;
   report->residual = NAN;
   if (n < 1 || n > s->n_max)
-    return shard_msg_set(msg, SHARD_ERR_INPUT, "lemke: problem size n = %d outside the setup size 1..%d", (int)n,
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "problem size n = %d outside the setup size 1..%d", (int)n,
                          (int)s->n_max);
   if (!p->dense)
-    return shard_msg_set(msg, SHARD_ERR_INPUT, "lemke: the problem has no dense view (lemke has SHARD_CAP_LCP_DENSE)");
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "the problem has no dense view (lemke has SHARD_CAP_LCP_DENSE)");
   int trivial = 1;
   for (int32_t i = 0; i < n; ++i) {
     if (!isfinite(p->q[i]))
-      return shard_msg_set(msg, SHARD_ERR_INPUT, "lemke: q[%d] is not finite", (int)i);
+      return shard_msg_set(msg, SHARD_ERR_INPUT, "q[%d] is not finite", (int)i);
     if (p->q[i] < 0.0) trivial = 0;
   }
   if (trivial) {
@@ -328,16 +328,16 @@ static int lemke_solve(void *self, const shard_lcp_problem *p, double *z, double
   if (status == SHARD_OK && !(report->residual <= s->tolerance)) {
     status = SHARD_NOT_CONVERGED;
     shard_msg_set(msg, status,
-                  "lemke: terminal basis after %lld pivots, but its residual %.3g exceeds the tolerance %.3g "
+                  "terminal basis after %lld pivots, but its residual %.3g exceeds the tolerance %.3g "
                   "(ill-conditioned basis)",
                   pivots, report->residual, s->tolerance);
   } else if (status == SHARD_NO_SOLUTION) {
     shard_msg_set(msg, status,
-                  "lemke: ray termination after %lld pivots: no solution found (the LCP may be infeasible, or M "
+                  "ray termination after %lld pivots: no solution found (the LCP may be infeasible, or M "
                   "is outside the classes Lemke's method processes, e.g. copositive-plus, P-matrices)",
                   pivots);
   } else if (status == SHARD_NOT_CONVERGED) {
-    shard_msg_set(msg, status, "lemke: pivot cap reached (%lld pivots, max_pivots) without a solution; residual %.3g",
+    shard_msg_set(msg, status, "pivot cap reached (%lld pivots, max_pivots) without a solution; residual %.3g",
                   pivots, report->residual);
   }
   report->status = status;

@@ -46,7 +46,7 @@ static const shard_param_spec mprgp_params[] = {
 static int mprgp_create(const shard_params *params, void **out_self, shard_msg *msg) {
   *out_self = NULL;
   mprgp *s = calloc(1, sizeof *s);
-  if (!s) return shard_msg_set(msg, SHARD_ERR_NOMEM, "mprgp: out of memory");
+  if (!s) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
   s->tolerance = shard_params_has(params, "tolerance") ? shard_params_real(params, "tolerance") : 1e-10;
   s->max_iterations = shard_params_has(params, "max_iterations") ? shard_params_int(params, "max_iterations") : 10000;
   s->alpha_factor = shard_params_has(params, "alpha_factor") ? shard_params_real(params, "alpha_factor") : 1.9;
@@ -54,7 +54,7 @@ static int mprgp_create(const shard_params *params, void **out_self, shard_msg *
   if (!(s->tolerance > 0.0 && s->tolerance <= 1.0) || s->max_iterations < 1 ||
       !(s->alpha_factor > 0.0 && s->alpha_factor <= 2.0) || !(s->gamma > 0.0 && isfinite(s->gamma))) {
     free(s);
-    return shard_msg_set(msg, SHARD_ERR_INPUT, "mprgp: parameter out of range");
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "parameter out of range");
   }
   *out_self = s;
   return SHARD_OK;
@@ -73,7 +73,7 @@ static void mprgp_free_arrays(mprgp *s) {
 
 static int mprgp_setup(void *self, int32_t n_max, int64_t nnz_max, shard_msg *msg) {
   mprgp *s = self;
-  if (n_max < 1) return shard_msg_set(msg, SHARD_ERR_INPUT, "mprgp: setup needs n_max >= 1 (got %d)", (int)n_max);
+  if (n_max < 1) return shard_msg_set(msg, SHARD_ERR_INPUT, "setup needs n_max >= 1 (got %d)", (int)n_max);
   mprgp_free_arrays(s);
   size_t n = (size_t)n_max;
   s->d = malloc(n * sizeof *s->d);
@@ -84,7 +84,7 @@ static int mprgp_setup(void *self, int32_t n_max, int64_t nnz_max, shard_msg *ms
   s->t = malloc(n * sizeof *s->t);
   if (!s->d || !s->y || !s->g || !s->p || !s->ap || !s->t) {
     mprgp_free_arrays(s);
-    return shard_msg_set(msg, SHARD_ERR_NOMEM, "mprgp: out of memory for n = %d", (int)n_max);
+    return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for n = %d", (int)n_max);
   }
   s->n_max = n_max;
   return SHARD_OK;
@@ -171,10 +171,10 @@ static int mprgp_solve(void *self, const shard_lcp_problem *prob, double *z, dou
   report->iterations = 0;
   report->residual = NAN;
   if (n < 1 || n > s->n_max)
-    return shard_msg_set(msg, SHARD_ERR_INPUT, "mprgp: problem size n = %d outside the setup size 1..%d", (int)n,
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "problem size n = %d outside the setup size 1..%d", (int)n,
                          (int)s->n_max);
   if (!a || a->nrows != n || a->ncols != n)
-    return shard_msg_set(msg, SHARD_ERR_INPUT, "mprgp: the CSR view is missing or not %d x %d", (int)n, (int)n);
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "the CSR view is missing or not %d x %d", (int)n, (int)n);
 
   if (!(prob->flags & SHARD_LCP_SYMMETRIC)) {
     /* not declared symmetric: check (O(nnz log), no allocation) */
@@ -188,7 +188,7 @@ static int mprgp_solve(void *self, const shard_lcp_problem *prob, double *z, dou
         const double v = a->val[k], t = csr_entry(a, j, i);
         if (fabs(v - t) > 1e-12 * (fabs(v) + fabs(t)) + 1e-14 * big)
           return shard_msg_set(msg, SHARD_ERR_INPUT,
-                               "mprgp: M is not symmetric (M[%d][%d] = %g, M[%d][%d] = %g); mprgp needs a symmetric "
+                               "M is not symmetric (M[%d][%d] = %g, M[%d][%d] = %g); mprgp needs a symmetric "
                                "positive semidefinite matrix (use lemke)",
                                (int)i, (int)j, v, (int)j, (int)i, t);
       }
@@ -200,7 +200,7 @@ static int mprgp_solve(void *self, const shard_lcp_problem *prob, double *z, dou
       if (a->colind[k] == i) dii += a->val[k];
     if (dii < 0.0 || !isfinite(dii))
       return shard_msg_set(msg, SHARD_ERR_INPUT,
-                           "mprgp: diagonal entry M[%d][%d] = %g is negative: M is not positive semidefinite "
+                           "diagonal entry M[%d][%d] = %g is negative: M is not positive semidefinite "
                            "(mprgp needs a symmetric PSD matrix; use lemke)",
                            (int)i, (int)i, dii);
     s->d[i] = dii > 0.0 ? 1.0 / sqrt(dii) : 1.0;
@@ -213,9 +213,9 @@ static int mprgp_solve(void *self, const shard_lcp_problem *prob, double *z, dou
     if (row > norm) norm = row;
   }
   if (!isfinite(norm))
-    return shard_msg_set(msg, SHARD_ERR_INPUT, "mprgp: the matrix has non-finite entries");
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "the matrix has non-finite entries");
   for (int32_t i = 0; i < n; ++i)
-    if (!isfinite(prob->q[i])) return shard_msg_set(msg, SHARD_ERR_INPUT, "mprgp: q[%d] is not finite", (int)i);
+    if (!isfinite(prob->q[i])) return shard_msg_set(msg, SHARD_ERR_INPUT, "q[%d] is not finite", (int)i);
   if (norm == 0.0) norm = 1.0;
   const double abar = s->alpha_factor / norm;
   const double gamma2 = s->gamma * s->gamma;
@@ -339,10 +339,10 @@ static int mprgp_solve(void *self, const shard_lcp_problem *prob, double *z, dou
   report->residual = shard_lcp_residual(prob, z, w);
   report->status = status;
   if (status == SHARD_NOT_CONVERGED)
-    shard_msg_set(msg, status, "mprgp: no convergence after %lld iterations (residual %.3g, tolerance %.3g)%s%s", it,
+    shard_msg_set(msg, status, "no convergence after %lld iterations (residual %.3g, tolerance %.3g)%s%s", it,
                   report->residual, tol, why ? ": " : "", why ? why : "");
   else if (status != SHARD_OK)
-    shard_msg_set(msg, status, "mprgp: %s (after %lld iterations)", why, it);
+    shard_msg_set(msg, status, "%s (after %lld iterations)", why, it);
   return status;
 }
 

@@ -30,18 +30,18 @@ static const shard_param_spec pgs_params[] = {
 static int pgs_create(const shard_params *params, void **out_self, shard_msg *msg) {
   *out_self = NULL;
   pgs *s = calloc(1, sizeof *s);
-  if (!s) return shard_msg_set(msg, SHARD_ERR_NOMEM, "pgs: out of memory");
+  if (!s) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
   s->omega = shard_params_has(params, "omega") ? shard_params_real(params, "omega") : 1.0;
   s->tolerance = shard_params_has(params, "tolerance") ? shard_params_real(params, "tolerance") : 1e-12;
   s->max_sweeps = shard_params_has(params, "max_sweeps") ? shard_params_int(params, "max_sweeps") : 10000;
   if (!(s->omega > 0.0 && s->omega < 2.0)) {
     double om = s->omega;
     free(s);
-    return shard_msg_set(msg, SHARD_ERR_INPUT, "pgs: omega = %g outside (0, 2)", om);
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "omega = %g outside (0, 2)", om);
   }
   if (!(s->tolerance > 0.0 && s->tolerance <= 1.0) || s->max_sweeps < 1) {
     free(s);
-    return shard_msg_set(msg, SHARD_ERR_INPUT, "pgs: tolerance must be in (0, 1] and max_sweeps >= 1");
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "tolerance must be in (0, 1] and max_sweeps >= 1");
   }
   *out_self = s;
   return SHARD_OK;
@@ -49,11 +49,11 @@ static int pgs_create(const shard_params *params, void **out_self, shard_msg *ms
 
 static int pgs_setup(void *self, int32_t n_max, int64_t nnz_max, shard_msg *msg) {
   pgs *s = self;
-  if (n_max < 1) return shard_msg_set(msg, SHARD_ERR_INPUT, "pgs: setup needs n_max >= 1 (got %d)", (int)n_max);
+  if (n_max < 1) return shard_msg_set(msg, SHARD_ERR_INPUT, "setup needs n_max >= 1 (got %d)", (int)n_max);
   free(s->dinv);
   s->n_max = 0;
   s->dinv = malloc((size_t)n_max * sizeof *s->dinv);
-  if (!s->dinv) return shard_msg_set(msg, SHARD_ERR_NOMEM, "pgs: out of memory for n = %d", (int)n_max);
+  if (!s->dinv) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for n = %d", (int)n_max);
   s->n_max = n_max;
   return SHARD_OK;
 }
@@ -74,17 +74,17 @@ static int pgs_solve(void *self, const shard_lcp_problem *p, double *z, double *
   report->iterations = 0;
   report->residual = NAN;
   if (n < 1 || n > s->n_max)
-    return shard_msg_set(msg, SHARD_ERR_INPUT, "pgs: problem size n = %d outside the setup size 1..%d", (int)n,
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "problem size n = %d outside the setup size 1..%d", (int)n,
                          (int)s->n_max);
   if (!a || a->nrows != n || a->ncols != n)
-    return shard_msg_set(msg, SHARD_ERR_INPUT, "pgs: the CSR view is missing or not %d x %d", (int)n, (int)n);
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "the CSR view is missing or not %d x %d", (int)n, (int)n);
   for (int32_t i = 0; i < n; ++i) {
     double d = 0.0;
     for (int32_t k = a->rowptr[i]; k < a->rowptr[i + 1]; ++k)
       if (a->colind[k] == i) d += a->val[k];
     if (!(d > 0.0) || !isfinite(d))
       return shard_msg_set(msg, SHARD_ERR_INPUT,
-                           "pgs: diagonal entry M[%d][%d] = %g is not positive; projected Gauss-Seidel needs a "
+                           "diagonal entry M[%d][%d] = %g is not positive; projected Gauss-Seidel needs a "
                            "positive diagonal (use lemke for such problems)",
                            (int)i, (int)i, d);
     s->dinv[i] = 1.0 / d;
@@ -126,7 +126,7 @@ static int pgs_solve(void *self, const shard_lcp_problem *p, double *z, double *
   report->residual = res;
   report->status = status;
   if (status != SHARD_OK)
-    shard_msg_set(msg, status, "pgs: no convergence after %lld sweeps (residual %.3g, tolerance %.3g)", sweep, res,
+    shard_msg_set(msg, status, "no convergence after %lld sweeps (residual %.3g, tolerance %.3g)", sweep, res,
                   tol);
   return status;
 }
