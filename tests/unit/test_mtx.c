@@ -144,6 +144,23 @@ static void test_mtx_array_column_major(void) {
   tmp_remove(&t);
 }
 
+/* integer field, CRLF line ends, upper-case keywords, blank lines */
+static void test_mtx_integer_crlf(void) {
+  tmpdir t;
+  tmp_make(&t);
+  char p[512];
+  tmp_file(&t, "i.mtx", p, sizeof p);
+  write_text(p, "%%MatrixMarket MATRIX Coordinate INTEGER General\r\n%c\r\n2 2 2\r\n\r\n1 2 -3\r\n2 2 4\r\n\r\n");
+  shard_mtx_matrix m;
+  shard_msg msg;
+  CU_ASSERT_EQUAL_FATAL(shard_mtx_read_csr(p, &m, &msg), SHARD_OK);
+  CU_ASSERT_EQUAL(m.rowptr[2], 2);
+  CU_NEAR(entry(&m, 0, 1), -3.0, 0.0);
+  CU_NEAR(entry(&m, 1, 1), 4.0, 0.0);
+  shard_mtx_matrix_free(&m);
+  tmp_remove(&t);
+}
+
 static void test_mtx_vectors(void) {
   tmpdir t;
   tmp_make(&t);
@@ -339,6 +356,7 @@ static const cu_test_def tests[] = {
     {"test_mtx_coordinate_general_sorted_and_summed", test_mtx_coordinate_general_sorted_and_summed},
     {"test_mtx_symmetric_expanded", test_mtx_symmetric_expanded},
     {"test_mtx_array_column_major", test_mtx_array_column_major},
+    {"test_mtx_integer_crlf", test_mtx_integer_crlf},
     {"test_mtx_vectors", test_mtx_vectors},
     {"test_mtx_round_trip_atomic", test_mtx_round_trip_atomic},
     {"test_mtx_triplets_checked", test_mtx_triplets_checked},

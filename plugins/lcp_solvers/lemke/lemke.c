@@ -277,6 +277,10 @@ static int lemke_solve(void *self, const shard_lcp_problem *p, double *z, double
       return shard_msg_set(msg, SHARD_ERR_INPUT, "q[%d] is not finite", (int)i);
     if (p->q[i] < 0.0) trivial = 0;
   }
+  for (size_t k = 0; k < (size_t)n * (size_t)n; ++k)
+    if (!isfinite(p->dense[k]))
+      return shard_msg_set(msg, SHARD_ERR_INPUT, "M[%d][%d] is not finite", (int)(k / (size_t)n),
+                           (int)(k % (size_t)n));
   if (trivial) {
     for (int32_t i = 0; i < n; ++i) z[i] = 0.0;
     report->status = SHARD_OK;
