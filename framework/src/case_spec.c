@@ -37,8 +37,37 @@ static const shard_param_spec bar_specs[] = {
     {"initial.velocity", R, "0", -SHARD_INF, SHARD_INF, "m/s", 0, 0, "uniform initial velocity"},
     {"initial.strain_rate", R, "0", -SHARD_INF, SHARD_INF, "1/s",
      0, 0, "initial velocity field v = strain_rate * (X - X_mid), added to initial.velocity"},
+    {"initial.velocity_left_of", R, 0, -SHARD_INF, SHARD_INF, "m",
+     0, 0, "if given, initial.velocity applies only to the DOFs whose elements lie left of this position"},
+    {"loading.left_velocity", R, 0, -SHARD_INF, SHARD_INF, "m/s", 0, 0, "prescribed velocity of the left end (absent: free)"},
+    {"loading.right_velocity", R, 0, -SHARD_INF, SHARD_INF, "m/s", 0, 0,
+     "prescribed velocity of the right end (absent: free)"},
+    {"loading.release", C, "never", 0, 0, "", 0, "never|external_work|time",
+     "when the prescribed ends are released: never, when the external-work increment of a step turns negative, "
+     "or at loading.release_time"},
+    {"loading.release_time", R, 0, 0, SHARD_INF, "s", 0, 0, "release time for loading.release = time"},
     {"walls.left.gap", R, 0, 0, SHARD_INF, "m", 0, 0, "rigid wall at this distance left of the left end (absent: no wall)"},
     {"walls.right.gap", R, 0, 0, SHARD_INF, "m", 0, 0, "rigid wall at this distance right of the right end (absent: no wall)"},
+};
+
+static const shard_param_spec fracture_specs[] = {
+    {"g_c", R, 0, 0, SHARD_INF, "J/m^2", REQ | POS, 0, "fracture energy G_c of every facet"},
+    {"insertion", B, "true", 0, 0, "", 0, 0, "insert new cohesive interfaces when a facet's stress exceeds its strength"},
+    {"strength.distribution", C, "constant", 0, 0, "", 0, "constant|uniform|weibull|defects",
+     "facet strengths: constant nominal; uniform in [min, max]; Weibull(scale = nominal, modulus); or the paper's "
+     "defect model (SPEC 3.5)"},
+    {"strength.nominal", R, 0, 0, SHARD_INF, "Pa", REQ | POS, 0, "nominal strength sigma_c"},
+    {"strength.min", R, 0, 0, SHARD_INF, "Pa", 0, 0, "uniform: lower bound"},
+    {"strength.max", R, 0, 0, SHARD_INF, "Pa", 0, 0, "uniform: upper bound"},
+    {"strength.modulus", R, "10", 0, SHARD_INF, "1", POS, 0, "weibull: modulus m"},
+    {"strength.defect_density", R, "1e5", 0, SHARD_INF, "1/m", 0, 0, "defects: defects per unit length rho_d"},
+    {"strength.defect_min", R, "0.98", 0, 1, "1", 0, 0, "defects: smallest strength factor"},
+    {"strength.defect_max", R, "1.0", 0, 1, "1", 0, 0, "defects: largest strength factor"},
+    {"strength.seed", I, "1", 0, 9.2e18, "1", 0, 0, "seed of the strength draws"},
+    {"initial.count", I, "0", 0, 1e9, "1", 0, 0, "interfaces present at t = 0, on internal nodes drawn at random"},
+    {"initial.position", R, 0, -SHARD_INF, SHARD_INF, "m", 0, 0, "one interface at t = 0 on the internal node nearest this position"},
+    {"initial.damage", R, "0", 0, 1, "1", 0, 0, "damage d0 of the initial interfaces (1: fully broken)"},
+    {"initial.seed", I, "1", 0, 9.2e18, "1", 0, 0, "seed of the initial interface positions"},
 };
 
 static const shard_case_variant model_variants[] = {
@@ -84,6 +113,8 @@ const shard_case_section shard_case_sections[] = {
     {"contact.impact", "impact law (for NSN, Moreau-Jean, CD-Lagrange)", 0, 0, 0, "plugin", 0, SHARD_KIND_CONTACT_LAW,
      0, 0},
     {"contact.force", "force law (for explicit Newmark)", 0, 0, 0, "plugin", 0, SHARD_KIND_CONTACT_LAW, 0, 0},
+    {"fracture", "extrinsic cohesive fracture of the bar: traction-separation law plugin and facet strengths", 0,
+     fracture_specs, SHARD_NPARAMS(fracture_specs), "plugin", 0, SHARD_KIND_TSL, 0, 0},
     {"lcp", "LCP solver plugin and failure policy", 0, lcp_host_specs, SHARD_NPARAMS(lcp_host_specs), "plugin", "lemke",
      SHARD_KIND_LCP_SOLVER, 0, 0},
     {"time", "time stepping", SHARD_SECTION_REQUIRED, time_specs, SHARD_NPARAMS(time_specs), 0, 0, 0, 0, 0},

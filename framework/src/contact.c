@@ -37,38 +37,20 @@ struct shard_contact {
 
 static void *xcalloc(size_t n, size_t size) { return calloc(n ? n : 1, size); }
 
-int shard_contact_create(shard_contact **out, const shard_csr *h, const shard_csr *k, int32_t ncon_max, shard_msg *msg) {
+int shard_contact_create(shard_contact **out, int32_t ndof_max, int32_t ncon_max, int32_t row_degree, shard_msg *msg) {
   *out = NULL;
   shard_contact *c = xcalloc(1, sizeof *c);
   if (!c) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
-  const int32_t ndof = k->nrows;
+  const int32_t ndof = ndof_max;
   c->ndof = ndof;
   c->ncon_max = ncon_max;
-  /* rows touching each DOF over the full pattern, to bound nnz(W) */
-  int32_t *touch = xcalloc((size_t)ndof, sizeof *touch);
-  if (!touch) {
-    free(c);
-    return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
-  }
-  for (int32_t r = 0; r < h->nrows; ++r)
-    for (int32_t e = h->rowptr[r]; e < h->rowptr[r + 1]; ++e) touch[h->colind[e]]++;
-  int64_t cap = 0;
-  for (int32_t r = 0; r < h->nrows; ++r) {
-    int64_t deg = 0;
-    for (int32_t e = h->rowptr[r]; e < h->rowptr[r + 1]; ++e) {
-      const int32_t d = h->colind[e];
-      deg += touch[d];
-      for (int32_t p = k->rowptr[d]; p < k->rowptr[d + 1]; ++p) deg += touch[k->colind[p]];
-    }
-    cap += deg < ncon_max ? deg : ncon_max;
-  }
-  free(touch);
+  const int64_t cap = (int64_t)ncon_max * (row_degree < ncon_max ? row_degree : ncon_max);
   c->w_cap = cap + 1;
   const int32_t dense_n = ncon_max < SHARD_CONTACT_DENSE_MAX ? ncon_max : SHARD_CONTACT_DENSE_MAX;
   c->dense_max = dense_n;
   const int64_t dense_nnz = (int64_t)dense_n * dense_n;
   c->b_cap = c->w_cap > dense_nnz ? c->w_cap : dense_nnz;
-  const size_t nh = (size_t)h->rowptr[h->nrows] + 1, nc = (size_t)ncon_max + 1;
+  const size_t nh = 2 * (size_t)ncon_max + 1, nc = (size_t)ncon_max + 1;
   c->w_rowptr = xcalloc(nc, sizeof(int32_t));
   c->w_col = xcalloc((size_t)c->w_cap, sizeof(int32_t));
   c->w_val = xcalloc((size_t)c->w_cap, sizeof(double));

@@ -28,9 +28,9 @@ typedef struct shard_contact_policy {
   const char *dump_dir;
 } shard_contact_policy;
 
-/* h and k give the full sparsity patterns (every row that may become active,
- * every stiffness entry) used to size the storage. */
-int shard_contact_create(shard_contact **out, const shard_csr *h, const shard_csr *k, int32_t ncon_max, shard_msg *msg);
+/* Storage for up to ncon_max constraint rows of at most 2 entries over
+ * ndof_max DOFs, each row coupling to at most row_degree rows in W. */
+int shard_contact_create(shard_contact **out, int32_t ndof_max, int32_t ncon_max, int32_t row_degree, shard_msg *msg);
 void shard_contact_destroy(shard_contact *c);
 /* Attach the solvers and call their setup for the sizes of this model. */
 int shard_contact_set_policy(shard_contact *c, const shard_contact_policy *policy, shard_msg *msg);

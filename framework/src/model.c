@@ -1,4 +1,5 @@
-/* host: particle and 1D P1 bar models, and the shard_system services. */
+/* host: particle and 1D P1 bar models with extrinsic cohesive fracture, and
+ * the shard_system services (DESIGN §3, SPEC §1, §3). */
 #include "model.h"
 
 #include <math.h>
@@ -6,8 +7,9 @@
 #include <string.h>
 
 #include "rng.h"
+#include "strength.h"
 
-/* ---- system services ---------------------------------------------------- */
+/* ---- gaps, penalty and cohesive forces ------------------------------------- */
 
 static shard_model *model_of(shard_system *sys) { return (shard_model *)sys; }
 
@@ -27,15 +29,43 @@ static void penalty_eval(shard_model *m, const double *u) {
   m->force_law->force(m->force_law_self, m->ncon, m->gap_scratch, m->pen_f, m->pen_k, m->pen_e);
 }
 
+/* cohesive tractions (per unit area) of the active interfaces at u; commit
+ * updates the history. Penalty runs: no cohesive traction for delta < 0. */
+static void cohesive_eval(shard_model *m, const double *u, int commit) {
+  const int32_t n = m->niface;
+  if (!n || !m->tsl) return;
+  for (int32_t i = 0; i < n; ++i) m->if_delta[i] = u[m->if_twin[i]] - u[m->if_node[i]];
+  double *dmax = m->if_dmax;
+  if (!commit) { /* evaluate on a copy of the history */
+    memcpy(m->if_dmax_scratch, m->if_dmax, (size_t)n * sizeof(double));
+    dmax = m->if_dmax_scratch;
+  }
+  shard_tsl_batch b = {.n = n, .sigma_c = m->if_sigma, .delta_c = m->if_deltac, .delta = m->if_delta,
+                       .delta_max = dmax, .traction = m->if_t, .stiffness = m->if_k, .reversible = m->if_rev};
+  m->tsl->evaluate(m->tsl_self, &b, commit);
+  if (m->tsl_zero_in_compression)
+    for (int32_t i = 0; i < n; ++i)
+      if (m->if_delta[i] < 0) m->if_t[i] = 0, m->if_k[i] = 0, m->if_rev[i] = 0;
+}
+
 static int sys_force(shard_system *sys, double t, const double *u, double *f, shard_msg *msg) {
   shard_model *m = model_of(sys);
-  (void)t;
+  (void)t, (void)msg;
   memcpy(f, m->fext, (size_t)m->ndof * sizeof *f);
   for (int32_t e = 0; e < m->nel; ++e) {
     const int32_t a = m->el_a[e], b = m->el_b[e];
     const double s = m->el_k[e] * (u[b] - u[a]);
     f[a] += s;
     f[b] -= s;
+  }
+  if (m->niface && m->tsl) {
+    cohesive_eval(m, u, 0);
+    const double A = m->scales.area;
+    for (int32_t i = 0; i < m->niface; ++i) {
+      const double tf = m->if_t[i] * A; /* closes the crack */
+      f[m->if_node[i]] += tf;
+      f[m->if_twin[i]] -= tf;
+    }
   }
   if (m->force_law) {
     penalty_eval(m, u);
@@ -48,25 +78,33 @@ static int sys_force(shard_system *sys, double t, const double *u, double *f, sh
   return SHARD_OK;
 }
 
+/* K += k h h^T on constraint row i */
+static void add_row_spring(shard_model *m, int32_t i, double k) {
+  const int32_t r = m->h_rowptr[i], nr = m->h_rowptr[i + 1] - r;
+  const int32_t *p = m->con_pos + 4 * i;
+  const double h0 = m->h_val[r], h1 = nr > 1 ? m->h_val[r + 1] : 0.0;
+  m->k_val[p[0]] += k * h0 * h0;
+  if (nr > 1) m->k_val[p[1]] += k * h0 * h1, m->k_val[p[2]] += k * h1 * h0, m->k_val[p[3]] += k * h1 * h1;
+}
+
 static int sys_stiffness(shard_system *sys, const double *u, const shard_csr **out_k, shard_msg *msg) {
   shard_model *m = model_of(sys);
+  (void)msg;
   memset(m->k_val, 0, (size_t)m->k_rowptr[m->ndof] * sizeof *m->k_val);
   for (int32_t e = 0; e < m->nel; ++e) {
     const int32_t *p = m->el_pos + 4 * e;
     const double k = m->el_k[e];
     m->k_val[p[0]] += k, m->k_val[p[1]] -= k, m->k_val[p[2]] -= k, m->k_val[p[3]] += k;
   }
+  if (m->niface && m->tsl) {
+    cohesive_eval(m, u, 0);
+    for (int32_t i = 0; i < m->niface; ++i)
+      if (m->if_k[i] != 0.0) add_row_spring(m, m->nwall + i, m->if_k[i] * m->scales.area);
+  }
   if (m->force_law) {
     penalty_eval(m, u);
-    for (int32_t i = 0; i < m->ncon; ++i) {
-      const double k = m->pen_k[i];
-      if (k == 0.0) continue;
-      const int32_t r = m->h_rowptr[i], nr = m->h_rowptr[i + 1] - r;
-      const int32_t *p = m->con_pos + 4 * i;
-      const double h0 = m->h_val[r], h1 = nr > 1 ? m->h_val[r + 1] : 0.0;
-      m->k_val[p[0]] += k * h0 * h0;
-      if (nr > 1) m->k_val[p[1]] += k * h0 * h1, m->k_val[p[2]] += k * h1 * h0, m->k_val[p[3]] += k * h1 * h1;
-    }
+    for (int32_t i = 0; i < m->ncon; ++i)
+      if (m->pen_k[i] != 0.0) add_row_spring(m, i, m->pen_k[i]);
   }
   m->k = (shard_csr){m->ndof, m->ndof, m->k_rowptr, m->k_col, m->k_val};
   *out_k = &m->k;
@@ -86,7 +124,10 @@ static int sys_lcp_solve(shard_system *sys, const shard_csr *w, const double *q,
 }
 
 static void sys_prescribe(shard_system *sys, double t, double *v, double *a) {
-  (void)sys, (void)t, (void)v, (void)a; /* no prescribed DOFs in these models */
+  shard_model *m = model_of(sys);
+  (void)t;
+  if (m->released) return;
+  for (int32_t i = 0; i < m->n_presc; ++i) v[m->presc_dof[i]] = m->presc_v[i], a[m->presc_dof[i]] = 0.0;
 }
 
 static const shard_system_ops model_ops = {
@@ -98,123 +139,106 @@ static const shard_system_ops model_ops = {
     .prescribe = sys_prescribe,
 };
 
-/* ---- construction -------------------------------------------------------- */
+/* ---- stiffness pattern: rebuilt in O(ndof + nel + ncon) after insertions ---- */
 
-typedef struct pair {
-  int32_t r, c;
-} pair;
-
-static int pair_cmp(const void *x, const void *y) {
-  const pair *a = x, *b = y;
-  if (a->r != b->r) return a->r < b->r ? -1 : 1;
-  return (a->c > b->c) - (a->c < b->c);
-}
-
-static int32_t k_pos(const shard_model *m, int32_t r, int32_t c) {
-  int32_t lo = m->k_rowptr[r], hi = m->k_rowptr[r + 1] - 1;
-  while (lo <= hi) {
-    int32_t mid = (lo + hi) / 2;
-    if (m->k_col[mid] == c) return mid;
-    if (m->k_col[mid] < c) lo = mid + 1;
-    else hi = mid - 1;
-  }
+static int32_t row_find(const shard_model *m, int32_t r, int32_t c) {
+  for (int32_t p = m->k_rowptr[r]; p < m->k_rowptr[r + 1]; ++p)
+    if (m->k_col[p] == c) return p;
   return -1;
 }
 
-/* The stiffness pattern: elements and constraint couplings, sorted, unique. */
-static int build_pattern(shard_model *m, shard_msg *msg) {
-  const int32_t nd = m->ndof_max;
-  size_t np = 4 * (size_t)m->nel + 4 * (size_t)m->ncon_max + (size_t)nd;
-  pair *p = malloc(np * sizeof *p);
-  if (!p) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
-  size_t k = 0;
-  for (int32_t d = 0; d < nd; ++d) p[k++] = (pair){d, d};
+static void rebuild_pattern(shard_model *m) {
+  const int32_t nd = m->ndof;
+  int32_t *rp = m->k_rowptr;
+  for (int32_t d = 0; d <= nd; ++d) rp[d] = 0;
+  for (int32_t d = 0; d < nd; ++d) rp[d + 1] = 1;
+  for (int32_t e = 0; e < m->nel; ++e) rp[m->el_a[e] + 1]++, rp[m->el_b[e] + 1]++;
+  for (int32_t i = 0; i < m->ncon; ++i)
+    if (m->h_rowptr[i + 1] - m->h_rowptr[i] > 1) rp[m->h_col[m->h_rowptr[i]] + 1]++, rp[m->h_col[m->h_rowptr[i] + 1] + 1]++;
+  for (int32_t d = 0; d < nd; ++d) rp[d + 1] += rp[d];
+  /* fill: use k_val as a cursor-free scratch through a second pass on lengths */
+  int32_t *len = m->k_len;
+  for (int32_t d = 0; d < nd; ++d) len[d] = 0, m->k_col[rp[d] + len[d]++] = d;
   for (int32_t e = 0; e < m->nel; ++e) {
     const int32_t a = m->el_a[e], b = m->el_b[e];
-    p[k++] = (pair){a, b}, p[k++] = (pair){b, a};
+    m->k_col[rp[a] + len[a]++] = b;
+    m->k_col[rp[b] + len[b]++] = a;
   }
-  for (int32_t i = 0; i < m->ncon_max; ++i) {
+  for (int32_t i = 0; i < m->ncon; ++i) {
     const int32_t r = m->h_rowptr[i];
     if (m->h_rowptr[i + 1] - r > 1) {
       const int32_t a = m->h_col[r], b = m->h_col[r + 1];
-      p[k++] = (pair){a, b}, p[k++] = (pair){b, a};
+      m->k_col[rp[a] + len[a]++] = b;
+      m->k_col[rp[b] + len[b]++] = a;
     }
   }
-  qsort(p, k, sizeof *p, pair_cmp);
-  size_t u = 0;
-  for (size_t i = 0; i < k; ++i)
-    if (u == 0 || p[i].r != p[u - 1].r || p[i].c != p[u - 1].c) p[u++] = p[i];
-  m->k_rowptr = calloc((size_t)nd + 1, sizeof *m->k_rowptr);
-  m->k_col = malloc(u * sizeof *m->k_col);
-  m->k_val = calloc(u, sizeof *m->k_val);
-  m->el_pos = malloc((4 * (size_t)m->nel + 1) * sizeof *m->el_pos);
-  m->con_pos = malloc((4 * (size_t)m->ncon_max + 1) * sizeof *m->con_pos);
-  if (!m->k_rowptr || !m->k_col || !m->k_val || !m->el_pos || !m->con_pos) {
-    free(p);
-    return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
+  for (int32_t d = 0; d < nd; ++d) { /* rows hold a handful of entries: insertion sort */
+    int32_t *c = m->k_col + rp[d];
+    for (int32_t i = 1; i < len[d]; ++i) {
+      int32_t x = c[i], j = i - 1;
+      while (j >= 0 && c[j] > x) c[j + 1] = c[j], --j;
+      c[j + 1] = x;
+    }
   }
-  for (size_t i = 0; i < u; ++i) m->k_rowptr[p[i].r + 1]++, m->k_col[i] = p[i].c;
-  for (int32_t d = 0; d < nd; ++d) m->k_rowptr[d + 1] += m->k_rowptr[d];
-  free(p);
   for (int32_t e = 0; e < m->nel; ++e) {
     const int32_t a = m->el_a[e], b = m->el_b[e];
     int32_t *q = m->el_pos + 4 * e;
-    q[0] = k_pos(m, a, a), q[1] = k_pos(m, a, b), q[2] = k_pos(m, b, a), q[3] = k_pos(m, b, b);
+    q[0] = row_find(m, a, a), q[1] = row_find(m, a, b), q[2] = row_find(m, b, a), q[3] = row_find(m, b, b);
   }
-  for (int32_t i = 0; i < m->ncon_max; ++i) {
+  for (int32_t i = 0; i < m->ncon; ++i) {
     const int32_t r = m->h_rowptr[i], nr = m->h_rowptr[i + 1] - r;
     const int32_t a = m->h_col[r], b = nr > 1 ? m->h_col[r + 1] : a;
     int32_t *q = m->con_pos + 4 * i;
-    q[0] = k_pos(m, a, a), q[1] = k_pos(m, a, b), q[2] = k_pos(m, b, a), q[3] = k_pos(m, b, b);
+    q[0] = row_find(m, a, a), q[1] = row_find(m, a, b), q[2] = row_find(m, b, a), q[3] = row_find(m, b, b);
   }
-  m->k = (shard_csr){m->ndof, m->ndof, m->k_rowptr, m->k_col, m->k_val};
-  return SHARD_OK;
+  m->k = (shard_csr){nd, nd, m->k_rowptr, m->k_col, m->k_val};
+  m->h = (shard_csr){m->ncon, nd, m->h_rowptr, m->h_col, m->h_val};
 }
 
-static int alloc_dofs(shard_model *m, int32_t ndof_max, int32_t ncon_max, int32_t nel, shard_msg *msg) {
-  m->ndof_max = ndof_max, m->ncon_max = ncon_max, m->nel = nel;
-  const size_t nd = (size_t)ndof_max, nc = (size_t)ncon_max + 1, ne = (size_t)nel + 1;
-  m->X = calloc(nd, sizeof(double));
-  m->mass = calloc(nd, sizeof(double));
-  m->minv = calloc(nd, sizeof(double));
-  m->fext = calloc(nd, sizeof(double));
-  m->sys.u = calloc(nd, sizeof(double));
-  m->sys.v = calloc(nd, sizeof(double));
-  m->sys.a = calloc(nd, sizeof(double));
-  m->el_a = calloc(ne, sizeof(int32_t));
-  m->el_b = calloc(ne, sizeof(int32_t));
-  m->el_k = calloc(ne, sizeof(double));
-  m->el_h = calloc(ne, sizeof(double));
-  m->h_rowptr = calloc(nc, sizeof(int32_t));
-  m->h_col = calloc(2 * nc, sizeof(int32_t));
-  m->h_val = calloc(2 * nc, sizeof(double));
-  m->g0 = calloc(nc, sizeof(double));
-  m->pen_f = calloc(nc, sizeof(double));
-  m->pen_k = calloc(nc, sizeof(double));
-  m->pen_e = calloc(nc, sizeof(double));
-  m->gap_scratch = calloc(nc, sizeof(double));
-  m->restitution = calloc(nc, sizeof(double));
-  m->impulse = calloc(nc, sizeof(double));
-  if (!m->X || !m->mass || !m->minv || !m->fext || !m->sys.u || !m->sys.v || !m->sys.a || !m->el_a || !m->el_b ||
-      !m->el_k || !m->el_h || !m->h_rowptr || !m->h_col || !m->h_val || !m->g0 || !m->pen_f || !m->pen_k ||
-      !m->pen_e || !m->gap_scratch || !m->restitution || !m->impulse)
-    return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for %d DOFs", (int)ndof_max);
+/* ---- construction ---------------------------------------------------------- */
+
+#define ALLOC(ptr, n) (((ptr) = calloc((size_t)(n) + 1, sizeof *(ptr))) != NULL)
+
+static int alloc_model(shard_model *m, int32_t ndof_max, int32_t ncon_max, int32_t nel, int32_t nfacet, shard_msg *msg) {
+  m->ndof_max = ndof_max, m->ncon_max = ncon_max, m->nel = nel, m->nfacet = nfacet;
+  const int64_t kmax = (int64_t)ndof_max + 2 * (int64_t)nel + 2 * (int64_t)ncon_max;
+  int ok = ALLOC(m->X, ndof_max) && ALLOC(m->mass, ndof_max) && ALLOC(m->minv, ndof_max) &&
+           ALLOC(m->fext, ndof_max) && ALLOC(m->sys.u, ndof_max) && ALLOC(m->sys.v, ndof_max) &&
+           ALLOC(m->sys.a, ndof_max) && ALLOC(m->el_a, nel) && ALLOC(m->el_b, nel) && ALLOC(m->el_k, nel) &&
+           ALLOC(m->el_h, nel) && ALLOC(m->h_rowptr, ncon_max + 1) && ALLOC(m->h_col, 2 * ncon_max) &&
+           ALLOC(m->h_val, 2 * ncon_max) && ALLOC(m->g0, ncon_max) && ALLOC(m->pen_f, ncon_max) &&
+           ALLOC(m->pen_k, ncon_max) && ALLOC(m->pen_e, ncon_max) && ALLOC(m->gap_scratch, ncon_max) &&
+           ALLOC(m->restitution, ncon_max) && ALLOC(m->impulse, ncon_max) && ALLOC(m->k_rowptr, ndof_max + 1) &&
+           ALLOC(m->k_col, kmax) && ALLOC(m->k_val, kmax) && ALLOC(m->k_len, ndof_max) &&
+           ALLOC(m->el_pos, 4 * (int64_t)nel) && ALLOC(m->con_pos, 4 * (int64_t)ncon_max) &&
+           ALLOC(m->facet_strength, nfacet) && ALLOC(m->facet_iface, nfacet) && ALLOC(m->if_node, nfacet) &&
+           ALLOC(m->if_twin, nfacet) && ALLOC(m->if_sigma, nfacet) && ALLOC(m->if_deltac, nfacet) &&
+           ALLOC(m->if_dmax, nfacet) && ALLOC(m->if_delta, nfacet) && ALLOC(m->if_t, nfacet) &&
+           ALLOC(m->if_k, nfacet) && ALLOC(m->if_rev, nfacet) && ALLOC(m->if_delta_prev, nfacet) &&
+           ALLOC(m->if_t_prev, nfacet) && ALLOC(m->if_work, nfacet) && ALLOC(m->if_dmax_scratch, nfacet);
+  if (!ok) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for %d DOFs", (int)ndof_max);
+  for (int32_t f = 0; f < nfacet; ++f) m->facet_iface[f] = -1;
   return SHARD_OK;
 }
 
 /* append constraint row with one or two entries */
-static void add_constraint(shard_model *m, int32_t d0, double h0, int32_t d1, double h1, double g0) {
+static int32_t add_constraint(shard_model *m, int32_t d0, double h0, int32_t d1, double h1, double g0) {
   const int32_t i = m->ncon++, r = m->h_rowptr[i];
   m->h_col[r] = d0, m->h_val[r] = h0;
   int32_t n = 1;
   if (d1 >= 0) m->h_col[r + 1] = d1, m->h_val[r + 1] = h1, n = 2;
   m->h_rowptr[i + 1] = r + n;
   m->g0[i] = g0;
+  return i;
 }
 
-#define CASE_REAL(path, var)                                                      \
-  do {                                                                            \
+#define CASE_REAL(path, var)                                                             \
+  do {                                                                                   \
     if (shard_case_real(c, path, scope, &(var), diag) != SHARD_OK) st = SHARD_ERR_INPUT; \
+  } while (0)
+#define CASE_INT(path, var)                                                             \
+  do {                                                                                  \
+    if (shard_case_int(c, path, scope, &(var), diag) != SHARD_OK) st = SHARD_ERR_INPUT; \
   } while (0)
 
 static int build_particle(shard_model *m, const shard_case *c, const shard_scope *scope, shard_diag *diag,
@@ -227,20 +251,25 @@ static int build_particle(shard_model *m, const shard_case *c, const shard_scope
   CASE_REAL("model.gravity", grav);
   CASE_REAL("model.floor", floor_x);
   if (st != SHARD_OK) return shard_msg_set(msg, st, "invalid particle model");
-  if ((st = alloc_dofs(m, 1, 1, 0, msg)) != SHARD_OK) return st;
+  if (shard_case_has(c, "fracture"))
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: a particle cannot fracture: remove the 'fracture' section",
+                         shard_case_path(c));
+  if (u0 < floor_x)
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: model.position %g is below the floor %g", shard_case_path(c), u0,
+                         floor_x);
+  if ((st = alloc_model(m, 1, 1, 0, 0, msg)) != SHARD_OK) return st;
   m->ndof = 1;
   m->mass[0] = mass, m->minv[0] = 1.0 / mass, m->fext[0] = -mass * grav;
   m->sys.u[0] = u0, m->sys.v[0] = v0;
-  add_constraint(m, 0, 1.0, -1, 0.0, -floor_x);
-  m->floor = 0;
+  m->floor = add_constraint(m, 0, 1.0, -1, 0.0, -floor_x);
+  m->nwall = 1;
   m->scales.mass_min = mass;
-  if (u0 < floor_x) return shard_msg_set(msg, SHARD_ERR_INPUT, "model.position %g is below the floor %g", u0, floor_x);
   return SHARD_OK;
 }
 
 static int build_bar(shard_model *m, const shard_case *c, const shard_scope *scope, shard_diag *diag,
                      shard_msg *msg) {
-  double L = 0, A = 1, E = 0, rho = 0, X0 = 0, pert = 0, v0 = 0, rate = 0, gl = -1, gr = -1;
+  double L = 0, A = 1, E = 0, rho = 0, X0 = 0, pert = 0, v0 = 0, rate = 0, gl = -1, gr = -1, vsplit = INFINITY;
   long long ne = 0, seed = 1;
   int st = SHARD_OK;
   CASE_REAL("model.length", L);
@@ -251,15 +280,22 @@ static int build_bar(shard_model *m, const shard_case *c, const shard_scope *sco
   CASE_REAL("model.perturbation", pert);
   CASE_REAL("model.initial.velocity", v0);
   CASE_REAL("model.initial.strain_rate", rate);
-  if (shard_case_int(c, "model.elements", scope, &ne, diag) != SHARD_OK) st = SHARD_ERR_INPUT;
-  if (shard_case_int(c, "model.seed", scope, &seed, diag) != SHARD_OK) st = SHARD_ERR_INPUT;
+  CASE_INT("model.elements", ne);
+  CASE_INT("model.seed", seed);
+  if (shard_case_has(c, "model.initial.velocity_left_of")) CASE_REAL("model.initial.velocity_left_of", vsplit);
   if (shard_case_has(c, "model.walls.left.gap")) CASE_REAL("model.walls.left.gap", gl);
   if (shard_case_has(c, "model.walls.right.gap")) CASE_REAL("model.walls.right.gap", gr);
+  double vl = NAN, vr = NAN;
+  if (shard_case_has(c, "model.loading.left_velocity")) CASE_REAL("model.loading.left_velocity", vl);
+  if (shard_case_has(c, "model.loading.right_velocity")) CASE_REAL("model.loading.right_velocity", vr);
   if (st != SHARD_OK) return shard_msg_set(msg, st, "invalid bar model");
   const int32_t nn = (int32_t)ne + 1;
-  const int32_t ncon = (gl >= 0) + (gr >= 0);
-  if ((st = alloc_dofs(m, nn, ncon, (int32_t)ne, msg)) != SHARD_OK) return st;
+  const int frac = shard_case_has(c, "fracture");
+  const int32_t nfacet = frac ? nn - 2 : 0;
+  const int32_t nwall = (gl >= 0) + (gr >= 0);
+  if ((st = alloc_model(m, nn + nfacet, nwall + nfacet, (int32_t)ne, nfacet, msg)) != SHARD_OK) return st;
   m->ndof = nn;
+  m->fracture = frac;
   const double h = L / (double)ne;
   shard_rng rng;
   shard_rng_seed(&rng, (uint64_t)seed);
@@ -279,16 +315,36 @@ static int build_bar(shard_model *m, const shard_case *c, const shard_scope *sco
   const double xmid = X0 + 0.5 * L;
   for (int32_t j = 0; j < nn; ++j) {
     m->minv[j] = 1.0 / m->mass[j];
-    m->sys.v[j] = v0 + rate * (m->X[j] - xmid);
+    const double right_mid = j < nn - 1 ? 0.5 * (m->X[j] + m->X[j + 1]) : -INFINITY;
+    const double left_mid = j > 0 ? 0.5 * (m->X[j - 1] + m->X[j]) : -INFINITY;
+    const int in_left = fmax(left_mid, right_mid) < vsplit;
+    m->sys.v[j] = (in_left ? v0 : 0.0) + rate * (m->X[j] - xmid);
   }
   m->wall_left = m->wall_right = -1;
-  if (gl >= 0) m->wall_left = m->ncon, add_constraint(m, 0, 1.0, -1, 0.0, gl);
-  if (gr >= 0) m->wall_right = m->ncon, add_constraint(m, nn - 1, -1.0, -1, 0.0, gr);
+  if (gl >= 0) m->wall_left = add_constraint(m, 0, 1.0, -1, 0.0, gl);
+  if (gr >= 0) m->wall_right = add_constraint(m, nn - 1, -1.0, -1, 0.0, gr);
+  m->nwall = m->ncon;
+  if (!isnan(vl)) m->presc_dof[m->n_presc] = 0, m->presc_v[m->n_presc++] = vl;
+  if (!isnan(vr)) m->presc_dof[m->n_presc] = nn - 1, m->presc_v[m->n_presc++] = vr;
+  for (int32_t i = 0; i < m->n_presc; ++i) {
+    const int32_t d = m->presc_dof[i];
+    m->presc_minv[i] = m->minv[d];
+    m->minv[d] = 0.0;
+    m->sys.v[d] = m->presc_v[i];
+  }
   m->scales = (shard_model_scales){.struct_size = sizeof(shard_model_scales), .young = E, .density = rho, .area = A,
                                    .h_mean = h, .h_min = hmin, .length = L};
   double mmin = INFINITY;
   for (int32_t j = 0; j < nn; ++j) mmin = fmin(mmin, m->mass[j]);
   m->scales.mass_min = mmin;
+  if (frac) {
+    double gc = 0;
+    CASE_REAL("fracture.g_c", gc);
+    m->g_c = gc;
+    m->insertion = shard_case_bool(c, "fracture.insertion");
+    if (st == SHARD_OK) st = shard_strength_draw(c, scope, m->X, nn, m->facet_strength, diag, msg);
+    if (st != SHARD_OK) return st;
+  }
   return SHARD_OK;
 }
 
@@ -304,14 +360,13 @@ int shard_model_build(const shard_case *c, const shard_scope *scope, shard_model
   if (type && strcmp(type, "particle") == 0) m->kind = SHARD_MODEL_PARTICLE, st = build_particle(m, c, scope, diag, msg);
   else if (type && strcmp(type, "bar") == 0) m->kind = SHARD_MODEL_BAR, st = build_bar(m, c, scope, diag, msg);
   else st = shard_msg_set(msg, SHARD_ERR_INPUT, "unknown model type '%s'", type ? type : "(none)");
-  m->h = (shard_csr){m->ncon, m->ndof_max, m->h_rowptr, m->h_col, m->h_val};
-  if (st == SHARD_OK) st = build_pattern(m, msg);
-  if (st == SHARD_OK) st = shard_contact_create(&m->contact, &m->h, &m->k, m->ncon_max, msg);
+  /* W couples a row with at most: 2 DOFs x (5 stiffness neighbours) x 2 rows per DOF */
+  if (st == SHARD_OK) st = shard_contact_create(&m->contact, m->ndof_max, m->ncon_max, 24, msg);
   if (st != SHARD_OK) {
     shard_model_destroy(m);
     return st;
   }
-  m->h.ncols = m->ndof;
+  rebuild_pattern(m);
   shard_system *s = &m->sys;
   s->struct_size = sizeof *s;
   s->ndof = m->ndof, s->ndof_max = m->ndof_max, s->ncon = m->ncon, s->ncon_max = m->ncon_max;
@@ -324,11 +379,13 @@ int shard_model_build(const shard_case *c, const shard_scope *scope, shard_model
 void shard_model_destroy(shard_model *m) {
   if (!m) return;
   shard_contact_destroy(m->contact);
-  free(m->X), free(m->mass), free(m->minv), free(m->fext), free(m->sys.u), free(m->sys.v), free(m->sys.a);
-  free(m->sys.aux), free(m->el_a), free(m->el_b), free(m->el_k), free(m->el_h), free(m->h_rowptr), free(m->h_col);
-  free(m->h_val), free(m->g0), free(m->pen_f), free(m->pen_k), free(m->pen_e), free(m->gap_scratch);
-  free(m->restitution), free(m->impulse), free(m->k_rowptr), free(m->k_col), free(m->k_val), free(m->el_pos);
-  free(m->con_pos);
+  void *all[] = {m->X, m->mass, m->minv, m->fext, m->sys.u, m->sys.v, m->sys.a, m->sys.aux, m->el_a, m->el_b,
+                 m->el_k, m->el_h, m->h_rowptr, m->h_col, m->h_val, m->g0, m->pen_f, m->pen_k, m->pen_e,
+                 m->gap_scratch, m->restitution, m->impulse, m->k_rowptr, m->k_col, m->k_val, m->k_len, m->el_pos,
+                 m->con_pos, m->facet_strength, m->facet_iface, m->if_node, m->if_twin, m->if_sigma, m->if_deltac,
+                 m->if_dmax, m->if_delta, m->if_t, m->if_k, m->if_rev, m->if_delta_prev, m->if_t_prev, m->if_work,
+                 m->if_dmax_scratch};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) free(all[i]);
   free(m);
 }
 
@@ -337,28 +394,232 @@ void shard_model_set_force_law(shard_model *m, const shard_contact_law_ops *ops,
   m->force_law_self = self;
 }
 
-/* ---- stable step (SPEC §3.4) --------------------------------------------- */
+/* ---- insertion (SPEC §3.1) --------------------------------------------------- */
+
+/* Split internal node j (facet j-1): the twin takes element j and half of its
+ * mass; both copies keep u, v, a and the integrator's aux vectors. */
+static int32_t split_node(shard_model *m, int32_t j, double sigma_eff, double damage) {
+  shard_system *s = &m->sys;
+  const int32_t t = m->ndof++;
+  const double A = m->scales.area, rho = m->scales.density;
+  const double ml = 0.5 * rho * A * m->el_h[j - 1], mr = 0.5 * rho * A * m->el_h[j];
+  m->X[t] = m->X[j];
+  m->mass[j] = ml, m->mass[t] = mr;
+  m->minv[j] = 1.0 / ml, m->minv[t] = 1.0 / mr;
+  s->u[t] = s->u[j], s->v[t] = s->v[j], s->a[t] = s->a[j];
+  for (uint32_t k = 0; k < s->n_aux; ++k) s->aux[(size_t)k * m->ndof_max + t] = s->aux[(size_t)k * m->ndof_max + j];
+  m->el_a[j] = t;
+  const int32_t i = m->niface++;
+  add_constraint(m, j, -1.0, t, 1.0, 0.0);
+  m->if_node[i] = j, m->if_twin[i] = t;
+  m->if_sigma[i] = sigma_eff;
+  m->if_deltac[i] = 2.0 * m->g_c / sigma_eff;
+  m->if_dmax[i] = damage * m->if_deltac[i];
+  m->if_delta_prev[i] = 0.0;
+  m->if_work[i] = 0.0;
+  m->facet_iface[j - 1] = i;
+  m->insertions++;
+  return t;
+}
+
+static void finish_insertions(shard_model *m) {
+  rebuild_pattern(m);
+  m->sys.ndof = m->ndof, m->sys.ncon = m->ncon;
+  /* tractions of the new state become the trapezoid's left values */
+  if (m->tsl) {
+    cohesive_eval(m, m->sys.u, 0);
+    for (int32_t i = 0; i < m->niface; ++i) {
+      if (m->if_delta_prev[i] == 0.0 && m->if_work[i] == 0.0) m->if_t_prev[i] = m->if_t[i];
+    }
+  }
+}
+
+int32_t shard_model_insert(shard_model *m, int32_t *first_dof) {
+  *first_dof = m->ndof;
+  if (!m->fracture || !m->insertion) return 0;
+  const double *u = m->sys.u;
+  const double E = m->scales.young;
+  int32_t n = 0;
+  for (int32_t f = 0; f < m->nfacet; ++f) {
+    if (m->facet_iface[f] >= 0) continue;
+    const int32_t j = f + 1;
+    const int32_t el = j - 1, er = j; /* elements left and right of node j */
+    const double sl = E * (u[m->el_b[el]] - u[m->el_a[el]]) / m->el_h[el];
+    const double sr = E * (u[m->el_b[er]] - u[m->el_a[er]]) / m->el_h[er];
+    const double sf = 0.5 * (sl + sr);
+    if (sf > m->facet_strength[f]) split_node(m, j, sf, 0.0), ++n;
+  }
+  if (n) finish_insertions(m);
+  return n;
+}
+
+int shard_model_set_tsl(shard_model *m, const shard_tsl_ops *ops, void *self, int zero_in_compression,
+                        const shard_case *c, const shard_scope *scope, shard_diag *diag, shard_msg *msg) {
+  m->tsl = ops;
+  m->tsl_self = self;
+  m->tsl_zero_in_compression = zero_in_compression;
+  m->tsl_kmax = ops->max_stiffness(self) * m->scales.area;
+  long long count = 0, seed = 1;
+  double damage = 0, pos = NAN;
+  int st = SHARD_OK;
+  CASE_INT("fracture.initial.count", count);
+  CASE_INT("fracture.initial.seed", seed);
+  CASE_REAL("fracture.initial.damage", damage);
+  if (shard_case_has(c, "fracture.initial.position")) CASE_REAL("fracture.initial.position", pos);
+  if (st != SHARD_OK) return shard_msg_set(msg, st, "invalid fracture.initial");
+  if (count > m->nfacet)
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: fracture.initial.count = %lld exceeds the %d internal nodes",
+                         shard_case_path(c), count, (int)m->nfacet);
+  /* nominal strength for the initial interfaces */
+  double nominal = 0;
+  CASE_REAL("fracture.strength.nominal", nominal);
+  if (st != SHARD_OK) return shard_msg_set(msg, st, "invalid fracture.strength");
+  int32_t n = 0;
+  if (!isnan(pos)) {
+    int32_t best = -1;
+    double bd = INFINITY;
+    for (int32_t f = 0; f < m->nfacet; ++f)
+      if (fabs(m->X[f + 1] - pos) < bd) bd = fabs(m->X[f + 1] - pos), best = f;
+    if (best < 0) return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: the bar has no internal node", shard_case_path(c));
+    split_node(m, best + 1, nominal, damage), ++n;
+  }
+  if (count > 0) {
+    /* draw `count` distinct facets: partial Fisher-Yates over the facet list */
+    int32_t *idx = malloc((size_t)m->nfacet * sizeof *idx);
+    if (!idx) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
+    for (int32_t f = 0; f < m->nfacet; ++f) idx[f] = f;
+    shard_rng rng;
+    shard_rng_seed(&rng, (uint64_t)seed);
+    for (int32_t k = 0; k < (int32_t)count; ++k) {
+      const int32_t r = k + (int32_t)(shard_rng_uniform(&rng) * (double)(m->nfacet - k));
+      const int32_t tmp = idx[k];
+      idx[k] = idx[r], idx[r] = tmp;
+    }
+    /* insert in node order so that the numbering is reproducible and readable */
+    char *chosen = calloc((size_t)m->nfacet + 1, 1);
+    if (!chosen) {
+      free(idx);
+      return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
+    }
+    for (int32_t k = 0; k < (int32_t)count; ++k) chosen[idx[k]] = 1;
+    for (int32_t f = 0; f < m->nfacet; ++f)
+      if (chosen[f] && m->facet_iface[f] < 0) split_node(m, f + 1, nominal, damage), ++n;
+    free(chosen);
+    free(idx);
+  }
+  if (n) finish_insertions(m);
+  for (int32_t i = 0; i < m->niface; ++i) m->if_t_prev[i] = m->if_t[i], m->if_delta_prev[i] = m->if_delta[i];
+  m->insertions = 0; /* count only insertions during the run */
+  return SHARD_OK;
+}
+
+void shard_model_commit(shard_model *m) {
+  if (!m->niface || !m->tsl) return;
+  cohesive_eval(m, m->sys.u, 1);
+  for (int32_t i = 0; i < m->niface; ++i) {
+    m->if_work[i] += 0.5 * (m->if_delta[i] - m->if_delta_prev[i]) * (m->if_t[i] + m->if_t_prev[i]);
+    m->if_delta_prev[i] = m->if_delta[i];
+    m->if_t_prev[i] = m->if_t[i];
+  }
+}
+
+void shard_model_cohesive_energy(const shard_model *m, double *rev, double *work) {
+  double r = 0, w = 0;
+  for (int32_t i = 0; i < m->niface; ++i) r += m->if_rev[i], w += m->if_work[i];
+  *rev = r * m->scales.area;
+  *work = w * m->scales.area;
+}
+
+int32_t shard_model_broken(const shard_model *m) {
+  int32_t n = 0;
+  for (int32_t i = 0; i < m->niface; ++i) n += m->if_dmax[i] >= m->if_deltac[i];
+  return n;
+}
+
+int32_t shard_model_fragments(const shard_model *m, const double *v, shard_fragment *out, int32_t n_max) {
+  if (m->kind != SHARD_MODEL_BAR) return 1;
+  const double rhoA = m->scales.density * m->scales.area;
+  int32_t nf = 0;
+  shard_fragment cur = {0};
+  cur.x_left = m->X[0];
+  for (int32_t e = 0; e < m->nel; ++e) {
+    if (e == 0 || m->el_a[e] != m->el_b[e - 1]) cur.momentum += m->mass[m->el_a[e]] * v[m->el_a[e]];
+    cur.momentum += m->mass[m->el_b[e]] * v[m->el_b[e]];
+    cur.mass += rhoA * m->el_h[e];
+    const int last = e == m->nel - 1;
+    const int32_t i = last ? -1 : (e < m->nfacet ? m->facet_iface[e] : -1);
+    const int broken = i >= 0 && m->if_dmax[i] >= m->if_deltac[i];
+    if (broken || last) {
+      cur.size = cur.mass / rhoA;
+      cur.x_right = m->X[e + 1];
+      if (out && nf < n_max) out[nf] = cur;
+      ++nf;
+      cur = (shard_fragment){.x_left = m->X[e + 1]};
+    }
+  }
+  return nf;
+}
+
+/* ---- prescribed ends ----------------------------------------------------------- */
+
+void shard_model_reactions(shard_model *m, const double *u, double out[2]) {
+  for (int32_t i = 0; i < m->n_presc; ++i) {
+    const int32_t d = m->presc_dof[i];
+    double f = m->fext[d];
+    const int32_t e = d == 0 ? 0 : m->nel - 1; /* end nodes belong to one element */
+    const double s = m->el_k[e] * (u[m->el_b[e]] - u[m->el_a[e]]);
+    f += m->el_a[e] == d ? s : -s;
+    out[i] = -f; /* the force the drive applies */
+  }
+}
+
+void shard_model_release(shard_model *m) {
+  if (m->released) return;
+  m->released = 1;
+  for (int32_t i = 0; i < m->n_presc; ++i) m->minv[m->presc_dof[i]] = m->presc_minv[i];
+}
+
+/* ---- stable step (SPEC §3.4) ------------------------------------------------------ */
 
 double shard_model_dt_default(const shard_model *m, double max_spring) {
   /* Gershgorin bound of lambda_max(M^-1/2 K_max M^-1/2), K_max = bulk + every
-   * constraint spring at its largest stiffness. */
-  double *row = calloc((size_t)m->ndof + 1, sizeof *row);
+   * added spring at its largest stiffness; with fracture, on the fully
+   * fractured topology (every facet split, half masses, cap springs). */
+  const int32_t nn = m->nel + 1;
+  double *row = calloc((size_t)2 * nn + 2, sizeof *row);
   if (!row) return NAN;
+  const double rhoA = m->scales.density * m->scales.area;
   for (int32_t e = 0; e < m->nel; ++e) {
-    const int32_t a = m->el_a[e], b = m->el_b[e];
-    const double k = m->el_k[e], cross = k / sqrt(m->mass[a] * m->mass[b]);
-    row[a] += k / m->mass[a] + cross;
-    row[b] += k / m->mass[b] + cross;
+    /* node masses on the fractured topology (end nodes: their only element) */
+    double ma, mb;
+    if (m->fracture) ma = 0.5 * rhoA * m->el_h[e], mb = ma;
+    else ma = m->mass[m->el_a[e]], mb = m->mass[m->el_b[e]];
+    const double k = m->el_k[e], cross = k / sqrt(ma * mb);
+    row[2 * e + 1] += k / ma + cross; /* right copy of node e */
+    row[2 * e + 2] += k / mb + cross; /* left copy of node e+1 */
   }
-  if (max_spring > 0)
-    for (int32_t i = 0; i < m->ncon; ++i)
-      for (int32_t e = m->h_rowptr[i]; e < m->h_rowptr[i + 1]; ++e)
-        for (int32_t f = m->h_rowptr[i]; f < m->h_rowptr[i + 1]; ++f) {
-          const int32_t a = m->h_col[e], b = m->h_col[f];
-          row[a] += fabs(m->h_val[e] * m->h_val[f]) * max_spring / sqrt(m->mass[a] * m->mass[b]);
-        }
+  if (m->fracture) { /* cohesive / penalty springs between the two copies of each internal node */
+    const double kc = max_spring + (isfinite(m->tsl_kmax) ? m->tsl_kmax : 0.0);
+    if (kc > 0)
+      for (int32_t j = 1; j < nn - 1; ++j) {
+        const double ml = 0.5 * rhoA * m->el_h[j - 1], mr = 0.5 * rhoA * m->el_h[j];
+        const double cross = kc / sqrt(ml * mr);
+        row[2 * j] += kc / ml + cross;
+        row[2 * j + 1] += kc / mr + cross;
+      }
+  } else if (m->kind == SHARD_MODEL_BAR) { /* merge the two copies of unfractured nodes */
+    for (int32_t j = 0; j < nn; ++j) row[2 * j] += row[2 * j + 1], row[2 * j + 1] = 0;
+  }
+  if (max_spring > 0) { /* walls / floor */
+    for (int32_t i = 0; i < m->nwall; ++i) {
+      const int32_t d = m->h_col[m->h_rowptr[i]];
+      const double md = m->mass[d];
+      if (m->kind == SHARD_MODEL_PARTICLE) row[0] += max_spring / md;
+      else row[d == 0 ? (m->fracture ? 1 : 0) : 2 * (nn - 1)] += max_spring / md;
+    }
+  }
   double lmax = 0;
-  for (int32_t d = 0; d < m->ndof; ++d) lmax = fmax(lmax, row[d]);
+  for (int32_t d = 0; d < 2 * nn + 2; ++d) lmax = fmax(lmax, row[d]);
   free(row);
   return lmax > 0 ? 2.0 / sqrt(lmax) : INFINITY;
 }
@@ -371,14 +632,16 @@ double shard_model_dt_bulk(const shard_model *m) {
 
 double shard_model_dt_paper(const shard_model *m, double max_spring) {
   const double dtb = shard_model_dt_bulk(m);
-  if (max_spring <= 0) return dtb;
+  const double kadd = max_spring + (m->fracture && isfinite(m->tsl_kmax) ? m->tsl_kmax : 0.0);
+  if (kadd <= 0) return dtb;
   const double mmin = m->kind == SHARD_MODEL_BAR ? m->scales.density * m->scales.area * m->scales.h_min / 2
                                                  : m->scales.mass_min;
-  const double dta = 2.0 * sqrt(mmin / max_spring);
+  const double dta = 2.0 * sqrt(mmin / kadd);
+  if (!isfinite(dtb)) return dta;
   return 1.0 / sqrt(1.0 / (dtb * dtb) + 1.0 / (dta * dta));
 }
 
-/* ---- energies and measures ------------------------------------------------ */
+/* ---- energies and measures ------------------------------------------------------ */
 
 double shard_model_kinetic(const shard_model *m, const double *v) {
   double s = 0;

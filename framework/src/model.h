@@ -15,6 +15,7 @@
 #include "shard/contact_law.h"
 #include "shard/plugin.h"
 #include "shard/system.h"
+#include "shard/tsl.h"
 
 typedef enum shard_model_kind { SHARD_MODEL_PARTICLE = 1, SHARD_MODEL_BAR = 2 } shard_model_kind;
 
@@ -43,11 +44,36 @@ typedef struct shard_model {
   int32_t wall_left, wall_right, floor; /* constraint index or -1 */
 
   /* stiffness K: fixed pattern, value positions of each element / constraint block */
-  int32_t *k_rowptr, *k_col;
+  int32_t *k_rowptr, *k_col, *k_len;
   double *k_val;
   shard_csr k;
   int32_t *el_pos;  /* 4 per element: (a,a) (a,b) (b,a) (b,b) */
   int32_t *con_pos; /* 4 per constraint: same with its two DOFs (or 1 used) */
+
+  /* extrinsic cohesive fracture (SPEC §3): candidate facets at internal nodes */
+  int fracture;               /* the case has a fracture section */
+  int insertion;              /* new insertions allowed */
+  double g_c;                 /* fracture energy [J/m^2] */
+  int32_t nfacet;             /* internal nodes 1..nn-2 -> facet j-1 */
+  double *facet_strength;     /* per facet */
+  int32_t *facet_iface;       /* interface index or -1 */
+  int32_t nwall;              /* constraint rows before the interfaces */
+  int32_t niface;             /* active interfaces (rows nwall .. nwall+niface-1) */
+  int32_t *if_node, *if_twin; /* left copy (original node) and twin DOF */
+  double *if_sigma, *if_deltac, *if_dmax, *if_delta, *if_t, *if_k, *if_rev;
+  double *if_delta_prev, *if_t_prev, *if_work, *if_dmax_scratch;
+  const shard_tsl_ops *tsl;
+  void *tsl_self;
+  double tsl_kmax;            /* largest cohesive stiffness [N/m] (inf: uncapped) */
+  int tsl_zero_in_compression; /* penalty contact: no cohesive traction for delta < 0 */
+  int64_t insertions;
+
+  /* prescribed DOFs (loading) */
+  int32_t n_presc;
+  int32_t presc_dof[2];
+  double presc_v[2];
+  double presc_minv[2];
+  int released;
 
   /* force-law contact (penalty), NULL for impact laws */
   const shard_contact_law_ops *force_law;
@@ -67,6 +93,35 @@ typedef struct shard_model {
 int shard_model_build(const shard_case *c, const shard_scope *scope, shard_model **out, shard_diag *diag,
                       shard_msg *msg);
 void shard_model_destroy(shard_model *m);
+
+/* Attach the traction-separation law; zero_in_compression: penalty runs
+ * (Akantu's rule: no cohesive traction for delta < 0). Creates the initial
+ * interfaces of the case (fracture.initial.*). */
+int shard_model_set_tsl(shard_model *m, const shard_tsl_ops *ops, void *self, int zero_in_compression,
+                        const shard_case *c, const shard_scope *scope, shard_diag *diag, shard_msg *msg);
+/* After a step: evaluate the cohesive law at u with commit (history), and
+ * accumulate the cohesive work by trapezoids. */
+void shard_model_commit(shard_model *m);
+/* Insert interfaces on facets whose stress exceeds their strength (SPEC
+ * §3.1); returns how many, *first_dof = first new DOF. O(ndof) when any. */
+int32_t shard_model_insert(shard_model *m, int32_t *first_dof);
+/* Cohesive energies [J]: reversible, work, dissipation (work - reversible). */
+void shard_model_cohesive_energy(const shard_model *m, double *rev, double *work);
+/* Fragments (SPEC §5): maximal runs of elements not separated by a fully
+ * broken interface; count = 1 + #{d = 1}. Fills up to n_max (out may be
+ * NULL) and returns the count. */
+typedef struct shard_fragment {
+  double x_left, x_right; /* reference extent */
+  double size;            /* mass / (rho A) */
+  double mass, momentum;
+} shard_fragment;
+int32_t shard_model_fragments(const shard_model *m, const double *v, shard_fragment *out, int32_t n_max);
+int32_t shard_model_broken(const shard_model *m);
+/* Reaction forces R = -(f_ext - f_int) on the prescribed DOFs at u, in the
+ * order of presc_dof (for the external work, SPEC §4). */
+void shard_model_reactions(shard_model *m, const double *u, double out[2]);
+/* Release the prescribed DOFs (free expansion). */
+void shard_model_release(shard_model *m);
 
 /* Attach the force law (penalty) so that force()/stiffness() include it. */
 void shard_model_set_force_law(shard_model *m, const shard_contact_law_ops *ops, void *self);

@@ -16,6 +16,7 @@
 #include "shard/contact_law.h"
 #include "shard/integrator.h"
 #include "shard/lcp_solver.h"
+#include "shard/tsl.h"
 
 #ifndef SHARD_GIT_COMMIT
 #define SHARD_GIT_COMMIT "unknown"
@@ -88,7 +89,7 @@ typedef struct run {
   int model_ready;
   int scope_depth;
 
-  plugin_inst integ, impact, force, lcp, fallback;
+  plugin_inst integ, impact, force, lcp, fallback, tsl;
   const shard_integrator_ops *iops;
 
   double T, dt, dt_c, dt_bulk, dt_c_default, dt_c_paper, max_spring, energy_guard;
@@ -100,7 +101,11 @@ typedef struct run {
 
   /* energies */
   double E0, W_ext, C_dis, H0, B0, drift_max, energy_max;
-  double kinetic, elastic, penalty, H, drift;
+  double kinetic, elastic, penalty, H, drift, coh_rev, coh_work, release_offset, release_time;
+  double reac[2];            /* reactions of the prescribed DOFs at the previous step */
+  int release_mode;          /* 0 never, 1 external work, 2 time */
+  int64_t release_step;
+  double dw_last;
 
   /* contact statistics */
   int64_t lcp_iterations, lcp_blocks, lcp_fallbacks, contact_steps;
@@ -213,6 +218,23 @@ static int build_plugins(run *r, shard_msg *msg) {
     shard_model_set_force_law(r->m, lops, law->self);
     r->max_spring = lops->max_stiffness(law->self);
   }
+  if (shard_case_has(r->c, "fracture")) {
+    if (r->m->insertion && !(ip->caps & SHARD_CAP_TOPOLOGY))
+      return shard_msg_set(msg, SHARD_ERR_INPUT,
+                           "%s: integrator '%s' does not support topology changes (cohesive insertion); set "
+                           "fracture.insertion: false or use nsn, cd_lagrange or explicit_newmark",
+                           path, ip->name);
+    if ((st = instantiate(r, "fracture", &r->tsl, msg)) != SHARD_OK) return st;
+    const shard_tsl_ops *tops = r->tsl.lp->desc->ops;
+    if ((st = tops->create(&r->tsl.params, &r->m->scales, &r->tsl.self, msg)) != SHARD_OK) {
+      shard_msg_prepend(msg, "%s: traction-separation law '%s'", path, r->tsl.lp->desc->name);
+      return SHARD_ERR_INPUT;
+    }
+    shard_scope sc = run_scope(r);
+    if ((st = shard_model_set_tsl(r->m, tops, r->tsl.self, fam == SHARD_CAP_FORCE_LAW, r->c, &sc, r->diag, msg)) !=
+        SHARD_OK)
+      return st;
+  }
   if ((st = r->iops->create(&r->integ.params, &r->m->scales, &r->integ.self, msg)) != SHARD_OK) {
     shard_msg_prepend(msg, "%s: integrator '%s'", path, ip->name);
     return SHARD_ERR_INPUT;
@@ -271,6 +293,7 @@ static void destroy_plugins(run *r) {
   if (r->fallback.self) ((const shard_lcp_solver_ops *)r->fallback.lp->desc->ops)->destroy(r->fallback.self);
   if (r->force.self) ((const shard_contact_law_ops *)r->force.lp->desc->ops)->destroy(r->force.self);
   if (r->impact.self) ((const shard_contact_law_ops *)r->impact.lp->desc->ops)->destroy(r->impact.self);
+  if (r->tsl.self) ((const shard_tsl_ops *)r->tsl.lp->desc->ops)->destroy(r->tsl.self);
 }
 
 /* ---- references -------------------------------------------------------------- */
@@ -283,13 +306,13 @@ static int setup_reference(run *r, shard_msg *msg) {
   int want_ball = 0, want_bar = 0;
   if (!type || strcmp(type, "auto") == 0) {
     want_ball = m->kind == SHARD_MODEL_PARTICLE;
-    want_bar = m->kind == SHARD_MODEL_BAR && m->ncon == 1;
+    want_bar = m->kind == SHARD_MODEL_BAR && m->nwall == 1 && m->n_presc == 0;
   } else if (strcmp(type, "ball") == 0) {
     if (m->kind != SHARD_MODEL_PARTICLE)
       return shard_msg_set(msg, SHARD_ERR_INPUT, "reference.type 'ball' needs model.type 'particle'");
     want_ball = 1;
   } else if (strcmp(type, "bar_impact") == 0) {
-    if (m->kind != SHARD_MODEL_BAR || m->ncon != 1)
+    if (m->kind != SHARD_MODEL_BAR || m->nwall != 1)
       return shard_msg_set(msg, SHARD_ERR_INPUT, "reference.type 'bar_impact' needs a bar with exactly one wall");
     want_bar = 1;
   }
@@ -304,7 +327,7 @@ static int setup_reference(run *r, shard_msg *msg) {
     r->contact_dof = left ? 0 : m->ndof - 1;
     const double v0 = m->sys.v[r->contact_dof];
     int uniform = 1;
-    for (int32_t d = 0; d < m->ndof; ++d) uniform &= m->sys.v[d] == v0;
+    for (int32_t d = 0; d < m->ndof; ++d) uniform &= fabs(m->sys.v[d] - v0) <= 1e-12 * fabs(v0);
     if (!uniform || (left ? v0 >= 0 : v0 <= 0)) {
       if (type && strcmp(type, "bar_impact") == 0)
         return shard_msg_set(msg, SHARD_ERR_INPUT, "reference 'bar_impact' needs a uniform initial velocity toward the wall");
@@ -353,6 +376,8 @@ static void history_header(run *r) {
              "kinetic,elastic,penalty,contact_dissipation,external_work,algorithmic_energy,balance_drift");
   if (r->m->kind == SHARD_MODEL_PARTICLE) fprintf(f, ",u,v,a,gap,impulse,force");
   else fprintf(f, ",u_contact,v_contact,force_contact,momentum");
+  if (r->m->fracture)
+    fprintf(f, ",cohesive_reversible,cohesive_work,fracture_dissipation,interfaces,broken,fragments,insertions");
   if (r->ref == SHARD_REF_BALL) fprintf(f, ",u_ref,v_ref");
   if (r->ref == SHARD_REF_BAR_IMPACT) fprintf(f, ",u_ref,v_ref,force_ref");
   fprintf(f, "\n");
@@ -377,6 +402,11 @@ static void history_row(run *r, int64_t step, double t, int event) {
             (d >= 0 && m->ncon) ? shard_model_contact_force(m, r->contact_con, r->dt, u) : 0.0,
             shard_model_momentum(m, v));
   }
+  if (m->fracture) {
+    const int32_t broken = shard_model_broken(m);
+    fprintf(f, ",%.15g,%.15g,%.15g,%d,%d,%d,%lld", r->coh_rev, r->coh_work, r->coh_work - r->coh_rev, (int)m->niface,
+            (int)broken, (int)broken + 1, (long long)m->insertions);
+  }
   if (r->ref == SHARD_REF_BALL) {
     shard_ball_ref tmp = r->ball;
     double ua, va;
@@ -393,36 +423,69 @@ static void history_row(run *r, int64_t step, double t, int event) {
 
 /* ---- energies (SPEC §4) -------------------------------------------------------- */
 
-static void energies(run *r, int first) {
+/* state energies at the current state: kinetic, elastic, penalty, cohesive, H */
+static double energy_state(run *r) {
   shard_model *m = r->m;
   const double *u = m->sys.u, *v = m->sys.v, *a = m->sys.a;
   r->kinetic = shard_model_kinetic(m, v);
   r->elastic = shard_model_elastic(m, u);
   r->penalty = shard_model_penalty_energy(m, u);
+  shard_model_cohesive_energy(m, &r->coh_rev, &r->coh_work);
   double aMa = 0;
   for (int32_t d = 0; d < m->ndof; ++d) aMa += m->mass[d] * a[d] * a[d];
-  const double E = r->kinetic + r->elastic + r->penalty;
+  const double E = r->kinetic + r->elastic + r->penalty + r->coh_rev;
   r->H = E - r->dt * r->dt / 8.0 * aMa;
-  if (!first) {
-    double dw = 0, dc = 0;
-    for (int32_t d = 0; d < m->ndof; ++d) dw += m->fext[d] * (u[d] - r->u_prev[d]);
-    for (int32_t i = 0; i < m->ncon; ++i) {
-      const double p = m->impulse[i];
-      if (p == 0.0) continue;
-      double hv = 0;
-      for (int32_t e = m->h_rowptr[i]; e < m->h_rowptr[i + 1]; ++e)
-        hv += m->h_val[e] * 0.5 * (r->v_prev[m->h_col[e]] + v[m->h_col[e]]);
-      dc -= p * hv;
+  return E;
+}
+
+/* increments of the step: external work (trapezoids, reactions on prescribed
+ * DOFs) and contact dissipation -p^T H (v_n + v_{n+1}) / 2 */
+static void energy_increments(run *r) {
+  shard_model *m = r->m;
+  const double *u = m->sys.u, *v = m->sys.v;
+  double dw = 0, dc = 0;
+  for (int32_t d = 0; d < m->ndof; ++d) dw += m->fext[d] * (u[d] - r->u_prev[d]);
+  if (m->n_presc && !m->released) {
+    double reac[2];
+    shard_model_reactions(m, u, reac);
+    for (int32_t i = 0; i < m->n_presc; ++i) {
+      const int32_t d = m->presc_dof[i];
+      dw += 0.5 * (r->reac[i] + reac[i]) * (u[d] - r->u_prev[d]);
+      r->reac[i] = reac[i];
     }
-    r->W_ext += dw;
-    r->C_dis += dc;
   }
-  const double B = r->H + r->C_dis - r->W_ext;
+  r->dw_last = dw;
+  for (int32_t i = 0; i < m->ncon; ++i) {
+    const double p = m->impulse[i];
+    if (p == 0.0) continue;
+    double hv = 0;
+    for (int32_t e = m->h_rowptr[i]; e < m->h_rowptr[i + 1]; ++e)
+      hv += m->h_val[e] * 0.5 * (r->v_prev[m->h_col[e]] + v[m->h_col[e]]);
+    dc -= p * hv;
+  }
+  r->W_ext += dw;
+  r->C_dis += dc;
+}
+
+/* the balance H + C_dis + G - W_ext (SPEC §4) and its relative drift */
+static void energy_balance(run *r, double E, int first) {
+  const double G = r->coh_work - r->coh_rev;
+  const double B = r->H + r->C_dis + G - r->W_ext - r->release_offset;
   if (first) r->E0 = E, r->H0 = r->H, r->B0 = B;
   r->energy_max = fmax(r->energy_max, fmax(E, fabs(r->W_ext)));
   const double scale = fmax(r->energy_max, 1e-300);
   r->drift = (B - r->B0) / scale;
   r->drift_max = fmax(r->drift_max, fabs(r->drift));
+}
+
+static void energies(run *r, int first) {
+  const double E = energy_state(r);
+  if (first) {
+    if (r->m->n_presc) shard_model_reactions(r->m, r->m->sys.u, r->reac);
+  } else {
+    energy_increments(r);
+  }
+  energy_balance(r, E, first);
 }
 
 /* ---- progress -------------------------------------------------------------------- */
@@ -468,6 +531,18 @@ static void write_summary(run *r, FILE *f, const char *status, const char *messa
           (long long)r->lcp_blocks, (int)r->max_block, (long long)r->lcp_iterations, r->lcp_res_max,
           (long long)r->lcp_fallbacks);
   fprintf(f, "momentum: %.17g\n", shard_model_momentum(m, m->sys.v));
+  if (m->n_presc)
+    fprintf(f, "loading:\n  released: %s\n  release_time: %.17g\n  balance_offset: %.17g\n",
+            m->released ? "true" : "false", m->released ? r->release_time : -1.0, r->release_offset);
+  if (m->fracture) {
+    const int32_t nf = shard_model_fragments(m, m->sys.v, NULL, 0);
+    const double G = r->coh_work - r->coh_rev, gcA = m->g_c * m->scales.area;
+    fprintf(f,
+            "fracture:\n  interfaces: %d\n  insertions: %lld\n  broken: %d\n  fragments: %d\n  mean_fragment_size: "
+            "%.17g\n  dissipation: %.17g\n  cohesive_work: %.17g\n  reversible: %.17g\n  g_hat_per_fragment: %.17g\n",
+            (int)m->niface, (long long)m->insertions, (int)shard_model_broken(m), (int)nf, m->scales.length / nf, G,
+            r->coh_work, r->coh_rev, G / (nf * gcA));
+  }
   if (r->ref == SHARD_REF_BALL) {
     fprintf(f, "reference:\n  type: ball\n  eta: %.17g\n  zeno_time: %.17g\n", r->eta_all_num / r->eta_all_den,
             r->ball.t_zeno);
@@ -489,6 +564,29 @@ static int write_memstream(const char *dir, const char *name, char *buf, size_t 
   int st = shard_write_atomic(dir, name, buf, len, msg);
   free(buf);
   return st;
+}
+
+/* fragments.csv: one row per fragment (SPEC §5) */
+static int write_fragments(run *r, shard_msg *msg) {
+  shard_model *m = r->m;
+  const int32_t nf = shard_model_fragments(m, m->sys.v, NULL, 0);
+  shard_fragment *fr = calloc((size_t)nf + 1, sizeof *fr);
+  if (!fr) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
+  shard_model_fragments(m, m->sys.v, fr, nf);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  if (!f) {
+    free(fr);
+    return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
+  }
+  fprintf(f, "fragment,x_left,x_right,size,mass,velocity\n");
+  for (int32_t i = 0; i < nf; ++i)
+    fprintf(f, "%d,%.15g,%.15g,%.15g,%.15g,%.15g\n", (int)i, fr[i].x_left, fr[i].x_right, fr[i].size, fr[i].mass,
+            fr[i].momentum / fr[i].mass);
+  fclose(f);
+  free(fr);
+  return write_memstream(r->opt->out_dir, "fragments.csv", buf, len, msg);
 }
 
 static void hash_plugin(const plugin_inst *pi, FILE *f, const char *role) {
@@ -557,6 +655,30 @@ static int check_finite(const shard_model *m, const char **what) {
   return 1;
 }
 
+/* Release the prescribed ends (free expansion, SPEC §6): their accelerations
+ * change from imposed to computed, which makes the algorithmic energy jump;
+ * the jump is carried by an offset recorded here (SPEC §4). */
+static int release(run *r, int64_t k, double t, shard_msg *msg) {
+  shard_model *m = r->m;
+  shard_system *sys = &m->sys;
+  const double H_before = r->H;
+  shard_model_release(m);
+  double *f = r->u_prev; /* scratch: the previous state is no longer needed this step */
+  (void)k;
+  int st = sys->ops->force(sys, t, sys->u, f, msg);
+  if (st != SHARD_OK) return st;
+  for (int32_t i = 0; i < m->n_presc; ++i) {
+    const int32_t d = m->presc_dof[i];
+    sys->a[d] = m->minv[d] * f[d];
+  }
+  const double E = energy_state(r);
+  r->release_offset += r->H - H_before;
+  energy_balance(r, E, 0);
+  r->release_step = k;
+  r->release_time = t;
+  return SHARD_OK;
+}
+
 static int loop(run *r, int64_t *out_steps, shard_msg *msg) {
   shard_model *m = r->m;
   shard_system *sys = &m->sys;
@@ -584,8 +706,21 @@ static int loop(run *r, int64_t *out_steps, shard_msg *msg) {
       st = shard_msg_set(msg, SHARD_ERR_NUMERIC, "step %lld (t = %.9g s): non-finite %s", (long long)k, t, what);
       break;
     }
+    shard_model_commit(m);
+    int32_t first_new;
+    const int32_t inserted = shard_model_insert(m, &first_new);
+    if (inserted > 0 && r->iops->on_insert && (st = r->iops->on_insert(r->integ.self, sys, first_new, msg)) != SHARD_OK) {
+      shard_msg_prepend(msg, "step %lld (t = %.9g s): integrator '%s': after %d insertions", (long long)k, t,
+                        r->integ.lp->desc->name, (int)inserted);
+      st = SHARD_ERR_NUMERIC;
+      break;
+    }
     sys->ops->gaps(sys, sys->u, r->gap);
     energies(r, 0);
+    if (m->n_presc && !m->released &&
+        ((r->release_mode == 1 && r->dw_last < 0.0) || (r->release_mode == 2 && t >= r->release_time - 1e-12 * r->dt))) {
+      if ((st = release(r, k, t, msg)) != SHARD_OK) break;
+    }
     const shard_step_stats *s = &m->stats;
     r->lcp_iterations += s->lcp_iterations;
     r->lcp_blocks += s->lcp_blocks;
@@ -597,7 +732,7 @@ static int loop(run *r, int64_t *out_steps, shard_msg *msg) {
     for (int32_t i = 0; i < m->ncon; ++i)
       if (-r->gap[i] > r->max_penetration) r->max_penetration = -r->gap[i], r->max_penetration_step = t;
     reference_step(r, t);
-    const int event = s->n_active != r->prev_active;
+    const int event = s->n_active != r->prev_active || inserted > 0 || r->release_step == k;
     r->prev_active = s->n_active;
     int due = 0;
     if (r->interval > 0) {
@@ -606,7 +741,7 @@ static int loop(run *r, int64_t *out_steps, shard_msg *msg) {
       due = k % r->every == 0;
     }
     if (due || k == r->nsteps || (event && shard_case_bool(r->c, "output.events"))) history_row(r, k, t, event);
-    const double E = r->kinetic + r->elastic + r->penalty;
+    const double E = r->kinetic + r->elastic + r->penalty + r->coh_rev;
     const double injected = fmax(r->E0 + fabs(r->W_ext), 1e-300);
     if (E > r->energy_guard * injected) {
       st = shard_msg_set(msg, SHARD_ERR_NUMERIC,
@@ -730,6 +865,10 @@ int shard_run_case(const shard_case *c, const shard_registry *reg, const shard_r
     fclose(sf);
     if (write_memstream(opt->out_dir, "summary.yaml", sbuf, slen, &io) != SHARD_OK && st == SHARD_OK)
       st = shard_msg_set(msg, SHARD_ERR_IO, "%s", io.text);
+  }
+  if (m->fracture) {
+    const int st2 = write_fragments(&r, &io);
+    if (st2 != SHARD_OK && st == SHARD_OK) st = shard_msg_set(msg, st2, "%s", io.text);
   }
   code = st == SHARD_OK ? 0 : st == SHARD_ERR_NUMERIC ? 3 : st == SHARD_ERR_INPUT ? 2 : 1;
 done:
