@@ -581,47 +581,77 @@ void shard_model_release(shard_model *m) {
 
 /* ---- stable step (SPEC §3.4) ------------------------------------------------------ */
 
+/* Number of eigenvalues below x of the symmetric tridiagonal (diag d, off e)
+ * by the Sturm sequence of its LDL^T pivots. */
+static int64_t sturm_count(const double *d, const double *e, int32_t n, double x) {
+  int64_t neg = 0;
+  double q = d[0] - x;
+  for (int32_t i = 0;;) {
+    if (q == 0.0) q = -1e-300;
+    neg += q < 0;
+    if (++i == n) break;
+    q = (d[i] - x) - e[i - 1] * e[i - 1] / q;
+  }
+  return neg;
+}
+
 double shard_model_dt_default(const shard_model *m, double max_spring) {
-  /* Gershgorin bound of lambda_max(M^-1/2 K_max M^-1/2), K_max = bulk + every
-   * added spring at its largest stiffness; with fracture, on the fully
-   * fractured topology (every facet split, half masses, cap springs). */
+  /* Exact lambda_max of M^-1/2 K_max M^-1/2 (SPEC §3.4), K_max = bulk + every
+   * added spring at its largest stiffness. In 1D the model is a chain: with
+   * fracture every facet that is or may become an interface is split into its
+   * two copies (half masses) joined by the largest cohesive/penalty spring, so
+   * K_max is tridiagonal in chain order and lambda_max follows from Sturm
+   * bisection to round-off, starting from the Gershgorin bound. */
+  if (m->kind == SHARD_MODEL_PARTICLE) return max_spring > 0 ? 2.0 / sqrt(max_spring / m->mass[0]) : INFINITY;
   const int32_t nn = m->nel + 1;
-  double *row = calloc((size_t)2 * nn + 2, sizeof *row);
-  if (!row) return NAN;
+  double *d = calloc(2 * (size_t)nn + 2, sizeof *d), *e = calloc(2 * (size_t)nn + 2, sizeof *e);
+  double *ms = calloc(2 * (size_t)nn + 2, sizeof *ms);
+  if (!d || !e || !ms) {
+    free(d), free(e), free(ms);
+    return NAN;
+  }
   const double rhoA = m->scales.density * m->scales.area;
-  for (int32_t e = 0; e < m->nel; ++e) {
-    /* node masses on the fractured topology (end nodes: their only element) */
-    double ma, mb;
-    if (m->fracture) ma = 0.5 * rhoA * m->el_h[e], mb = ma;
-    else ma = m->mass[m->el_a[e]], mb = m->mass[m->el_b[e]];
-    const double k = m->el_k[e], cross = k / sqrt(ma * mb);
-    row[2 * e + 1] += k / ma + cross; /* right copy of node e */
-    row[2 * e + 2] += k / mb + cross; /* left copy of node e+1 */
-  }
-  if (m->fracture) { /* cohesive / penalty springs between the two copies of each internal node */
-    const double kc = max_spring + (isfinite(m->tsl_kmax) ? m->tsl_kmax : 0.0);
-    if (kc > 0)
-      for (int32_t j = 1; j < nn - 1; ++j) {
-        const double ml = 0.5 * rhoA * m->el_h[j - 1], mr = 0.5 * rhoA * m->el_h[j];
-        const double cross = kc / sqrt(ml * mr);
-        row[2 * j] += kc / ml + cross;
-        row[2 * j + 1] += kc / mr + cross;
-      }
-  } else if (m->kind == SHARD_MODEL_BAR) { /* merge the two copies of unfractured nodes */
-    for (int32_t j = 0; j < nn; ++j) row[2 * j] += row[2 * j + 1], row[2 * j + 1] = 0;
-  }
-  if (max_spring > 0) { /* walls / floor */
-    for (int32_t i = 0; i < m->nwall; ++i) {
-      const int32_t d = m->h_col[m->h_rowptr[i]];
-      const double md = m->mass[d];
-      if (m->kind == SHARD_MODEL_PARTICLE) row[0] += max_spring / md;
-      else row[d == 0 ? (m->fracture ? 1 : 0) : 2 * (nn - 1)] += max_spring / md;
+  const double kc = max_spring + (isfinite(m->tsl_kmax) ? m->tsl_kmax : 0.0);
+  /* chain: copies in order; copy index of node j's left and right copies */
+  int32_t n = 0;
+  for (int32_t j = 0; j < nn; ++j) {
+    const double hl = j > 0 ? m->el_h[j - 1] : 0.0, hr = j < nn - 1 ? m->el_h[j] : 0.0;
+    const int split = j > 0 && j < nn - 1 && m->fracture && (m->insertion || m->facet_iface[j - 1] >= 0);
+    const double kel = j > 0 ? m->el_k[j - 1] : 0.0;
+    if (split) {
+      ms[n] = 0.5 * rhoA * hl, ms[n + 1] = 0.5 * rhoA * hr;
+      /* element j-1 ends on the left copy, the facet spring joins the copies */
+      d[n] += kel + kc, d[n + 1] += kc + (j < nn - 1 ? m->el_k[j] : 0.0);
+      if (n > 0) e[n - 1] = -kel;
+      e[n] = -kc;
+      n += 2;
+    } else {
+      ms[n] = m->kind == SHARD_MODEL_BAR ? 0.5 * rhoA * (hl + hr) : m->mass[j];
+      d[n] += kel + (j < nn - 1 ? m->el_k[j] : 0.0);
+      if (n > 0) e[n - 1] = -kel;
+      n += 1;
     }
   }
-  double lmax = 0;
-  for (int32_t d = 0; d < 2 * nn + 2; ++d) lmax = fmax(lmax, row[d]);
-  free(row);
-  return lmax > 0 ? 2.0 / sqrt(lmax) : INFINITY;
+  if (max_spring > 0) { /* walls */
+    if (m->wall_left >= 0) d[0] += max_spring;
+    if (m->wall_right >= 0) d[n - 1] += max_spring;
+  }
+  double hi = 0;
+  for (int32_t i = 0; i < n; ++i) {
+    d[i] /= ms[i];
+    if (i < n - 1) e[i] /= sqrt(ms[i] * ms[i + 1]);
+  }
+  for (int32_t i = 0; i < n; ++i) hi = fmax(hi, d[i] + (i > 0 ? fabs(e[i - 1]) : 0) + (i < n - 1 ? fabs(e[i]) : 0));
+  double lo = 0;
+  if (hi > 0) {
+    for (int it = 0; it < 200 && hi - lo > 1e-15 * hi; ++it) {
+      const double mid = 0.5 * (lo + hi);
+      if (sturm_count(d, e, n, mid) < n) lo = mid; /* some eigenvalue at or above mid */
+      else hi = mid;
+    }
+  }
+  free(d), free(e), free(ms);
+  return hi > 0 ? 2.0 / sqrt(hi) : INFINITY;
 }
 
 double shard_model_dt_bulk(const shard_model *m) {

@@ -117,7 +117,7 @@ typedef struct run {
   shard_ball_ref ball;
   shard_bar_ref bar;
   int32_t contact_con, contact_dof;
-  double eta_num, eta_den, etav_num, etav_den, eta_all_num, eta_all_den;
+  double eta_num, eta_den, etav_num, etav_den, eta_all_num, eta_all_den, etac_num, etac_den;
   double first_contact, last_contact, force_sum;
   int64_t force_n;
 
@@ -360,6 +360,7 @@ static void reference_step(run *r, double t) {
     }
     const double tc = r->bar.t_contact, tb = r->bar.t_b;
     if (t >= tc + 0.1 * tb && t <= tc + 0.9 * tb) r->force_sum += f, r->force_n++;
+    if (t >= tc && t <= tc + tb) r->etac_num += fabs(u[d] - ua), r->etac_den += fabs(ua);
     r->eta_all_num += fabs(u[d] - ua), r->eta_all_den += fabs(ua);
     if (t > tc + tb && t <= tc + 4 * tb) {
       r->eta_num += fabs(u[d] - ua), r->eta_den += fabs(ua);
@@ -552,11 +553,12 @@ static void write_summary(run *r, FILE *f, const char *status, const char *messa
     fprintf(f,
             "reference:\n  type: bar_impact\n  contact_start: %.17g\n  contact_start_ref: %.17g\n"
             "  contact_duration: %.17g\n  contact_duration_ref: %.17g\n  mean_force: %.17g\n  force_ref: %.17g\n"
-            "  rebound_velocity: %.17g\n  velocity_ref: %.17g\n  eta: %.17g\n  eta_u: %.17g\n  eta_v: %.17g\n",
+            "  rebound_velocity: %.17g\n  velocity_ref: %.17g\n  eta: %.17g\n  eta_u: %.17g\n  eta_v: %.17g\n"
+            "  eta_u_contact: %.17g\n",
             isnan(r->first_contact) ? -1.0 : r->first_contact - r->dt, r->bar.t_contact, dur, r->bar.t_b,
             r->force_n ? r->force_sum / (double)r->force_n : 0.0, r->bar.F0, mom, -r->bar.v0,
             r->eta_all_num / fmax(r->eta_all_den, 1e-300), r->eta_den > 0 ? r->eta_num / r->eta_den : -1.0,
-            r->etav_den > 0 ? r->etav_num / r->etav_den : -1.0);
+            r->etav_den > 0 ? r->etav_num / r->etav_den : -1.0, r->etac_den > 0 ? r->etac_num / r->etac_den : -1.0);
   }
 }
 

@@ -178,20 +178,31 @@ static void test_benchmarks_bar_impact(void) {
   }
 }
 
-/* Issue 3: explicit Newmark + penalty approaches the bar answer as the penalty grows. */
+/* Issue 3: explicit Newmark + penalty approaches the bar answer as the
+ * penalty grows. The contact-node displacement error during the contact is
+ * the penetration: its maximum falls with alpha (about alpha^-1/2) over
+ * alpha in {1, 10, 100}; its L1 norm over the contact phase falls over
+ * {0.1, 1, 10} and then levels off near 0.7% (at N_e = 50 the discrete wave
+ * arrival, not the penalty, dominates; measured 0.0072, 0.0078, 0.0059 for
+ * alpha = 10, 100, 1000), so the L1 check stops at 10. Each run at 0.7 of its
+ * own stable step (the penalty spring enters dt_c). */
 static void test_benchmarks_bar_penalty(void) {
-  const char *alphas[] = {"contact.force.alpha=1", "contact.force.alpha=10", "contact.force.alpha=100"};
-  double eta[3];
-  for (int i = 0; i < 3; ++i) {
-    char out[512], tag[32];
+  const double alphas[] = {0.1, 1, 10, 100};
+  double pen[4], eta[4];
+  for (int i = 0; i < 4; ++i) {
+    char out[512], tag[32], set_a[64];
     snprintf(tag, sizeof tag, "penalty%d", i);
-    const char *sets[] = {"integrator.plugin=explicit_newmark", alphas[i]};
+    snprintf(set_a, sizeof set_a, "contact.force.alpha=%g", alphas[i]);
+    const char *sets[] = {"integrator.plugin=explicit_newmark", set_a};
     CU_ASSERT_EQUAL_FATAL(run_case("bar_impact_e0", tag, sets, 2, out, sizeof out), 0);
-    eta[i] = summary(out, "reference.eta");
-    printf("\n  %s: eta_u(contact node) = %.5f", alphas[i], eta[i]);
+    pen[i] = summary(out, "contact.max_penetration");
+    eta[i] = summary(out, "reference.eta_u_contact");
+    printf("\n  alpha %-4g: max penetration %.4g m, L1 contact-phase displacement error %.5f", alphas[i], pen[i], eta[i]);
   }
-  CU_CHECK_MSG(eta[1] < eta[0] && eta[2] < eta[1], "penalty displacement errors not decreasing: %.5f %.5f %.5f", eta[0],
-               eta[1], eta[2]);
+  CU_CHECK_MSG(pen[2] < pen[1] && pen[3] < pen[2], "penetration not decreasing over alpha 1, 10, 100: %.4g %.4g %.4g",
+               pen[1], pen[2], pen[3]);
+  CU_CHECK_MSG(eta[1] < eta[0] && eta[2] < eta[1], "L1 contact displacement error not decreasing: %.5f %.5f %.5f",
+               eta[0], eta[1], eta[2]);
 }
 
 static void cleanup(void) {
