@@ -130,6 +130,21 @@ static void entering_column(const lemke *s, const double *m, int32_t n, int32_t 
   } else {
     for (int32_t k = 0; k < n; ++k) s->tmp[k] = -1.0;
   }
+  /* sparse columns of M (contact operators are banded): gather the nonzeros
+   * once, then each row of B⁻¹ is read only where they are (s->cand is free
+   * scratch until the ratio test) */
+  int32_t nz = 0;
+  for (int32_t k = 0; k < n; ++k)
+    if (s->tmp[k] != 0.0) s->cand[nz++] = k;
+  if (nz < n / 4) {
+    for (int32_t i = 0; i < n; ++i) {
+      const double *row = b + (size_t)i * (size_t)n;
+      double acc = 0.0;
+      for (int32_t c = 0; c < nz; ++c) acc += row[s->cand[c]] * s->tmp[s->cand[c]];
+      s->col[i] = acc;
+    }
+    return;
+  }
   for (int32_t i = 0; i < n; ++i) {
     const double *row = b + (size_t)i * (size_t)n;
     double acc = 0.0;
