@@ -394,6 +394,10 @@ static void md_range(const shard_param_spec *s, char *buf, size_t n) {
     snprintf(buf, n, "-");
     return;
   }
+  if (isinf(s->min) && s->min < 0 && isinf(s->max) && s->max > 0) {
+    snprintf(buf, n, "any");
+    return;
+  }
   char lo[40], hi[40];
   md_bound(s->min, lo, sizeof lo);
   md_bound(s->max, hi, sizeof hi);
@@ -439,8 +443,10 @@ static void md_table(FILE *out, const shard_param_spec *specs, uint32_t n) {
 }
 
 static void md_section(FILE *out, const shard_registry *reg, const shard_case_section *s) {
-  fprintf(out, "### %s%s%s — %s%s\n\n", *s->path ? "`" : "", *s->path ? s->path : "top-level keys",
-          *s->path ? "`" : "", s->doc, (s->flags & SHARD_SECTION_REQUIRED) ? " (required)" : "");
+  if (*s->path)
+    fprintf(out, "### `%s` — %s%s\n\n", s->path, s->doc, (s->flags & SHARD_SECTION_REQUIRED) ? " (required)" : "");
+  else
+    fprintf(out, "### Top-level keys\n\n");
   if (s->n_specs) {
     if (s->selector) fprintf(out, "Keys valid with every `%s`:\n\n", s->selector);
     md_table(out, s->specs, s->n_specs);

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Regenerate what `shard schema` derives from the spec tables of the build
+# tree's plugins:
+#   schemas/case.schema.json       (shard schema)
+#   docs/cases.md, generated part  (shard schema --markdown, between the markers)
+# usage: scripts/update-schemas.sh [BUILD_DIR]      (default: build)
+# tests/e2e/schema_fresh.sh fails when the committed files are stale.
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$root/build}
+shard="$build/bin/shard"
+[ -x "$shard" ] || { echo "update-schemas: $shard not found (build first, or pass the build dir)" >&2; exit 1; }
+# only the build tree's plugins: no user plugin path
+run() { env -u SHARD_PLUGIN_PATH "$shard" "$@"; }
+
+run schema > "$root/schemas/case.schema.json.tmp"
+mv "$root/schemas/case.schema.json.tmp" "$root/schemas/case.schema.json"
+
+begin='<!-- BEGIN generated: shard schema --markdown -->'
+end='<!-- END generated: shard schema --markdown -->'
+doc="$root/docs/cases.md"
+grep -qF "$begin" "$doc" && grep -qF "$end" "$doc" || { echo "update-schemas: markers missing in $doc" >&2; exit 1; }
+table=$(mktemp)
+trap 'rm -f "$table"' EXIT
+run schema --markdown > "$table"
+awk -v begin="$begin" -v end="$end" -v table="$table" '
+  $0 == begin { print; while ((getline line < table) > 0) print line; skip = 1; next }
+  $0 == end { skip = 0 }
+  !skip { print }
+' "$doc" > "$doc.tmp"
+mv "$doc.tmp" "$doc"
+echo "updated schemas/case.schema.json and docs/cases.md"
