@@ -233,18 +233,18 @@ static int choice_ok(const char *choices, const char *text) {
 
 static void leaf_choice(vctx *v, const yt_node *n, const shard_param_spec *s, const char *full) {
   if (choice_ok(s->choices, n->text)) return;
-  char list[256];
-  snprintf(list, sizeof list, "%s", s->choices);
-  for (char *p = strchr(list, '|'); p; p = strchr(p, '|')) *p = ',';
-  /* "a,b" -> "a, b" */
-  char pretty[512];
+  char list[512]; /* "a|b|c" -> "a, b, c" */
   size_t k = 0;
-  for (const char *p = list; *p && k + 2 < sizeof pretty; ++p) {
-    pretty[k++] = *p;
-    if (*p == ',') pretty[k++] = ' ';
+  for (const char *p = s->choices; *p && k + 3 < sizeof list; ++p) {
+    if (*p == '|') {
+      list[k++] = ',';
+      list[k++] = ' ';
+    } else {
+      list[k++] = *p;
+    }
   }
-  pretty[k] = 0;
-  yt_error_at(v->d, n, "invalid value '%s' for '%s' (expected one of: %s)", n->text, full, pretty);
+  list[k] = 0;
+  yt_error_at(v->d, n, "invalid value '%s' for '%s' (expected one of: %s)", n->text, full, list);
 }
 
 typedef struct leaf_handler {
@@ -452,7 +452,8 @@ static void validate_root(vctx *v) {
   walk_map(v, root, &l, "", "", 0);
   check_required(v, root, root, &l, "");
   for (uint32_t i = 0; i < shard_case_n_sections; ++i)
-    if ((section(i)->flags & SHARD_SECTION_REQUIRED) && !yt_get_path(root, section(i)->path))
+    if ((section(i)->flags & SHARD_SECTION_REQUIRED) && !yt_get_path(root, section(i)->path) &&
+        !was_suggested(v, section(i)->path))
       yt_error_at(v->d, root, "missing required section '%s'", section(i)->path);
 }
 
@@ -467,6 +468,8 @@ static void resolve_defaults(shard_case *c) {
 }
 
 /* ---- expressions ----------------------------------------------------------- */
+
+static int section_index(const char *path);
 
 typedef struct eval_ctx {
   const shard_case *c;
@@ -484,21 +487,30 @@ static int derived_name(const char *name) {
   return 0;
 }
 
-/* The model key a name stands for ("initial_velocity" -> initial.velocity). */
+/* The slot whose numeric keys are names in expressions (the model), or NULL. */
+static const slot *names_slot(const shard_case *c, int *out_si) {
+  int si = section_index(SHARD_CASE_NAMES_SECTION);
+  if (out_si) *out_si = si;
+  return si >= 0 ? &c->slots[si] : NULL;
+}
+
+static int is_number_spec(const shard_param_spec *s) {
+  return s->type == SHARD_PARAM_REAL || s->type == SHARD_PARAM_INT;
+}
+
+/* "initial.velocity" is named initial_velocity */
+static int key_is_name(const char *key, const char *name) {
+  size_t j = 0;
+  for (; key[j] && name[j]; ++j)
+    if (name[j] != (key[j] == '.' ? '_' : key[j])) return 0;
+  return !key[j] && !name[j];
+}
+
+/* The model key a name stands for, NULL if none. */
 static const shard_param_spec *model_name(const shard_case *c, const char *name, int *out_si) {
-  for (uint32_t i = 0; i < shard_case_n_sections; ++i) {
-    if (strcmp(section(i)->path, SHARD_CASE_NAMES_SECTION) != 0) continue;
-    *out_si = (int)i;
-    const slot *sl = &c->slots[i];
-    for (uint32_t k = 0; k < sl->n_specs; ++k) {
-      const shard_param_spec *s = &sl->specs[k];
-      if (s->type != SHARD_PARAM_REAL && s->type != SHARD_PARAM_INT) continue;
-      size_t j = 0;
-      for (; s->key[j] && name[j]; ++j)
-        if (name[j] != (s->key[j] == '.' ? '_' : s->key[j])) break;
-      if (!s->key[j] && !name[j]) return s;
-    }
-  }
+  const slot *sl = names_slot(c, out_si);
+  for (uint32_t k = 0; sl && k < sl->n_specs; ++k)
+    if (is_number_spec(&sl->specs[k]) && key_is_name(sl->specs[k].key, name)) return &sl->specs[k];
   return NULL;
 }
 
@@ -558,29 +570,28 @@ static void value_error(shard_diag *d, const yt_node *node, const char *full, in
     shard_diag_error(d, full, 0, 0, "", "%s (default value)", msg);
 }
 
-/* Unknown names are reported at load time, all of them, with a suggestion. */
+/* Unknown names are reported at load time, all of them, with a suggestion
+ * among the derived names and the model's names. While the model's type is
+ * itself unknown, names are not judged (that error is reported already). */
 static int check_names(const eval_ctx *ec, const shard_expr *e, const yt_node *node, const char *full, shard_diag *d) {
+  const slot *sl = names_slot(ec->c, NULL);
+  if (!sl || !sl->specs) return SHARD_OK;
   const char *cands[128];
-  size_t nc = 0;
-  int si = -1, bad = 0, model_known = 0;
-  model_name(ec->c, "", &si);
-  if (si >= 0) model_known = ec->c->slots[si].specs != NULL;
-  for (uint32_t i = 0; i < shard_case_n_derived_names && nc < 128; ++i) cands[nc++] = shard_case_derived_names[i].name;
   char model_names[64][64];
-  if (model_known) {
-    const slot *sl = &ec->c->slots[si];
-    for (uint32_t k = 0; k < sl->n_specs && k < 64 && nc < 128; ++k) {
-      if (sl->specs[k].type != SHARD_PARAM_REAL && sl->specs[k].type != SHARD_PARAM_INT) continue;
-      snprintf(model_names[k], 64, "%s", sl->specs[k].key);
-      for (char *p = model_names[k]; *p; ++p)
-        if (*p == '.') *p = '_';
-      cands[nc++] = model_names[k];
-    }
+  size_t nc = 0, nm = 0;
+  for (uint32_t i = 0; i < shard_case_n_derived_names && nc < 128; ++i) cands[nc++] = shard_case_derived_names[i].name;
+  for (uint32_t k = 0; k < sl->n_specs && nm < 64 && nc < 128; ++k) {
+    if (!is_number_spec(&sl->specs[k])) continue;
+    snprintf(model_names[nm], sizeof model_names[nm], "%s", sl->specs[k].key);
+    for (char *p = model_names[nm]; *p; ++p)
+      if (*p == '.') *p = '_';
+    cands[nc++] = model_names[nm++];
   }
+  int bad = 0, si;
   for (size_t i = 0; i < shard_expr_n_names(e); ++i) {
     int col = 0;
     const char *name = shard_expr_name(e, i, &col);
-    if (derived_name(name) || model_name(ec->c, name, &si) || !model_known) continue;
+    if (derived_name(name) || model_name(ec->c, name, &si)) continue;
     const char *s = shard_suggest(name, cands, nc);
     if (s)
       value_error(d, node, full, col, "'%s': unknown name '%s' (did you mean '%s'?)", full, name, s);

@@ -581,6 +581,14 @@ static void test_case_missing_required_key(void) {
 static void test_case_missing_required_section(void) {
   expect_case_error("model: {type: particle, position: 1}\nintegrator: {plugin: nsn}\n", "1:1",
                     "missing required section 'time'");
+  /* a typo of the section is one error, not two */
+  loaded l = load_text("model: {type: particle, position: 1}\nintegrator: {plugin: nsn}\ntmie: {end: 1, dt: 1}\n");
+  char want[600];
+  snprintf(want, sizeof want, "%s:3:1: error: unknown top-level key 'tmie' (did you mean 'time'?)",
+           tmp_path("case.yaml"));
+  expect_first(&l, want);
+  CU_ASSERT_EQUAL(shard_diag_count(l.diag), 1);
+  unload(&l);
 }
 
 static void test_case_unknown_plugin(void) {
