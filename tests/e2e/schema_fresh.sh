@@ -30,7 +30,7 @@ if command -v python3 > /dev/null; then
     { echo "FAIL: schemas/case.schema.json is not valid JSON"; fail=1; }
 fi
 
-# every runnable case names the schema on its first line, by a path that exists
+# every runnable case names its schema on the first line, by a path that exists
 while IFS= read -r -d '' f; do
   first=$(head -n1 "$f")
   case "$first" in
@@ -39,6 +39,12 @@ while IFS= read -r -d '' f; do
   esac
   rel=${first#*\$schema=}
   [ -f "$(dirname "$f")/$rel" ] || { echo "FAIL: $f: schema path '$rel' does not exist"; fail=1; }
+  # a case that names the case schema is valid
+  if [ "$(basename "$rel")" = case.schema.json ] && ! out=$(run validate "$f" 2>&1); then
+    echo "FAIL: $f does not validate:"
+    printf '%s\n' "$out" | head -10
+    fail=1
+  fi
 done < <(find "$src/cases" -name '*.yaml' -print0 2>/dev/null)
 
 [ "$fail" -eq 0 ] && echo "schema_fresh: schemas/case.schema.json and docs/cases.md are up to date"

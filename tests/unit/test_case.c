@@ -3,8 +3,6 @@
  * the JSON schema, and the diagnostics printer. The plugins are test
  * descriptors registered with shard_registry_add, so that these tests do not
  * depend on the real plugins' tables. */
-#define _GNU_SOURCE /* open_memstream is POSIX 2008; harmless elsewhere */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
