@@ -20,5 +20,6 @@ int shard_cmd_plugins(const shard_cli *cli, int argc, char **argv);
 int shard_cmd_describe(const shard_cli *cli, int argc, char **argv);
 int shard_cmd_schema(const shard_cli *cli, int argc, char **argv);
 int shard_cmd_lcp(const shard_cli *cli, int argc, char **argv);
+int shard_cmd_campaign(const shard_cli *cli, int argc, char **argv);
 
 #endif

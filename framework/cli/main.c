@@ -17,6 +17,7 @@ static const command commands[] = {
     {"describe", shard_cmd_describe, "describe NAME [--markdown]"},
     {"schema", shard_cmd_schema, "schema [case]"},
     {"lcp", shard_cmd_lcp, "lcp --solver NAME M.mtx q.mtx"},
+    {"campaign", shard_cmd_campaign, "campaign CAMPAIGN.yaml [-o DIR] [-j N] [--slice K/N] [--resume] [--timeout S] | campaign merge OUT_DIR DIR..."},
 };
 
 static void usage(FILE *out) {

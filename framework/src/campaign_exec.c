@@ -1,0 +1,593 @@
+/* host: running a campaign — each run is `shard run` in its own process
+ * (posix_spawn) and directory, at most `jobs` at a time, with a per-run time
+ * limit; failures are rows, not errors; SIGINT/SIGTERM stop cleanly; the
+ * table is written atomically (see campaign.h). Nothing here prints: the
+ * caller gets progress through a callback. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "campaign.h"
+#include "yaml_tree.h"
+
+extern char **environ;
+
+#define RESULT_FILE "result.yaml"
+#define KEY_FILE "run.key"
+#define KILL_GRACE 5.0 /* seconds between SIGTERM and SIGKILL when stopping */
+
+typedef struct record {
+  int finished;
+  int reused;
+  char status[32];
+  int exit_code; /* -1: none (signal) */
+  int sig;       /* 0: none */
+  double wall;
+  char message[512];
+} record;
+
+typedef struct job {
+  pid_t pid;
+  size_t run;
+  double start;
+  int timed_out;
+  int stopped; /* killed because the campaign stops */
+} job;
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int mkdirs(const char *path, shard_msg *msg) {
+  char buf[4096];
+  snprintf(buf, sizeof buf, "%s", path);
+  for (char *p = buf + 1;; ++p) {
+    if (*p == '/' || *p == 0) {
+      char keep = *p;
+      *p = 0;
+      if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+        return shard_msg_set(msg, SHARD_ERR_IO, "cannot create directory %s: %s", buf, strerror(errno));
+      *p = keep;
+      if (!keep) break;
+    }
+  }
+  struct stat st;
+  if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+    return shard_msg_set(msg, SHARD_ERR_IO, "%s is not a directory", path);
+  return SHARD_OK;
+}
+
+static int write_atomic(const char *path, const char *data, size_t len, shard_msg *msg) {
+  char tmp[4200];
+  snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+  FILE *f = fopen(tmp, "wb");
+  if (!f) return shard_msg_set(msg, SHARD_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
+  int ok = fwrite(data, 1, len, f) == len;
+  ok = (fclose(f) == 0) && ok;
+  if (!ok || rename(tmp, path) != 0) {
+    int e = errno;
+    unlink(tmp);
+    return shard_msg_set(msg, SHARD_ERR_IO, "cannot write %s: %s", path, strerror(e));
+  }
+  return SHARD_OK;
+}
+
+static char *read_text(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  size_t cap = 4096, len = 0;
+  char *buf = malloc(cap);
+  for (size_t got; buf && (got = fread(buf + len, 1, cap - len - 1, f)) > 0;) {
+    len += got;
+    if (cap - len - 1 == 0) {
+      char *b = realloc(buf, cap *= 2);
+      if (!b) {
+        free(buf);
+        buf = NULL;
+      }
+      buf = b;
+    }
+  }
+  fclose(f);
+  if (buf) buf[len] = 0;
+  return buf;
+}
+
+/* ---- run directories ------------------------------------------------------------------ */
+
+static int index_width(size_t n) {
+  int w = 1;
+  for (size_t k = n > 0 ? n - 1 : 0; k >= 10; k /= 10) ++w;
+  return w < 4 ? 4 : w;
+}
+
+static void run_dir(const shard_campaign_options *opt, size_t n_runs, size_t index, char *buf, size_t n) {
+  char num[32];
+  int w = index_width(n_runs);
+  if (w > 20) w = 20;
+  if (snprintf(num, sizeof num, "%0*zu", w, index) < 0) num[0] = 0;
+  if (snprintf(buf, n, "%s/runs/%s", opt->out_dir, num) < 0) buf[0] = 0;
+}
+
+/* What identifies a run's inputs: the base case's hash and its --set list. */
+static char *run_key(const shard_campaign *c, const shard_campaign_run *run) {
+  size_t n = 128;
+  for (size_t i = 0; i < run->n_sets; ++i) n += strlen(run->sets[i]) + 8;
+  char *k = malloc(n);
+  if (!k) return NULL;
+  size_t w = (size_t)snprintf(k, n, "case_sha256: %s\n", shard_campaign_case_hash(c));
+  for (size_t i = 0; i < run->n_sets; ++i) w += (size_t)snprintf(k + w, n - w, "set: %s\n", run->sets[i]);
+  return k;
+}
+
+static void yaml_quote(char *out, size_t n, const char *s) {
+  size_t k = 0;
+  if (n < 3) return;
+  out[k++] = '"';
+  for (; *s && k + 3 < n; ++s) {
+    if (*s == '"' || *s == '\\') out[k++] = '\\';
+    out[k++] = (*s == '\n' || *s == '\r' || *s == '\t') ? ' ' : *s;
+  }
+  out[k++] = '"';
+  out[k] = 0;
+}
+
+static int write_result(const char *dir, const record *rec, const char *host, shard_msg *msg) {
+  char path[4200], text[2048], quoted[1100], exitc[32] = "", sigc[32] = "";
+  snprintf(path, sizeof path, "%s/%s", dir, RESULT_FILE);
+  yaml_quote(quoted, sizeof quoted, rec->message);
+  if (rec->exit_code >= 0) snprintf(exitc, sizeof exitc, "%d", rec->exit_code);
+  if (rec->sig > 0) snprintf(sigc, sizeof sigc, "%d", rec->sig);
+  int len = snprintf(text, sizeof text,
+                     "# written by `shard campaign` when the run ended\nstatus: %s\nexit_code: %s\nsignal: %s\n"
+                     "wall_time: %.3f\nhost: %s\nmessage: %s\n",
+                     rec->status, exitc, sigc, rec->wall, host, quoted);
+  return write_atomic(path, text, (size_t)len, msg);
+}
+
+/* The status written by `shard run` in summary.yaml, or "" */
+static void summary_field(const char *dir, const char *key, char *out, size_t n) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/summary.yaml", dir);
+  out[0] = 0;
+  yt_arena *a = yt_arena_create();
+  shard_diag *d = shard_diag_create();
+  yt_node *root = NULL;
+  struct stat st;
+  if (a && d && stat(path, &st) == 0 && yt_load_file(a, path, "summary", &root, d) == SHARD_OK) {
+    const yt_node *v = yt_get_path(root, key);
+    if (v && v->kind == YT_SCALAR) snprintf(out, n, "%s", v->text);
+  }
+  shard_diag_destroy(d);
+  yt_arena_destroy(a);
+}
+
+/* Reuse a finished run (--resume): result and summary both say ok and the key matches. */
+static int reuse(const char *dir, const char *key, record *rec) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/%s", dir, KEY_FILE);
+  char *old = read_text(path);
+  int same = old && strcmp(old, key) == 0;
+  free(old);
+  if (!same) return 0;
+  snprintf(path, sizeof path, "%s/%s", dir, RESULT_FILE);
+  yt_arena *a = yt_arena_create();
+  shard_diag *d = shard_diag_create();
+  yt_node *root = NULL;
+  int ok = 0;
+  if (a && d && access(path, R_OK) == 0 && yt_load_file(a, path, "run result", &root, d) == SHARD_OK) {
+    const yt_node *s = yt_get_path(root, "status"), *w = yt_get_path(root, "wall_time");
+    const yt_node *m = yt_get_path(root, "message");
+    if (s && s->kind == YT_SCALAR && strcmp(s->text, "ok") == 0) {
+      ok = 1;
+      snprintf(rec->status, sizeof rec->status, "ok");
+      rec->exit_code = 0;
+      rec->sig = 0;
+      rec->wall = w && w->kind == YT_SCALAR ? strtod(w->text, NULL) : 0.0;
+      snprintf(rec->message, sizeof rec->message, "%s", m && m->kind == YT_SCALAR ? m->text : "");
+    }
+  }
+  shard_diag_destroy(d);
+  yt_arena_destroy(a);
+  if (!ok) return 0;
+  char st[64];
+  summary_field(dir, "status", st, sizeof st);
+  return strcmp(st, "ok") == 0;
+}
+
+/* The first line of stderr that says "error", else its first non-empty line. */
+static void stderr_message(const char *dir, char *out, size_t n) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/stderr.txt", dir);
+  out[0] = 0;
+  char *text = read_text(path);
+  if (!text) return;
+  const char *first = NULL, *err = NULL;
+  for (char *line = text, *next; line && *line; line = next) {
+    next = strchr(line, '\n');
+    if (next) *next++ = 0;
+    if (!*line) continue;
+    if (!first) first = line;
+    if (!err && strstr(line, "error")) err = line;
+  }
+  const char *pick = err ? err : first;
+  if (pick) snprintf(out, n, "%s", pick);
+  free(text);
+}
+
+static int start_run(const shard_campaign *c, const shard_campaign_options *opt, const char *base, size_t index,
+                     job *jb, shard_msg *msg) {
+  const shard_campaign_run *run = shard_campaign_run_at(c, index);
+  char dir[4096];
+  run_dir(opt, shard_campaign_n_runs(c), index, dir, sizeof dir);
+  int rc = mkdirs(dir, msg);
+  if (rc != SHARD_OK) return rc;
+  /* stale outputs of an earlier attempt must not pass for this run's */
+  static const char *const stale[] = {RESULT_FILE, "summary.yaml", KEY_FILE};
+  for (size_t i = 0; i < sizeof stale / sizeof stale[0]; ++i) {
+    char p[4200];
+    snprintf(p, sizeof p, "%s/%s", dir, stale[i]);
+    if (unlink(p) != 0 && errno != ENOENT)
+      return shard_msg_set(msg, SHARD_ERR_IO, "cannot remove %s: %s", p, strerror(errno));
+  }
+  char *key = run_key(c, run);
+  if (!key) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
+  char kp[4200];
+  snprintf(kp, sizeof kp, "%s/%s", dir, KEY_FILE);
+  rc = write_atomic(kp, key, strlen(key), msg);
+  free(key);
+  if (rc != SHARD_OK) return rc;
+
+  size_t argc = 0, cap = 12 + 2 * run->n_sets;
+  char **argv = calloc(cap, sizeof *argv);
+  if (!argv) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
+  argv[argc++] = (char *)opt->exe;
+  if (opt->plugin_path) {
+    argv[argc++] = "--plugin-path";
+    argv[argc++] = (char *)opt->plugin_path;
+  }
+  argv[argc++] = "run";
+  argv[argc++] = (char *)base;
+  argv[argc++] = "-o";
+  argv[argc++] = dir;
+  argv[argc++] = "--no-progress";
+  for (size_t i = 0; i < run->n_sets; ++i) {
+    argv[argc++] = "--set";
+    argv[argc++] = (char *)run->sets[i];
+  }
+  argv[argc] = NULL;
+
+  char out_path[4200], err_path[4200];
+  snprintf(out_path, sizeof out_path, "%s/stdout.txt", dir);
+  snprintf(err_path, sizeof err_path, "%s/stderr.txt", dir);
+  posix_spawn_file_actions_t fa;
+  posix_spawnattr_t at;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawnattr_init(&at);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  sigset_t none, defaults;
+  sigemptyset(&none);
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGINT);
+  sigaddset(&defaults, SIGTERM);
+  sigaddset(&defaults, SIGCHLD);
+  sigaddset(&defaults, SIGPIPE);
+  posix_spawnattr_setsigmask(&at, &none);
+  posix_spawnattr_setsigdefault(&at, &defaults);
+  posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  pid_t pid = 0;
+  int err = posix_spawn(&pid, opt->exe, &fa, &at, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&at);
+  free(argv);
+  if (err != 0) return shard_msg_set(msg, SHARD_ERR_IO, "cannot start %s: %s", opt->exe, strerror(err));
+  jb->pid = pid;
+  jb->run = index;
+  jb->start = now();
+  jb->timed_out = 0;
+  jb->stopped = 0;
+  return SHARD_OK;
+}
+
+static void finish_run(const shard_campaign *c, const shard_campaign_options *opt, const job *jb, int wstatus,
+                       double timeout, record *rec) {
+  char dir[4096];
+  run_dir(opt, shard_campaign_n_runs(c), jb->run, dir, sizeof dir);
+  rec->finished = 1;
+  rec->wall = now() - jb->start;
+  rec->exit_code = -1;
+  rec->sig = 0;
+  rec->message[0] = 0;
+  if (WIFSIGNALED(wstatus)) {
+    rec->sig = WTERMSIG(wstatus);
+    if (jb->timed_out) {
+      snprintf(rec->status, sizeof rec->status, "timeout");
+      snprintf(rec->message, sizeof rec->message, "exceeded the time limit of %g s (killed)", timeout);
+    } else {
+      snprintf(rec->status, sizeof rec->status, "crashed");
+      snprintf(rec->message, sizeof rec->message, "killed by signal %d (%s)", rec->sig, strsignal(rec->sig));
+    }
+    return;
+  }
+  rec->exit_code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 1;
+  char summary_status[64], summary_msg[512];
+  summary_field(dir, "status", summary_status, sizeof summary_status);
+  summary_field(dir, "message", summary_msg, sizeof summary_msg);
+  switch (rec->exit_code) {
+  case 0:
+    snprintf(rec->status, sizeof rec->status, "%s", *summary_status ? "ok" : "failed");
+    if (!*summary_status) snprintf(rec->message, sizeof rec->message, "the run wrote no summary.yaml");
+    return;
+  case 2:
+    snprintf(rec->status, sizeof rec->status, "bad_input");
+    break;
+  case 3:
+    snprintf(rec->status, sizeof rec->status, "numerical_failure");
+    break;
+  default:
+    snprintf(rec->status, sizeof rec->status, "failed");
+  }
+  if (*summary_msg)
+    snprintf(rec->message, sizeof rec->message, "%s", summary_msg);
+  else
+    stderr_message(dir, rec->message, sizeof rec->message);
+}
+
+/* ---- the table ------------------------------------------------------------------------ */
+
+static int build_table(const shard_campaign *c, const shard_campaign_options *opt, const record *recs,
+                       const char *host, shard_table **out, shard_msg *msg) {
+  shard_table *t = shard_table_create();
+  int rc = t ? SHARD_OK : SHARD_ERR_NOMEM;
+  if (rc == SHARD_OK && shard_table_column(t, "index") < 0) rc = SHARD_ERR_NOMEM;
+  for (size_t i = 0; rc == SHARD_OK && i < shard_campaign_n_params(c); ++i)
+    if (shard_table_column(t, shard_campaign_param(c, i)) < 0) rc = SHARD_ERR_NOMEM;
+  for (size_t i = 0; rc == SHARD_OK && i < shard_campaign_n_run_columns; ++i)
+    if (shard_table_column(t, shard_campaign_run_columns[i]) < 0) rc = SHARD_ERR_NOMEM;
+  /* summary scalars already in the row: the run's own status and message,
+   * and the parameters (the value as swept, not re-printed) */
+  size_t n_skip = 2 + shard_campaign_n_params(c);
+  const char **skip = calloc(n_skip, sizeof *skip);
+  if (!skip) rc = SHARD_ERR_NOMEM;
+  for (size_t i = 0; skip && i < shard_campaign_n_params(c); ++i) skip[i + 2] = shard_campaign_param(c, i);
+  if (skip) {
+    skip[0] = "status";
+    skip[1] = "message";
+  }
+  for (size_t i = 0; rc == SHARD_OK && i < shard_campaign_n_runs(c); ++i) {
+    const record *rec = &recs[i];
+    if (!rec->finished) continue;
+    int r = shard_table_add_row(t, (long)i);
+    if (r < 0) {
+      rc = SHARD_ERR_NOMEM;
+      break;
+    }
+    const shard_campaign_run *run = shard_campaign_run_at(c, i);
+    for (size_t p = 0; rc == SHARD_OK && p < shard_campaign_n_params(c); ++p)
+      rc = shard_table_set(t, r, shard_campaign_param(c, p), run->values[p]);
+    char num[32];
+    if (rc == SHARD_OK) rc = shard_table_set(t, r, "status", rec->status);
+    snprintf(num, sizeof num, "%d", rec->exit_code);
+    if (rc == SHARD_OK) rc = shard_table_set(t, r, "exit_code", rec->exit_code >= 0 ? num : "");
+    snprintf(num, sizeof num, "%d", rec->sig);
+    if (rc == SHARD_OK) rc = shard_table_set(t, r, "signal", rec->sig > 0 ? num : "");
+    snprintf(num, sizeof num, "%.3f", rec->wall);
+    if (rc == SHARD_OK) rc = shard_table_set(t, r, "wall_time", num);
+    if (rc == SHARD_OK) rc = shard_table_set(t, r, "host", host);
+    if (rc == SHARD_OK) rc = shard_table_set(t, r, "message", rec->message);
+    char dir[4096], path[4200];
+    run_dir(opt, shard_campaign_n_runs(c), i, dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/summary.yaml", dir);
+    shard_msg ignore;
+    if (rc == SHARD_OK && access(path, R_OK) == 0) {
+      int st = shard_table_add_yaml(t, r, path, skip, n_skip, &ignore);
+      if (st == SHARD_ERR_NOMEM) rc = st; /* an unreadable summary leaves the row's own columns */
+    }
+  }
+  free(skip);
+  if (rc != SHARD_OK) {
+    shard_table_destroy(t);
+    return shard_msg_set(msg, rc, "out of memory building the table");
+  }
+  *out = t;
+  return SHARD_OK;
+}
+
+/* ---- the loop ---------------------------------------------------------------------------- */
+
+static void report(const shard_campaign_options *opt, shard_campaign_progress *p, double t0, size_t ran,
+                   const char *last) {
+  if (!opt->progress) return;
+  p->elapsed = now() - t0;
+  p->eta = ran > 0 && p->done < p->total ? p->elapsed / (double)ran * (double)(p->total - p->done) : -1.0;
+  p->last = last;
+  opt->progress(opt->progress_ctx, p);
+}
+
+int shard_campaign_execute(const shard_campaign *c, const shard_campaign_options *opt, shard_table **out_table,
+                           shard_campaign_result *res, shard_msg *msg) {
+  memset(res, 0, sizeof *res);
+  if (out_table) *out_table = NULL;
+  if (opt->jobs < 1) return shard_msg_set(msg, SHARD_ERR_INPUT, "-j must be at least 1");
+  if (opt->slice_n < 0 || (opt->slice_n > 0 && (opt->slice_k < 1 || opt->slice_k > opt->slice_n)))
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "invalid slice %d/%d", opt->slice_k, opt->slice_n);
+  int rc = mkdirs(opt->out_dir, msg);
+  if (rc != SHARD_OK) return rc;
+  char base[4096];
+  if (shard_campaign_base(c))
+    snprintf(base, sizeof base, "%s", shard_campaign_base(c));
+  else if ((rc = shard_campaign_write_case(c, opt->out_dir, base, sizeof base, msg)) != SHARD_OK)
+    return rc;
+  char host[256] = "";
+  gethostname(host, sizeof host - 1);
+  double timeout = opt->timeout > 0 ? opt->timeout : shard_campaign_timeout(c);
+
+  size_t n = shard_campaign_n_runs(c);
+  record *recs = calloc(n + 1, sizeof *recs);
+  size_t *todo = calloc(n + 1, sizeof *todo);
+  job *jobs = calloc((size_t)opt->jobs, sizeof *jobs);
+  if (!recs || !todo || !jobs) {
+    free(recs);
+    free(todo);
+    free(jobs);
+    return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
+  }
+  shard_campaign_progress prog = {0};
+  size_t n_todo = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (opt->slice_n > 0 && (int)(i % (size_t)opt->slice_n) != opt->slice_k - 1) continue;
+    prog.total++;
+    if (opt->resume) {
+      char dir[4096];
+      run_dir(opt, n, i, dir, sizeof dir);
+      char *key = run_key(c, shard_campaign_run_at(c, i));
+      int again = key && reuse(dir, key, &recs[i]);
+      free(key);
+      if (again) {
+        recs[i].finished = recs[i].reused = 1;
+        prog.done++;
+        prog.skipped++;
+        continue;
+      }
+    }
+    todo[n_todo++] = i;
+  }
+
+  sigset_t block, old;
+  sigemptyset(&block);
+  sigaddset(&block, SIGCHLD);
+  if (opt->handle_signals) {
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+  }
+  sigprocmask(SIG_BLOCK, &block, &old);
+
+  double t0 = now(), stop_at = 0;
+  size_t next = 0, running = 0, ran = 0;
+  int stopping = 0;
+  report(opt, &prog, t0, ran, NULL);
+  while (rc == SHARD_OK || running > 0) {
+    while (rc == SHARD_OK && !stopping && running < (size_t)opt->jobs && next < n_todo) {
+      job *slot = NULL;
+      for (int k = 0; k < opt->jobs && !slot; ++k)
+        if (jobs[k].pid == 0) slot = &jobs[k];
+      rc = start_run(c, opt, base, todo[next], slot, msg);
+      if (rc != SHARD_OK) break;
+      ++next;
+      ++running;
+    }
+    if (running == 0) break;
+    prog.running = running;
+    /* wait for a child, a signal, or the next deadline */
+    double wait = 0.2, t = now();
+    for (int k = 0; k < opt->jobs; ++k)
+      if (jobs[k].pid > 0 && timeout > 0 && !jobs[k].timed_out) {
+        double left = jobs[k].start + timeout - t;
+        if (left < wait) wait = left > 0.001 ? left : 0.001;
+      }
+    struct timespec ts = {(time_t)wait, (long)((wait - floor(wait)) * 1e9)};
+    int sig = sigtimedwait(&block, NULL, &ts);
+    if ((sig == SIGINT || sig == SIGTERM) && !stopping) {
+      stopping = 1;
+      stop_at = now();
+      res->interrupted = 1;
+      for (int k = 0; k < opt->jobs; ++k)
+        if (jobs[k].pid > 0) {
+          jobs[k].stopped = 1;
+          kill(jobs[k].pid, SIGTERM);
+        }
+    }
+    if (stopping && now() - stop_at > KILL_GRACE)
+      for (int k = 0; k < opt->jobs; ++k)
+        if (jobs[k].pid > 0) kill(jobs[k].pid, SIGKILL);
+    t = now();
+    for (int k = 0; k < opt->jobs; ++k) {
+      job *jb = &jobs[k];
+      if (jb->pid <= 0) continue;
+      int ws = 0;
+      pid_t got = waitpid(jb->pid, &ws, WNOHANG);
+      if (got == jb->pid) {
+        if (!jb->stopped) {
+          record *rec = &recs[jb->run];
+          finish_run(c, opt, jb, ws, timeout, rec);
+          char dir[4096];
+          run_dir(opt, n, jb->run, dir, sizeof dir);
+          shard_msg wmsg;
+          if (write_result(dir, rec, host, &wmsg) != SHARD_OK && rc == SHARD_OK) {
+            *msg = wmsg;
+            rc = SHARD_ERR_IO;
+          }
+          prog.done++;
+          ++ran;
+          if (strcmp(rec->status, "ok") != 0) prog.failed++;
+          char last[600];
+          snprintf(last, sizeof last, "run %zu: %s%s%s", jb->run, rec->status, *rec->message ? ": " : "",
+                   rec->message);
+          prog.running = running - 1;
+          report(opt, &prog, t0, ran, last);
+        }
+        jb->pid = 0;
+        --running;
+      } else if (got < 0 && errno != EINTR) {
+        jb->pid = 0;
+        --running;
+      } else if (timeout > 0 && !jb->timed_out && t - jb->start > timeout) {
+        jb->timed_out = 1;
+        kill(jb->pid, SIGKILL);
+      }
+    }
+  }
+  /* drain signals we blocked (a SIGCHLD left pending must not surface later) */
+  struct timespec zero = {0, 0};
+  sigset_t chld;
+  sigemptyset(&chld);
+  sigaddset(&chld, SIGCHLD);
+  while (sigtimedwait(&chld, NULL, &zero) > 0) {
+  }
+  sigprocmask(SIG_SETMASK, &old, NULL);
+  free(jobs);
+  free(todo);
+
+  shard_table *t = NULL;
+  int trc = build_table(c, opt, recs, host, &t, msg);
+  if (trc == SHARD_OK) {
+    char name[128];
+    if (opt->slice_n > 0)
+      snprintf(name, sizeof name, "campaign.slice-%d-of-%d.csv", opt->slice_k, opt->slice_n);
+    else
+      snprintf(name, sizeof name, "campaign.csv");
+    snprintf(res->table_path, sizeof res->table_path, "%s/%s", opt->out_dir, name);
+    shard_msg wmsg;
+    trc = shard_table_write_file(t, opt->out_dir, name, &wmsg);
+    if (trc != SHARD_OK && rc == SHARD_OK) *msg = wmsg;
+  }
+  res->total = prog.total;
+  res->skipped = prog.skipped;
+  for (size_t i = 0; i < n; ++i)
+    if (recs[i].finished) {
+      if (strcmp(recs[i].status, "ok") == 0)
+        res->ok++;
+      else
+        res->failed++;
+    }
+  free(recs);
+  if (rc == SHARD_OK) rc = trc;
+  if (rc == SHARD_OK && out_table)
+    *out_table = t;
+  else
+    shard_table_destroy(t);
+  return rc;
+}

@@ -1,0 +1,44 @@
+#!/bin/bash
+# e2e: `mpirun -n 2 shard campaign FILE` (rank r runs slice r+1, rank 0 merges)
+# gives the table of the -j 2 run, in every column but wall time and host.
+# Skipped (exit 0) only when this build has no MPI.
+# usage: campaign_mpi.sh SHARD SOURCE_DIR BUILD_DIR
+set -u
+SHARD=$1 BUILD=$3
+PLUGINS=$BUILD/tests/plugins/crash
+fail() { echo "FAIL: $*"; exit 1; }
+if ! grep -q "^SHARD_HAVE_MPI:INTERNAL=ON" "$BUILD/CMakeCache.txt"; then
+  echo "SKIP: this build has no MPI (libopenmpi-dev was not found when configuring); nothing to test"
+  exit 0
+fi
+command -v mpirun >/dev/null || fail "the build has MPI but mpirun is not on PATH"
+[ -f "$PLUGINS/test_crash.so" ] || fail "$PLUGINS/test_crash.so not built (tests/plugins/CMakeLists.txt needs add_subdirectory(crash))"
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+strip() { awk -F, 'NR==1{for(i=1;i<=NF;i++) if($i=="wall_time"||$i=="host"||$i ~ /^wall_time\./) d[i]=1}
+  {o="";for(i=1;i<=NF;i++) if(!d[i]) o=o (o==""?"":",") $i; print o}' "$1"; }
+
+cat > "$T/base.yaml" <<'YAML'
+name: tiny
+model: {type: particle, mass: 1.0, position: 1.0}
+integrator: {plugin: test_crash}
+contact:
+  force: {plugin: penalty, stiffness: 1e6}
+time: {end: 0.01, dt: 1e-3}
+YAML
+cat > "$T/c.yaml" <<'YAML'
+base: base.yaml
+set: {integrator.crash_at: 3}
+sweep:
+  integrator.run: [0, 1, 2, 3, 4]
+  time.dt: [1e-3, 5e-4]
+YAML
+"$SHARD" --plugin-path "$PLUGINS" campaign "$T/c.yaml" -o "$T/j2" -j 2 --no-progress >/dev/null 2>&1
+[ $? -eq 1 ] || fail "-j 2 run: expected exit 1 (two runs crash)"
+out=$(mpirun --allow-run-as-root --oversubscribe -n 2 "$SHARD" --plugin-path "$PLUGINS" campaign "$T/c.yaml" \
+  -o "$T/mpi" --no-progress 2>"$T/err")
+cat "$T/err" | grep -v "^---\|^ *$" | head -20
+echo "$out"
+grep -q "campaign c: 10 runs on 2 ranks, 2 failed -> $T/mpi/campaign.csv" <<<"$out" || fail "MPI summary line"
+[ -f "$T/mpi/campaign.slice-1-of-2.csv" ] && [ -f "$T/mpi/campaign.slice-2-of-2.csv" ] || fail "slice tables"
+diff <(strip "$T/j2/campaign.csv") <(strip "$T/mpi/campaign.csv") || fail "MPI table differs from the -j 2 table"
+echo PASS

@@ -1,0 +1,77 @@
+#!/bin/bash
+# e2e: --resume after a kill re-runs only the unfinished runs — after a hard
+# kill (SIGKILL of the whole process group) and after a clean stop (SIGTERM:
+# children killed, the table of what finished written) — and the final table
+# equals a fresh run's in every column but wall time and host.
+# usage: campaign_resume.sh SHARD SOURCE_DIR BUILD_DIR
+set -u
+SHARD=$1 BUILD=$3
+PLUGINS=$BUILD/tests/plugins/crash
+fail() { echo "FAIL: $*"; exit 1; }
+[ -f "$PLUGINS/test_crash.so" ] || fail "$PLUGINS/test_crash.so not built (tests/plugins/CMakeLists.txt needs add_subdirectory(crash))"
+T=$(mktemp -d); trap 'kill -KILL -- -$pid 2>/dev/null; rm -rf "$T"' EXIT
+pid=0
+strip() { awk -F, 'NR==1{for(i=1;i<=NF;i++) if($i=="wall_time"||$i=="host"||$i ~ /^wall_time\./) d[i]=1}
+  {o="";for(i=1;i<=NF;i++) if(!d[i]) o=o (o==""?"":",") $i; print o}' "$1"; }
+wait_for() { for _ in $(seq 300); do [ -e "$1" ] && return 0; sleep 0.1; done; fail "timed out waiting for $1"; }
+
+cat > "$T/base.yaml" <<'YAML'
+name: tiny
+model: {type: particle, mass: 1.0, position: 1.0}
+integrator: {plugin: test_crash}
+contact:
+  force: {plugin: penalty, stiffness: 1e6}
+time: {end: 0.01, dt: 1e-3}
+YAML
+cat > "$T/c.yaml" <<'YAML'
+base: base.yaml
+set: {integrator.sleep_at: 3, integrator.sleep: 3}
+sweep:
+  integrator.run: [0, 1, 2, 3, 4, 5]
+YAML
+run() { "$SHARD" --plugin-path "$PLUGINS" campaign "$T/c.yaml" --no-progress "$@"; }
+
+# 1. hard kill while run 3 sleeps
+setsid "$SHARD" --plugin-path "$PLUGINS" campaign "$T/c.yaml" -o "$T/a" -j 1 --no-progress >"$T/a.log" 2>&1 &
+pid=$!
+wait_for "$T/a/runs/0002/result.yaml"
+sleep 0.5
+kill -KILL -- -$pid
+wait $pid 2>/dev/null
+for i in 0 1 2; do [ -f "$T/a/runs/000$i/result.yaml" ] || fail "run $i unfinished"; done
+[ ! -e "$T/a/runs/0003/result.yaml" ] || fail "run 3 finished before the kill"
+for i in 0 1 2; do stamp[$i]=$(stat -c %.9Y "$T/a/runs/000$i/result.yaml" "$T/a/runs/000$i/summary.yaml"); done
+out=$(run -o "$T/a" -j 1 --resume 2>&1) || fail "resume failed: $out"
+echo "$out"
+grep -q "campaign c: 6 ok, 0 failed of 6 runs (3 reused)" <<<"$out" || fail "resume did not reuse exactly runs 0-2"
+for i in 0 1 2; do
+  [ "${stamp[$i]}" = "$(stat -c %.9Y "$T/a/runs/000$i/result.yaml" "$T/a/runs/000$i/summary.yaml")" ] || fail "run $i ran again"
+done
+[ "$(grep -c ',ok,' "$T/a/campaign.csv")" -eq 6 ] || fail "table after resume"
+
+# 2. a fresh run gives the same table
+run -o "$T/b" -j 2 >/dev/null 2>&1 || fail "fresh run"
+diff <(strip "$T/a/campaign.csv") <(strip "$T/b/campaign.csv") || fail "resumed table differs from a fresh run"
+
+# 3. SIGTERM stops cleanly: children killed, the finished runs in the table
+"$SHARD" --plugin-path "$PLUGINS" campaign "$T/c.yaml" -o "$T/c" -j 1 --no-progress >"$T/c.log" 2>&1 &
+pid=$!
+wait_for "$T/c/runs/0002/result.yaml"
+sleep 0.5
+kill -TERM $pid
+wait $pid
+rc=$?
+cat "$T/c.log"
+[ $rc -eq 1 ] || fail "exit code $rc after SIGTERM, expected 1"
+grep -q "interrupted; 3 of 6 runs finished (resume with --resume)" "$T/c.log" || fail "no interruption message"
+[ "$(cut -d, -f1 "$T/c/campaign.csv" | tr '\n' ' ')" = "index 0 1 2 " ] || fail "table after SIGTERM: $(cut -d, -f1 "$T/c/campaign.csv")"
+pgrep -f "$T/c/runs" >/dev/null && fail "a run survived the stop"
+out=$(run -o "$T/c" -j 2 --resume 2>&1) || fail "resume after SIGTERM: $out"
+grep -q "(3 reused)" <<<"$out" || fail "resume after SIGTERM: $out"
+diff <(strip "$T/c/campaign.csv") <(strip "$T/b/campaign.csv") || fail "table after SIGTERM + resume differs"
+
+# 4. a changed run is not reused
+sed -i 's/sleep: 3/sleep: 0/' "$T/c.yaml"
+out=$(run -o "$T/c" -j 2 --resume 2>&1) || fail "resume after an edit: $out"
+grep -q "of 6 runs (" <<<"$out" && fail "runs with another --set list were reused: $out"
+echo PASS

@@ -1,0 +1,57 @@
+#!/bin/bash
+# e2e: --slice K/N runs deterministic slices (index mod N == K-1) and
+# `shard campaign merge` joins them into the table of a single -j run,
+# identical in every column but wall time and host; merge refuses a run
+# present twice.
+# usage: campaign_slices.sh SHARD SOURCE_DIR BUILD_DIR
+set -u
+SHARD=$1 BUILD=$3
+PLUGINS=$BUILD/tests/plugins/crash
+fail() { echo "FAIL: $*"; exit 1; }
+[ -f "$PLUGINS/test_crash.so" ] || fail "$PLUGINS/test_crash.so not built (tests/plugins/CMakeLists.txt needs add_subdirectory(crash))"
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+strip() { awk -F, 'NR==1{for(i=1;i<=NF;i++) if($i=="wall_time"||$i=="host"||$i ~ /^wall_time\./) d[i]=1}
+  {o="";for(i=1;i<=NF;i++) if(!d[i]) o=o (o==""?"":",") $i; print o}' "$1"; }
+
+cat > "$T/base.yaml" <<'YAML'
+name: tiny
+model: {type: particle, mass: 1.0, position: 1.0}
+integrator: {plugin: test_crash}
+contact:
+  force: {plugin: penalty, stiffness: 1e6}
+time: {end: 0.01, dt: 1e-3}
+YAML
+cat > "$T/c.yaml" <<'YAML'
+base: base.yaml
+set: {integrator.crash_at: 1}
+sweep:
+  integrator.run: [0, 1, 2]
+  time.dt: {logspace: [-4, -3, 3]}
+derived:
+  var.steps: round(0.01 / time_dt)
+YAML
+run() { "$SHARD" --plugin-path "$PLUGINS" campaign "$T/c.yaml" --no-progress "$@"; }
+run -o "$T/all" -j 2 >/dev/null 2>&1
+[ $? -eq 1 ] || fail "the -j run should report its failed runs"
+[ "$(wc -l <"$T/all/campaign.csv")" -eq 10 ] || fail "9 rows expected"
+for k in 1 2 3 4; do run -o "$T/s$k" --slice $k/4 >/dev/null 2>&1; done
+[ -f "$T/s2/campaign.slice-2-of-4.csv" ] || fail "slice table name"
+[ "$(cut -d, -f1 "$T/s2/campaign.slice-2-of-4.csv" | tr '\n' ' ')" = "index 1 5 " ] || fail "slice 2/4 holds $(cut -d, -f1 "$T/s2/campaign.slice-2-of-4.csv")"
+[ ! -e "$T/s2/campaign.csv" ] || fail "a slice wrote campaign.csv"
+out=$("$SHARD" campaign merge "$T/merged" "$T/s1" "$T/s2" "$T/s3" "$T/s4") || fail "merge: $out"
+grep -q "merged 4 tables, 9 runs -> $T/merged/campaign.csv" <<<"$out" || fail "merge output: $out"
+diff <(strip "$T/all/campaign.csv") <(strip "$T/merged/campaign.csv") || fail "merged slices differ from the -j run"
+# slices sharing one directory (a shared file system)
+for k in 1 2; do run -o "$T/shared" --slice $k/2 >/dev/null 2>&1; done
+"$SHARD" campaign merge "$T/merged2" "$T/shared" >/dev/null || fail "merge of a shared directory"
+diff <(strip "$T/all/campaign.csv") <(strip "$T/merged2/campaign.csv") || fail "merged shared slices differ"
+# a missing slice is reported, a duplicated run refused
+err=$("$SHARD" campaign merge "$T/m3" "$T/s1" "$T/s2" "$T/s3" 2>&1 >/dev/null)
+grep -q "warning: slice 4 of 4 is missing" <<<"$err" || fail "missing slice not reported: $err"
+err=$("$SHARD" campaign merge "$T/m4" "$T/s1" "$T/s1/campaign.slice-1-of-4.csv" 2>&1 >/dev/null)
+[ $? -ne 0 ] || fail "a duplicate run merged"
+grep -q "shard campaign merge: run 0 appears in two tables" <<<"$err" || fail "duplicate message: $err"
+err=$(run --slice 3/2 2>&1)
+[ $? -eq 2 ] || fail "--slice 3/2 accepted"
+grep -q "shard campaign: --slice takes K/N with 1 <= K <= N, got '3/2'" <<<"$err" || fail "slice message: $err"
+echo PASS

@@ -1,0 +1,49 @@
+#!/bin/bash
+# e2e: a campaign is validated in full before anything runs — its own keys
+# (file:line:col errors, did-you-mean) and every run's overrides as a case;
+# a bad point fails with exit 2 and no run directory.
+# usage: campaign_validate.sh SHARD SOURCE_DIR BUILD_DIR
+set -u
+SHARD=$1 SRC=$2
+fail() { echo "FAIL: $*"; exit 1; }
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+cat > "$T/base.yaml" <<'YAML'
+name: tiny
+model: {type: particle, mass: 1.0, position: 1.0}
+integrator: {plugin: explicit_newmark}
+contact:
+  force: {plugin: penalty, stiffness: 1e6}
+time: {end: 0.01, dt: 1e-3}
+YAML
+check() { # FILE_TEXT EXPECTED_LINE...
+  printf '%s' "$1" >"$T/c.yaml"
+  shift
+  err=$(cd "$T" && "$SHARD" campaign c.yaml -o out --no-progress 2>&1 >/dev/null)
+  rc=$?
+  [ $rc -eq 2 ] || fail "exit code $rc, expected 2 for:\n$(cat "$T/c.yaml")\n$err"
+  [ ! -e "$T/out" ] || fail "something ran"
+  for line in "$@"; do grep -qxF -- "$line" <<<"$err" || fail "missing line: $line
+got:
+$err"; done
+}
+check $'base: base.yaml\nsweep:\n  time.dt: [1e-3, -1]\n' \
+  "c.yaml:2:1: error: run 1 (time.dt=-1) is not a valid case:" \
+  "--set 'time.dt=-1':1:9: error: 'time.dt' must be > 0 s, got -1"
+check $'base: base.yaml\nsweep:\n  integrator.plugin: [explicit_newmark, nsm]\n' \
+  "c.yaml:2:1: error: run 1 (integrator.plugin=nsm) is not a valid case:"
+check $'base: base.yaml\nsweeps:\n  time.dt: [1e-3]\ntimeout: 0\n' \
+  "c.yaml:1:1: error: missing required top-level key 'sweep'" \
+  "c.yaml:2:1: error: unknown top-level key 'sweeps' (did you mean 'sweep'?)" \
+  "c.yaml:4:10: error: 'timeout' must be > 0 s, got 0" \
+  "3 errors"
+check $'base: base.yaml\nsweep:\n  time.dt: {geomspace: [1e-3, 1e-2, 3], integer: maybe}\n' \
+  "c.yaml:3:50: error: 'integer' must be true, false, round, floor or ceil, got 'maybe'"
+# the paper campaigns validate, every run as a case (--dry-run lists them)
+for spec in ball_convergence:300 bar_convergence:264 ball_history:6 bar_history:6; do
+  f=${spec%%:*} n=${spec##*:}
+  "$SHARD" campaign "$SRC/cases/paper/$f.yaml" --dry-run >"$T/runs" 2>"$T/err" ||
+    fail "cases/paper/$f.yaml: $(cat "$T/err")"
+  [ "$(tail -1 "$T/runs")" = "# $f: $n runs, all valid cases" ] || fail "$f: $(tail -1 "$T/runs")"
+  [ "$(grep -c '^shard run ' "$T/runs")" -eq "$n" ] || fail "$f: run lines"
+done
+echo PASS
