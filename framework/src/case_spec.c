@@ -98,6 +98,8 @@ static const shard_param_spec lcp_host_specs[] = {
      "when a block LCP fails: stop the run, or retry it with `fallback`"},
     {"fallback", S, 0, 0, 0, "", 0, 0, "name of the LCP solver plugin retried on failure"},
     {"dump", B, "false", 0, 0, "", 0, 0, "write failing problems as Matrix Market files in the run directory"},
+    {"dump_every", I, "0", 0, 9.2e18, "1", 0, 0,
+     "also write every block of every N-th step with its solution (NAME.M.mtx, NAME.q.mtx, NAME.z.mtx); 0: never"},
 };
 
 static const shard_param_spec reference_specs[] = {

@@ -200,14 +200,18 @@ static int32_t uf_find(int32_t *parent, int32_t i) {
   return i;
 }
 
-static void dump_block(const shard_contact *c, int32_t block, const shard_lcp_problem *p, shard_msg *msg) {
-  char mpath[4096], qpath[4096];
+/* Write block `block` of this step as NAME.M.mtx, NAME.q.mtx (and NAME.z.mtx
+ * when z is given); a failure is appended to msg, never fatal. */
+static void dump_block(const shard_contact *c, int32_t block, const shard_lcp_problem *p, const double *z,
+                       shard_msg *msg) {
+  char mpath[4096], qpath[4096], zpath[4096];
   shard_msg m2;
-  snprintf(mpath, sizeof mpath, "%s/lcp_step%lld_block%d.M.mtx", c->policy.dump_dir ? c->policy.dump_dir : ".",
-           (long long)c->step, (int)block);
-  snprintf(qpath, sizeof qpath, "%s/lcp_step%lld_block%d.q.mtx", c->policy.dump_dir ? c->policy.dump_dir : ".",
-           (long long)c->step, (int)block);
-  if (shard_mtx_write_csr(mpath, p->csr, &m2) != SHARD_OK || shard_mtx_write_vector(qpath, p->n, p->q, &m2) != SHARD_OK) {
+  const char *dir = c->policy.dump_dir ? c->policy.dump_dir : ".";
+  snprintf(mpath, sizeof mpath, "%s/lcp_step%lld_block%d.M.mtx", dir, (long long)c->step, (int)block);
+  snprintf(qpath, sizeof qpath, "%s/lcp_step%lld_block%d.q.mtx", dir, (long long)c->step, (int)block);
+  snprintf(zpath, sizeof zpath, "%s/lcp_step%lld_block%d.z.mtx", dir, (long long)c->step, (int)block);
+  if (shard_mtx_write_csr(mpath, p->csr, &m2) != SHARD_OK || shard_mtx_write_vector(qpath, p->n, p->q, &m2) != SHARD_OK ||
+      (z && shard_mtx_write_vector(zpath, p->n, z, &m2) != SHARD_OK)) {
     size_t len = strlen(msg->text);
     snprintf(msg->text + len, sizeof msg->text - len, " (dump failed: %s)", m2.text);
     return;
@@ -291,7 +295,7 @@ int shard_contact_lcp_solve(shard_contact *c, const shard_csr *w, const double *
       st = solve_with(used, &prob, c->b_z, c->b_w, &rep, msg);
     if (st != SHARD_OK) {
       shard_msg_prepend(msg, "lcp '%s': block of %d contacts", used->name, (int)nb);
-      if (c->policy.dump) dump_block(c, block, &prob, msg);
+      if (c->policy.dump) dump_block(c, block, &prob, NULL, msg);
       if (c->policy.fallback.ops) {
         shard_msg first = *msg;
         used = &c->policy.fallback;
@@ -310,6 +314,10 @@ int shard_contact_lcp_solve(shard_contact *c, const shard_csr *w, const double *
       }
     }
     for (int32_t a = 0; a < nb; ++a) z[idx[a]] = c->b_z[a];
+    if (c->policy.dump_every > 0 && c->step % c->policy.dump_every == 0) {
+      shard_msg ignored = {{0}};
+      dump_block(c, block, &prob, c->b_z, &ignored);
+    }
     stats->lcp_blocks++;
     if (nb > stats->lcp_max_block) stats->lcp_max_block = nb;
     stats->lcp_iterations += rep.iterations;

@@ -25,6 +25,7 @@ typedef struct shard_contact_policy {
   shard_contact_solver primary;
   shard_contact_solver fallback; /* ops NULL: none */
   int dump;                      /* write failing blocks as Matrix Market */
+  int64_t dump_every;            /* also write every block of every N-th step (0: never), with its solution */
   const char *dump_dir;
 } shard_contact_policy;
 

@@ -215,7 +215,8 @@ static int alloc_model(shard_model *m, int32_t ndof_max, int32_t ncon_max, int32
            ALLOC(m->if_twin, nfacet) && ALLOC(m->if_sigma, nfacet) && ALLOC(m->if_deltac, nfacet) &&
            ALLOC(m->if_dmax, nfacet) && ALLOC(m->if_delta, nfacet) && ALLOC(m->if_t, nfacet) &&
            ALLOC(m->if_k, nfacet) && ALLOC(m->if_rev, nfacet) && ALLOC(m->if_delta_prev, nfacet) &&
-           ALLOC(m->if_t_prev, nfacet) && ALLOC(m->if_work, nfacet) && ALLOC(m->if_dmax_scratch, nfacet);
+           ALLOC(m->if_t_prev, nfacet) && ALLOC(m->if_work, nfacet) && ALLOC(m->if_dmax_scratch, nfacet) &&
+           ALLOC(m->if_step_max, nfacet);
   if (!ok) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for %d DOFs", (int)ndof_max);
   for (int32_t f = 0; f < nfacet; ++f) m->facet_iface[f] = -1;
   return SHARD_OK;
@@ -384,7 +385,7 @@ void shard_model_destroy(shard_model *m) {
                  m->gap_scratch, m->restitution, m->impulse, m->k_rowptr, m->k_col, m->k_val, m->k_len, m->el_pos,
                  m->con_pos, m->facet_strength, m->facet_iface, m->if_node, m->if_twin, m->if_sigma, m->if_deltac,
                  m->if_dmax, m->if_delta, m->if_t, m->if_k, m->if_rev, m->if_delta_prev, m->if_t_prev, m->if_work,
-                 m->if_dmax_scratch};
+                 m->if_dmax_scratch, m->if_step_max};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) free(all[i]);
   free(m);
 }
@@ -417,6 +418,7 @@ static int32_t split_node(shard_model *m, int32_t j, double sigma_eff, double da
   m->if_dmax[i] = damage * m->if_deltac[i];
   m->if_delta_prev[i] = 0.0;
   m->if_work[i] = 0.0;
+  m->if_step_max[i] = 0.0;
   m->facet_iface[j - 1] = i;
   m->insertions++;
   return t;
@@ -517,7 +519,9 @@ void shard_model_commit(shard_model *m) {
   if (!m->niface || !m->tsl) return;
   cohesive_eval(m, m->sys.u, 1);
   for (int32_t i = 0; i < m->niface; ++i) {
-    m->if_work[i] += 0.5 * (m->if_delta[i] - m->if_delta_prev[i]) * (m->if_t[i] + m->if_t_prev[i]);
+    const double dd = m->if_delta[i] - m->if_delta_prev[i];
+    m->if_work[i] += 0.5 * dd * (m->if_t[i] + m->if_t_prev[i]);
+    if (fabs(dd) / m->if_deltac[i] > m->if_step_max[i]) m->if_step_max[i] = fabs(dd) / m->if_deltac[i];
     m->if_delta_prev[i] = m->if_delta[i];
     m->if_t_prev[i] = m->if_t[i];
   }
@@ -601,7 +605,9 @@ double shard_model_dt_default(const shard_model *m, double max_spring) {
    * fracture every facet that is or may become an interface is split into its
    * two copies (half masses) joined by the largest cohesive/penalty spring, so
    * K_max is tridiagonal in chain order and lambda_max follows from Sturm
-   * bisection to round-off, starting from the Gershgorin bound. */
+   * bisection to round-off, starting from the Gershgorin bound. An uncapped
+   * law has no largest stiffness: its existing interfaces enter with their
+   * current secant k(d) (new ones start on the softening branch). */
   if (m->kind == SHARD_MODEL_PARTICLE) return max_spring > 0 ? 2.0 / sqrt(max_spring / m->mass[0]) : INFINITY;
   const int32_t nn = m->nel + 1;
   double *d = calloc(2 * (size_t)nn + 2, sizeof *d), *e = calloc(2 * (size_t)nn + 2, sizeof *e);
@@ -611,7 +617,7 @@ double shard_model_dt_default(const shard_model *m, double max_spring) {
     return NAN;
   }
   const double rhoA = m->scales.density * m->scales.area;
-  const double kc = max_spring + (isfinite(m->tsl_kmax) ? m->tsl_kmax : 0.0);
+  const double kc_all = max_spring + (isfinite(m->tsl_kmax) ? m->tsl_kmax : 0.0);
   /* chain: copies in order; copy index of node j's left and right copies */
   int32_t n = 0;
   for (int32_t j = 0; j < nn; ++j) {
@@ -619,6 +625,12 @@ double shard_model_dt_default(const shard_model *m, double max_spring) {
     const int split = j > 0 && j < nn - 1 && m->fracture && (m->insertion || m->facet_iface[j - 1] >= 0);
     const double kel = j > 0 ? m->el_k[j - 1] : 0.0;
     if (split) {
+      double kc = kc_all;
+      const int32_t iface = m->facet_iface[j - 1];
+      if (!isfinite(m->tsl_kmax) && iface >= 0) { /* uncapped law: the interface's current secant */
+        const double dmg = m->if_dmax[iface] / m->if_deltac[iface];
+        if (dmg > 0 && dmg < 1) kc += m->if_sigma[iface] * (1 - dmg) / (dmg * m->if_deltac[iface]) * m->scales.area;
+      }
       ms[n] = 0.5 * rhoA * hl, ms[n + 1] = 0.5 * rhoA * hr;
       /* element j-1 ends on the left copy, the facet spring joins the copies */
       d[n] += kel + kc, d[n + 1] += kc + (j < nn - 1 ? m->el_k[j] : 0.0);

@@ -248,7 +248,13 @@ static int build_plugins(run *r, shard_msg *msg) {
     }
     shard_contact_policy pol = {.primary = {r->lcp.lp->desc->name, sops, r->lcp.self, r->lcp.lp->desc->caps},
                                 .dump = shard_case_bool(r->c, "lcp.dump"),
+                                .dump_every = 0,
                                 .dump_dir = r->opt->out_dir};
+    long long dump_every = 0;
+    shard_scope dsc = run_scope(r);
+    if (shard_case_int(r->c, "lcp.dump_every", &dsc, &dump_every, r->diag) != SHARD_OK)
+      return shard_msg_set(msg, SHARD_ERR_INPUT, "invalid lcp.dump_every");
+    pol.dump_every = dump_every;
     const char *onf = shard_case_string(r->c, "lcp.on_failure");
     const char *fb = shard_case_string(r->c, "lcp.fallback");
     if (onf && strcmp(onf, "fallback") == 0) {
@@ -568,6 +574,25 @@ static int write_memstream(const char *dir, const char *name, char *buf, size_t 
   return st;
 }
 
+/* interfaces.csv: one row per cohesive interface at the end of the run */
+static int write_interfaces(run *r, shard_msg *msg) {
+  shard_model *m = r->m;
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  if (!f) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
+  const double A = m->scales.area;
+  fprintf(f, "interface,node,x,sigma_c,delta_c,delta,delta_max,damage,work,reversible,dissipation,max_step_opening\n");
+  for (int32_t i = 0; i < m->niface; ++i) {
+    const double d = fmin(m->if_dmax[i] / m->if_deltac[i], 1.0);
+    fprintf(f, "%d,%d,%.15g,%.15g,%.15g,%.15g,%.15g,%.15g,%.15g,%.15g,%.15g,%.6g\n", (int)i, (int)m->if_node[i],
+            m->X[m->if_node[i]], m->if_sigma[i], m->if_deltac[i], m->if_delta[i], m->if_dmax[i], d, m->if_work[i] * A,
+            m->if_rev[i] * A, (m->if_work[i] - m->if_rev[i]) * A, m->if_step_max[i]);
+  }
+  fclose(f);
+  return write_memstream(r->opt->out_dir, "interfaces.csv", buf, len, msg);
+}
+
 /* fragments.csv: one row per fragment (SPEC §5) */
 static int write_fragments(run *r, shard_msg *msg) {
   shard_model *m = r->m;
@@ -869,7 +894,8 @@ int shard_run_case(const shard_case *c, const shard_registry *reg, const shard_r
       st = shard_msg_set(msg, SHARD_ERR_IO, "%s", io.text);
   }
   if (m->fracture) {
-    const int st2 = write_fragments(&r, &io);
+    int st2 = write_fragments(&r, &io);
+    if (st2 == SHARD_OK) st2 = write_interfaces(&r, &io);
     if (st2 != SHARD_OK && st == SHARD_OK) st = shard_msg_set(msg, st2, "%s", io.text);
   }
   code = st == SHARD_OK ? 0 : st == SHARD_ERR_NUMERIC ? 3 : st == SHARD_ERR_INPUT ? 2 : 1;

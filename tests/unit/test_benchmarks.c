@@ -7,67 +7,16 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "case.h"
 #include "cu_runner.h"
-#include "registry.h"
-#include "run.h"
+#include "run_helpers.h"
 
-static shard_registry *reg;
-static char tmpdir[256];
-
-static void setup_registry(void) {
-  if (reg) return;
-  shard_msg msg = {{0}};
-  CU_ASSERT_FATAL(shard_registry_create(&reg, &msg) == SHARD_OK);
-  int st = shard_registry_load_dir(reg, SHARD_PLUGIN_DIR, &msg);
-  if (st != SHARD_OK) fprintf(stderr, "registry: %s\n", msg.text);
-  CU_ASSERT_FATAL(st == SHARD_OK);
-  snprintf(tmpdir, sizeof tmpdir, "/tmp/shard_test_benchmarks_%ld", (long)getpid());
-}
-
-/* Run cases/paper/<name>.yaml with overrides; returns the exit code, out dir in `out`. */
 static int run_case(const char *name, const char *tag, const char **sets, int n_sets, char *out, size_t n_out) {
-  setup_registry();
-  char path[1024];
-  snprintf(path, sizeof path, "%s/cases/paper/%s.yaml", SHARD_SOURCE_DIR, name);
-  snprintf(out, n_out, "%s/%s_%s", tmpdir, name, tag);
-  shard_diag *diag = shard_diag_create();
-  shard_case *c = NULL;
-  int code = 2;
-  if (shard_case_load(path, sets, n_sets, reg, &c, diag) == SHARD_OK) {
-    shard_run_options opt = {.out_dir = out, .progress = 0};
-    shard_msg msg = {{0}};
-    code = shard_run_case(c, reg, &opt, diag, &msg);
-    if (code != 0) fprintf(stderr, "  run %s/%s: exit %d: %s\n", name, tag, code, msg.text);
-  }
-  if (shard_diag_count(diag)) shard_diag_print(diag, stderr);
-  shard_case_destroy(c);
-  shard_diag_destroy(diag);
-  return code;
+  char rel[256];
+  snprintf(rel, sizeof rel, "cases/paper/%s", name);
+  return rh_run(rel, tag, sets, n_sets, out, n_out, NULL, 0);
 }
 
-/* Value of a two-level key "section.key" (or top-level "key") of summary.yaml. */
-static double summary(const char *dir, const char *key) {
-  char path[1024], line[512], section[128] = "";
-  snprintf(path, sizeof path, "%s/summary.yaml", dir);
-  FILE *f = fopen(path, "r");
-  if (!f) return NAN;
-  double v = NAN;
-  while (fgets(line, sizeof line, f)) {
-    char k[128];
-    double x;
-    if (line[0] != ' ') {
-      if (sscanf(line, "%127[^:]: %lf", k, &x) == 2 && strcmp(k, key) == 0) v = x;
-      else if (sscanf(line, "%127[^:]:", k) == 1) snprintf(section, sizeof section, "%s", k);
-    } else if (sscanf(line, " %127[^:]: %lf", k, &x) == 2) {
-      char full[300];
-      snprintf(full, sizeof full, "%s.%s", section, k);
-      if (strcmp(full, key) == 0) v = x;
-    }
-  }
-  fclose(f);
-  return v;
-}
+#define summary rh_summary
 
 static const char *schemes[] = {"nsn", "moreau_jean", "cd_lagrange"};
 
@@ -99,16 +48,6 @@ static void test_benchmarks_ball_eta(void) {
   }
 }
 
-/* Least-squares slope of log(eta) against log(dt). */
-static double fit_slope(const double *x, const double *y, int n) {
-  double sx = 0, sy = 0, sxx = 0, sxy = 0;
-  for (int i = 0; i < n; ++i) {
-    const double lx = log(x[i]), ly = log(y[i]);
-    sx += lx, sy += ly, sxx += lx * lx, sxy += lx * ly;
-  }
-  return (n * sxy - sx * sy) / (n * sxx - sx * sx);
-}
-
 /* Issue 3: 25 dt log-spaced in [1e-4, 1e-2]: slope in [0.8, 1.25] for NSN, MJ, CDL, e in {1, 0.8}. */
 static void test_benchmarks_ball_convergence(void) {
   enum { N = 25 };
@@ -118,7 +57,7 @@ static void test_benchmarks_ball_convergence(void) {
   for (int c = 0; c < 2; ++c)
     for (int s = 0; s < 3; ++s) {
       for (int i = 0; i < N; ++i) eta[i] = ball_eta(cases[c], schemes[s], dt[i]);
-      const double slope = fit_slope(dt, eta, N);
+      const double slope = rh_fit_loglog(dt, eta, N);
       printf("\n  %s %-12s slope = %.3f", cases[c], schemes[s], slope);
       CU_CHECK_MSG(slope >= 0.8 && slope <= 1.25, "%s %s: fitted slope %.3f outside [0.8, 1.25]", cases[c], schemes[s],
                    slope);
@@ -205,13 +144,6 @@ static void test_benchmarks_bar_penalty(void) {
                eta[0], eta[1], eta[2]);
 }
 
-static void cleanup(void) {
-  char cmd[512];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-  if (tmpdir[0] && system(cmd) != 0) fprintf(stderr, "cannot remove %s\n", tmpdir);
-  shard_registry_destroy(reg);
-}
-
 static const cu_test_def tests[] = {
     {"test_benchmarks_ball_eta", test_benchmarks_ball_eta},
     {"test_benchmarks_ball_rest", test_benchmarks_ball_rest},
@@ -223,6 +155,6 @@ static const cu_test_def tests[] = {
 
 int main(int argc, char **argv) {
   int r = cu_main(argc, argv, "benchmarks", tests);
-  cleanup();
+  rh_cleanup();
   return r;
 }

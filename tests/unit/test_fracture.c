@@ -1,0 +1,216 @@
+/* tests: extrinsic cohesive fracture through the whole host (issue 5
+ * acceptance): insertion and momentum, the two-bar impact, the damaged bar
+ * (balance at round-off, LCP residuals, impulses against lemke, rebound,
+ * first-order penetration), G_c per broken crack, penalty stability. */
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cu_runner.h"
+#include "mtx.h"
+#include "run_helpers.h"
+#include "shard/lcp_solver.h"
+
+/* Insertion duplicates nodes with their state: the momentum of a free bar
+ * stays at its initial value (0) to round-off through 100+ insertions, and
+ * every broken crack has dissipated G_c within 10 max(d delta / delta_c). */
+static void test_fracture_insertion_momentum_and_gc(void) {
+  char out[512], path[1024], line[4096];
+  CU_ASSERT_EQUAL_FATAL(rh_run("tests/cases/fracture/expanding", "ins", NULL, 0, out, sizeof out, NULL, 0), 0);
+  const double ins = rh_summary(out, "fracture.insertions"), broken = rh_summary(out, "fracture.broken");
+  printf("\n  insertions %.0f, broken %.0f", ins, broken);
+  CU_CHECK_MSG(ins >= 100 && broken >= 2, "expected fragmentation, got %.0f insertions, %.0f broken", ins, broken);
+  /* momentum history: scale sum m|v| = rho A L * strain_rate L / 4 */
+  const double scale = 3900 * 1e-3 * 1e5 * 1e-3 / 4;
+  snprintf(path, sizeof path, "%s/history.csv", out);
+  FILE *f = fopen(path, "r");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(fgets(line, sizeof line, f));
+  const int cm = rh_csv_column(line, "momentum");
+  CU_ASSERT_FATAL(cm >= 0);
+  double pmax = 0;
+  while (fgets(line, sizeof line, f)) pmax = fmax(pmax, fabs(rh_csv_field(line, cm)));
+  fclose(f);
+  printf(", max |momentum| / sum m|v| = %.3g", pmax / scale);
+  CU_CHECK_MSG(pmax <= 1e-13 * scale, "momentum drifted to %.3g (scale %.3g)", pmax, scale);
+  /* G_c per broken crack */
+  snprintf(path, sizeof path, "%s/interfaces.csv", out);
+  f = fopen(path, "r");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(fgets(line, sizeof line, f));
+  const int cd = rh_csv_column(line, "damage"), cw = rh_csv_column(line, "work"),
+            cs = rh_csv_column(line, "max_step_opening");
+  int n = 0;
+  double worst = 0;
+  while (fgets(line, sizeof line, f)) {
+    if (rh_csv_field(line, cd) < 1.0) continue;
+    const double w = rh_csv_field(line, cw), bound = 10 * rh_csv_field(line, cs) * 50.0;
+    worst = fmax(worst, fabs(w - 50.0) / 50.0);
+    CU_CHECK_MSG(fabs(w - 50.0) <= bound, "broken crack: work %.9g J vs G_c A = 50 J (bound %.3g)", w, bound);
+    ++n;
+  }
+  fclose(f);
+  printf(", %d broken cracks, largest |W - G_c|/G_c = %.3g", n, worst);
+  CU_ASSERT(n == (int)broken);
+}
+
+/* Two halves, one fully broken interface, the left half at v0 = 5 m/s, e = 0:
+ * contact lasts L/c within 2 dt, then the halves move at 0 and v0 (2%). */
+static void test_fracture_two_bar(void) {
+  char out[512], path[1024], line[512];
+  CU_ASSERT_EQUAL_FATAL(rh_run("cases/paper/two_bar", "nsn", NULL, 0, out, sizeof out, NULL, 0), 0);
+  const double dt = rh_summary(out, "time.dt"), steps = rh_summary(out, "contact.steps_in_contact");
+  const double Lc = 1e-3 / sqrt(370e9 / 3900);
+  printf("\n  contact %.6g s vs L/c %.6g s (%.2f dt)", steps * dt, Lc, (steps * dt - Lc) / dt);
+  CU_CHECK_MSG(fabs(steps * dt - Lc) <= 2 * dt, "contact lasted %.6g s, L/c = %.6g s", steps * dt, Lc);
+  snprintf(path, sizeof path, "%s/fragments.csv", out);
+  FILE *f = fopen(path, "r");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(fgets(line, sizeof line, f));
+  const int cv = rh_csv_column(line, "velocity");
+  double v[2] = {NAN, NAN};
+  for (int i = 0; i < 2 && fgets(line, sizeof line, f); ++i) v[i] = rh_csv_field(line, cv);
+  CU_ASSERT(fgets(line, sizeof line, f) == NULL); /* exactly two fragments */
+  fclose(f);
+  printf(", halves at %.4g and %.4g m/s", v[0], v[1]);
+  CU_CHECK_MSG(fabs(v[0]) <= 0.02 * 5 && fabs(v[1] - 5) <= 0.02 * 5, "halves at %.4g and %.4g m/s", v[0], v[1]);
+}
+
+/* Damaged bar (reduced: 500 elements, 250 interfaces at d0 = 1e-3, T = 0.3 us)
+ * with NSN, e = 0, capped law: balance drift < 1e-10, every LCP solved to the
+ * solver's tolerance, C_dis >= 0, rebound within 2% of 2L/c, impulses of
+ * dumped steps equal lemke's, penetration first order in dt. */
+static const char *dbar_sets[] = {"model.elements=500", "fracture.initial.count=250", "time.end=3e-7",
+                                  "output.every=1000"};
+
+static void check_dumped_against_lemke(const char *dir) {
+  shard_registry *reg = rh_registry();
+  const shard_loaded_plugin *lp = shard_registry_find(reg, SHARD_KIND_LCP_SOLVER, "lemke");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(lp);
+  const shard_lcp_solver_ops *ops = lp->desc->ops;
+  shard_param_value vals[16] = {{0}};
+  for (uint32_t i = 0; i < lp->desc->n_params && i < 16; ++i) {
+    const shard_param_spec *s = &lp->desc->params[i];
+    if (!s->def) continue;
+    vals[i].set = 1, vals[i].real = strtod(s->def, NULL), vals[i].integer = strtoll(s->def, NULL, 10);
+    vals[i].string = s->def, vals[i].boolean = strcmp(s->def, "true") == 0;
+  }
+  shard_params params = {lp->desc->params, lp->desc->n_params, vals};
+  void *self = NULL;
+  shard_msg msg = {{0}};
+  CU_ASSERT_EQUAL_FATAL(ops->create(&params, &self, &msg), SHARD_OK);
+  CU_ASSERT_EQUAL_FATAL(ops->setup(self, 64, 64 * 64, &msg), SHARD_OK);
+  DIR *d = opendir(dir);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+  struct dirent *ent;
+  int checked = 0;
+  double worst = 0;
+  while ((ent = readdir(d))) {
+    const char *suffix = strstr(ent->d_name, ".M.mtx");
+    if (!suffix || suffix[6]) continue;
+    char base[600], mp[1200], qp[1200], zp[1200];
+    snprintf(base, sizeof base, "%.*s", (int)(suffix - ent->d_name), ent->d_name);
+    snprintf(mp, sizeof mp, "%s/%s.M.mtx", dir, base);
+    snprintf(qp, sizeof qp, "%s/%s.q.mtx", dir, base);
+    snprintf(zp, sizeof zp, "%s/%s.z.mtx", dir, base);
+    shard_mtx_matrix M;
+    int32_t nq = 0, nz = 0;
+    double *q = NULL, *z = NULL;
+    CU_ASSERT_EQUAL_FATAL(shard_mtx_read_csr(mp, &M, &msg), SHARD_OK);
+    CU_ASSERT_EQUAL_FATAL(shard_mtx_read_vector(qp, &nq, &q, &msg), SHARD_OK);
+    CU_ASSERT_EQUAL_FATAL(shard_mtx_read_vector(zp, &nz, &z, &msg), SHARD_OK);
+    const int32_t n = M.nrows;
+    CU_ASSERT_FATAL(nq == n && nz == n);
+    const shard_csr csr = shard_mtx_view(&M);
+    if (n <= 64) {
+      double *dense = NULL, *zl = calloc((size_t)n, sizeof *zl), *w = calloc((size_t)n, sizeof *w);
+      CU_ASSERT_EQUAL_FATAL(shard_mtx_csr_to_dense(&csr, &dense, &msg), SHARD_OK);
+      shard_lcp_problem p = {.n = n, .csr = &csr, .dense = dense, .q = q, .flags = SHARD_LCP_SYMMETRIC};
+      shard_lcp_report rep = {0};
+      CU_ASSERT_EQUAL(ops->solve(self, &p, zl, w, &rep, &msg), SHARD_OK);
+      double zmax = 1e-300;
+      for (int32_t i = 0; i < n; ++i) zmax = fmax(zmax, fabs(zl[i]));
+      for (int32_t i = 0; i < n; ++i) worst = fmax(worst, fabs(zl[i] - z[i]) / zmax);
+      free(dense), free(zl), free(w);
+      ++checked;
+    }
+    shard_mtx_matrix_free(&M);
+    free(q), free(z);
+  }
+  closedir(d);
+  ops->destroy(self);
+  printf(", %d dumped blocks: impulses vs lemke within %.2g (relative)", checked, worst);
+  CU_ASSERT(checked >= 3);
+  CU_CHECK_MSG(worst <= 1e-8, "impulses differ from lemke's by %.3g (relative to the largest)", worst);
+}
+
+static void test_fracture_damaged_bar(void) {
+  const double fractions[] = {0.99, 0.5, 0.25};
+  double dt[3], pen[3];
+  for (int i = 0; i < 3; ++i) {
+    char out[512], tag[32], set_dt[64];
+    snprintf(tag, sizeof tag, "dbar%d", i);
+    snprintf(set_dt, sizeof set_dt, "time.dt=%g * dt_c", fractions[i]);
+    const char *sets[] = {dbar_sets[0], dbar_sets[1], dbar_sets[2], dbar_sets[3], set_dt, "lcp.dump_every=2000"};
+    CU_ASSERT_EQUAL_FATAL(rh_run("cases/paper/damaged_bar", tag, sets, i == 0 ? 6 : 5, out, sizeof out, NULL, 0), 0);
+    dt[i] = rh_summary(out, "time.dt");
+    pen[i] = rh_summary(out, "contact.max_penetration");
+    const double drift = rh_summary(out, "energy.max_balance_drift"), res = rh_summary(out, "lcp.max_residual"),
+                 cdis = rh_summary(out, "energy.contact_dissipation"),
+                 dur = rh_summary(out, "reference.contact_duration"),
+                 dur_ref = rh_summary(out, "reference.contact_duration_ref");
+    printf("\n  dt = %.2f dt_c: drift %.2g, max LCP residual %.2g, C_dis %.4g J, rebound %+.2f%%, penetration %.3g m",
+           fractions[i], drift, res, cdis, 100 * (dur - dur_ref) / dur_ref, pen[i]);
+    CU_CHECK_MSG(drift < 1e-10, "balance drift %.3g", drift);
+    CU_CHECK_MSG(res <= 1e-12, "LCP residual %.3g above the pgs tolerance 1e-12", res);
+    CU_CHECK_MSG(cdis >= 0, "cumulative contact dissipation %.3g < 0", cdis);
+    CU_CHECK_MSG(fabs(dur - dur_ref) <= 0.02 * dur_ref, "rebound at %.6g s vs %.6g s", dur, dur_ref);
+    if (i == 0) check_dumped_against_lemke(out);
+  }
+  const double slope = rh_fit_loglog(dt, pen, 3);
+  printf("\n  penetration vs dt: fitted order %.3f", slope);
+  CU_CHECK_MSG(slope >= 0.8 && slope <= 1.25, "penetration order %.3f not first order", slope);
+}
+
+/* Explicit Newmark + penalty on the reduced damaged bar: runs that go
+ * unstable stop with exit 3 and a message naming the step, the time and the
+ * energy growth; every run at 1.2 dt_c or more goes unstable. */
+static void test_fracture_penalty_stability(void) {
+  const double alphas[] = {1, 10, 100};
+  const double fr[] = {0.5, 0.7, 0.9, 1.0, 1.1, 1.2, 1.3};
+  for (int a = 0; a < 3; ++a) {
+    double largest = 0;
+    for (int i = 0; i < 7; ++i) {
+      char out[512], tag[48], set_a[64], set_dt[64], msg[400];
+      snprintf(tag, sizeof tag, "pen%g_%g", alphas[a], fr[i]);
+      snprintf(set_a, sizeof set_a, "contact.force.alpha=%g", alphas[a]);
+      snprintf(set_dt, sizeof set_dt, "time.dt=%g * dt_c", fr[i]);
+      const char *sets[] = {dbar_sets[0], dbar_sets[1], dbar_sets[2], dbar_sets[3], "integrator.plugin=explicit_newmark",
+                            set_a, set_dt};
+      const int code = rh_run("cases/paper/damaged_bar_penalty", tag, sets, 7, out, sizeof out, msg, sizeof msg);
+      CU_CHECK_MSG(code == 0 || code == 3, "alpha %g, %g dt_c: exit %d (%s)", alphas[a], fr[i], code, msg);
+      if (code == 3)
+        CU_CHECK_MSG(strstr(msg, "step ") && strstr(msg, "t = ") && strstr(msg, "grew to"),
+                     "instability message lacks step/time/growth: %s", msg);
+      if (code == 0 && fr[i] > largest) largest = fr[i];
+      if (fr[i] >= 1.2) CU_CHECK_MSG(code == 3, "alpha %g stable at %g dt_c: the estimate is conservative", alphas[a], fr[i]);
+    }
+    printf("\n  alpha %-3g: largest stable fraction of dt_c in the sweep: %.1f", alphas[a], largest);
+  }
+}
+
+static const cu_test_def tests[] = {
+    {"test_fracture_insertion_momentum_and_gc", test_fracture_insertion_momentum_and_gc},
+    {"test_fracture_two_bar", test_fracture_two_bar},
+    {"test_fracture_damaged_bar", test_fracture_damaged_bar},
+    {"test_fracture_penalty_stability", test_fracture_penalty_stability},
+    {NULL, NULL},
+};
+
+int main(int argc, char **argv) {
+  int r = cu_main(argc, argv, "fracture", tests);
+  rh_cleanup();
+  return r;
+}
