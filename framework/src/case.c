@@ -925,9 +925,9 @@ int shard_case_plugin(const shard_case *c, const char *slot_path, const shard_sc
 
 /* A plain scalar is written as is when YAML reads it back the same way. */
 static int plain_safe(const char *t) {
-  if (!*t || strchr("!&*?:,[]{}#|>@`\"'%", *t) || (*t == '-' && (t[1] == ' ' || !t[1]))) return 0;
-  if (t[strlen(t) - 1] == ' ' || *t == ' ' || strchr(t, '\n') || strstr(t, ": ") || strstr(t, " #")) return 0;
-  return 1;
+  size_t n = strlen(t);
+  if (!n || strchr("!&*?:,[]{}#|>@`\"'% ", *t) || (*t == '-' && (t[1] == ' ' || !t[1]))) return 0;
+  return !strchr(" :", t[n - 1]) && !strpbrk(t, "\n\t") && !strstr(t, ": ") && !strstr(t, " #");
 }
 
 static void write_scalar(FILE *out, const yt_node *n) {
@@ -959,26 +959,27 @@ static void write_map(FILE *out, const yt_node *map, int indent) {
     } else {
       fputc(' ', out);
       write_scalar(out, v);
+      if (v->note) fprintf(out, "  # %s", v->note);
       fputc('\n', out);
     }
   }
 }
 
-/* Put a scalar at a dotted path of the output tree. */
-static int put_resolved(yt_arena *a, yt_node *root, const char *path, const char *text, int quoted) {
+/* Put a scalar at a dotted path of the output tree; returns it (NULL: no memory). */
+static yt_node *put_resolved(yt_arena *a, yt_node *root, const char *path, const char *text, int quoted) {
   yt_node *map = root;
   while (1) {
     size_t k = strcspn(path, ".");
     yt_node *key = yt_new_scalar(a, NULL, 0, 0, path, k, 0);
-    if (!key) return SHARD_ERR_NOMEM;
+    if (!key) return NULL;
     if (!path[k]) {
       yt_node *v = yt_new_scalar(a, NULL, 0, 0, text, strlen(text), quoted);
-      return v ? yt_map_put(a, map, key, v) : SHARD_ERR_NOMEM;
+      return v && yt_map_put(a, map, key, v) == SHARD_OK ? v : NULL;
     }
     yt_pair *p = yt_map_find(map, key->text);
     if (!p) {
       yt_node *sub = yt_new_map(a, NULL, 0, 0);
-      if (!sub || yt_map_put(a, map, key, sub) != SHARD_OK) return SHARD_ERR_NOMEM;
+      if (!sub || yt_map_put(a, map, key, sub) != SHARD_OK) return NULL;
       map = sub;
     } else {
       map = p->value;
@@ -987,20 +988,35 @@ static int put_resolved(yt_arena *a, yt_node *root, const char *path, const char
   }
 }
 
-static int resolve_specs(const shard_case *c, yt_arena *a, yt_node *out, const char *base, const shard_param_spec *specs,
-                         uint32_t n) {
+/* "= value" of an expression (not of a plain number) that evaluates in scope, else NULL */
+static const char *expression_note(const shard_case *c, yt_arena *a, const yt_node *node, const char *text,
+                                   const shard_param_spec *spec, const char *full, const shard_scope *scope) {
+  char *end, buf[48] = "= ";
+  double x;
+  strtod(text, &end);
+  if (!is_number_spec(spec) || !*end || eval_text(c, node, text, spec, full, scope, 0, &x, NULL) != SHARD_OK)
+    return NULL;
+  snprintf(buf + 2, sizeof buf - 2, "%.15g", x);
+  return yt_strndup(a, buf, strlen(buf));
+}
+
+static int resolve_specs(const shard_case *c, const shard_scope *scope, yt_arena *a, yt_node *out, const char *base,
+                         const shard_param_spec *specs, uint32_t n) {
   for (uint32_t i = 0; i < n; ++i) {
     char full[KEY_MAX];
     join(full, base, specs[i].key);
     const yt_node *node = yt_get_path(c->root, full);
     if (node && (node->kind != YT_SCALAR || yt_is_null(node))) node = NULL;
     const char *text = node ? node->text : specs[i].def;
-    if (text && put_resolved(a, out, full, text, node ? node->quoted : 0) != SHARD_OK) return SHARD_ERR_NOMEM;
+    if (!text) continue;
+    yt_node *v = put_resolved(a, out, full, text, node ? node->quoted : 0);
+    if (!v) return SHARD_ERR_NOMEM;
+    v->note = expression_note(c, a, node, text, &specs[i], full, scope);
   }
   return SHARD_OK;
 }
 
-int shard_case_write_resolved(const shard_case *c, FILE *out) {
+int shard_case_write_resolved_scope(const shard_case *c, const shard_scope *scope, FILE *out) {
   yt_arena *a = yt_arena_create();
   yt_node *root = a ? yt_new_map(a, NULL, 0, 0) : NULL;
   int st = root ? SHARD_OK : SHARD_ERR_NOMEM;
@@ -1011,10 +1027,10 @@ int shard_case_write_resolved(const shard_case *c, FILE *out) {
     if (s->selector && sl->variant) {
       char full[KEY_MAX];
       join(full, s->path, s->selector);
-      st = put_resolved(a, root, full, sl->variant, 0);
+      if (!put_resolved(a, root, full, sl->variant, 0)) st = SHARD_ERR_NOMEM;
     }
-    if (st == SHARD_OK) st = resolve_specs(c, a, root, s->path, s->specs, s->n_specs);
-    if (st == SHARD_OK) st = resolve_specs(c, a, root, s->path, sl->specs, sl->n_specs);
+    if (st == SHARD_OK) st = resolve_specs(c, scope, a, root, s->path, s->specs, s->n_specs);
+    if (st == SHARD_OK) st = resolve_specs(c, scope, a, root, s->path, sl->specs, sl->n_specs);
   }
   if (st == SHARD_OK) {
     fprintf(out, "# resolved case: %s (every key, defaults filled in)\n", c->path);
@@ -1024,3 +1040,5 @@ int shard_case_write_resolved(const shard_case *c, FILE *out) {
   yt_arena_destroy(a);
   return st;
 }
+
+int shard_case_write_resolved(const shard_case *c, FILE *out) { return shard_case_write_resolved_scope(c, NULL, out); }

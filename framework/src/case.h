@@ -100,6 +100,11 @@ extern const shard_case_name shard_case_derived_names[];
 extern const uint32_t shard_case_n_derived_names;
 #define SHARD_CASE_NAMES_SECTION "model"
 
+/* shard_case_write_resolved with expressions evaluated in `scope` (NULL:
+ * model names only): each expression stays as written, its value follows as
+ * a comment (`dt: 0.7 * dt_c  # = 6.86e-08`). */
+int shard_case_write_resolved_scope(const shard_case *c, const shard_scope *scope, FILE *out);
+
 /* The per-section key tables of the case format (and each plugin's
  * parameters) as Markdown, for docs/cases.md. */
 int shard_schema_write_markdown(const shard_registry *reg, FILE *out);

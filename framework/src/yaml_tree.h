@@ -51,6 +51,7 @@ struct yt_node {
   yt_pair *pairs;   /* map */
   yt_node **items;  /* seq */
   size_t n, cap;
+  const char *note; /* output only: a comment written after a scalar */
 };
 
 /* Read a regular file (stat first: directories, FIFOs, sockets and devices

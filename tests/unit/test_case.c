@@ -799,7 +799,8 @@ static void test_case_resolved_round_trip(void) {
   if (!l.c) return unload(&l);
   char *first = resolved_text(l.c);
   CU_ASSERT_PTR_NOT_NULL(strstr(first, "model:\n  type: bar\n  length: 0.254\n  area: 1\n"));
-  CU_ASSERT_PTR_NOT_NULL(strstr(first, "  elements: round(1e3 * length)\n"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(first, "  elements: round(1e3 * length)  # = 254\n"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(first, "  dt: 0.7 * dt_c\n")); /* no scope: no value */
   CU_ASSERT_PTR_NOT_NULL(strstr(first, "\n  initial:\n    velocity: -5\n    strain_rate: 0\n"));
   CU_ASSERT_PTR_NOT_NULL(strstr(first, "\n  walls:\n    left:\n      gap: 2.54e-4\n"));
   CU_ASSERT_PTR_NOT_NULL(strstr(first, "integrator:\n  plugin: moreau_jean\n  theta: 0.5\n"));
@@ -807,7 +808,17 @@ static void test_case_resolved_round_trip(void) {
   CU_ASSERT_PTR_NOT_NULL(strstr(first, "description: \"a: b # c\"\n"));
   CU_ASSERT_PTR_NULL(strstr(first, "right")); /* optional, no default: absent */
   CU_ASSERT_PTR_NULL(strstr(first, "force"));
-  /* it loads again, and resolves to the same text (but for the header line) */
+  /* with a scope, derived names have values too */
+  double dt_c = 1e-7;
+  shard_scope scope = {scope_lookup, &dt_c};
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  CU_ASSERT_EQUAL(shard_case_write_resolved_scope(l.c, &scope, f), SHARD_OK);
+  fclose(f);
+  CU_ASSERT_PTR_NOT_NULL(strstr(buf, "  end: 2.0 * 0.254 / c  # = 0.0001016\n  dt: 0.7 * dt_c  # = 7e-08\n"));
+  free(buf);
+    /* it loads again, and resolves to the same text (but for the header line) */
   const char *path2 = write_file("resolved.yaml", first);
   loaded l2 = load_sets(path2, NULL, 0);
   expect_ok(&l2);
