@@ -63,7 +63,10 @@ const char *shard_case_path(const shard_case *c);
  * may be an expression: evaluated in `scope` (NULL: numbers only); an error
  * (unknown name, division by zero, out of range, non-finite) goes to diag at
  * the value's location and returns SHARD_ERR_INPUT. Absent optional keys
- * without default return 0 from shard_case_has. */
+ * without default return 0 from shard_case_has. (Case layer: scope NULL
+ * still resolves the model's own keys, see shard_case_name; shard_case_has on
+ * a section path is 1 when the section is in the file or selects a default
+ * variant, and always for plain sections, whose keys all have defaults.) */
 int shard_case_has(const shard_case *c, const char *path);
 int shard_case_real(const shard_case *c, const char *path, const shard_scope *scope, double *out, shard_diag *diag);
 int shard_case_int(const shard_case *c, const char *path, const shard_scope *scope, long long *out, shard_diag *diag);
