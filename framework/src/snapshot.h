@@ -1,0 +1,68 @@
+/* host: field snapshots for ParaView and the space-time picture (issue 5, item 6).
+ *
+ * Snapshots: every shard_snapshots_write() writes dir/fields/fields_NNNNNN.vtu
+ * (VTK XML UnstructuredGrid, ASCII) of the bar's current state and rewrites
+ * dir/fields.pvd, the ParaView collection of every snapshot so far with its
+ * time. Both files appear atomically (temporary file + rename).
+ *   points  one per DOF (twins included) at x = X + u, so open cracks show
+ *           as gaps; point data u, v, X (reference position)
+ *   cells   one VTK_LINE per element between its two end DOFs, in reference
+ *           order; cell data
+ *             stress   sigma_e = E (u_b - u_a) / h_e          [Pa]
+ *             strain   (u_b - u_a) / h_e
+ *             damage   max over the interfaces at the element's two ends of
+ *                      d = min(delta_max / delta_c, 1); 0 without interface
+ *             fragment 0-based fragment id: the number of fully broken
+ *                      interfaces (delta_max >= delta_c) to the left (SPEC §5)
+ * Numbers are written with 17 significant digits (exact round trip).
+ * open() preallocates the text buffer for ndof_max points and nel cells;
+ * write() allocates nothing proportional to the model (only the time list of
+ * the collection grows, by doubling, with the number of snapshots).
+ *
+ * Space-time picture: every shard_spacetime_record() appends one row (t, then
+ * per column: stress and damage). Columns: the elements in reference order,
+ * grouped by ceil(nel / SHARD_SPACETIME_MAX_COLS) consecutive elements when
+ * the bar has more than SHARD_SPACETIME_MAX_COLS of them; a column holds the
+ * length-weighted mean stress and the largest damage of its group (so a crack
+ * stays visible), at the centre of the group's reference extent. Rows: a
+ * growing buffer (doubling) of at most SHARD_SPACETIME_MAX_ROWS rows; when it
+ * is full, every other row is dropped and only every 2nd (then 4th, ...)
+ * further call is kept, so the rows stay the calls whose index is a multiple
+ * of a power-of-two stride and the picture always covers the whole run.
+ * finish() writes dir/spacetime_stress.dat and dir/spacetime_damage.dat
+ * (gnuplot ASCII "nonuniform matrix": first row = column count then the x
+ * of each column [m], then one row per time: t [s] then the values; 7
+ * significant digits), dir/spacetime.gp (two panels: stress with a diverging
+ * palette symmetric about 0, damage on 0..1; with image when the times are
+ * evenly spaced, pm3d otherwise) and renders dir/spacetime.png by running
+ * `gnuplot dir/spacetime.gp` when gnuplot is on PATH. A missing gnuplot is
+ * not an error: shard_snapshots_note() then says how to render it. */
+#ifndef SHARD_SNAPSHOT_H
+#define SHARD_SNAPSHOT_H
+
+#include "model.h"
+#include "shard/status.h"
+
+#define SHARD_SPACETIME_MAX_ROWS 1000
+#define SHARD_SPACETIME_MAX_COLS 2000
+
+typedef struct shard_snapshots shard_snapshots;
+
+/* dir: the run directory (must exist); creates dir/fields. The model must be
+ * a bar (it has elements); its size (ndof_max, nel) is fixed from here on. */
+int shard_snapshots_open(shard_snapshots **out, const char *dir, const shard_model *m, shard_msg *msg);
+/* Snapshot of m's current state (m->sys.u, m->sys.v) at time t. */
+int shard_snapshots_write(shard_snapshots *s, double t, const shard_model *m, shard_msg *msg);
+/* One row of the space-time picture at time t (t finite, not decreasing). */
+int shard_spacetime_record(shard_snapshots *s, double t, const shard_model *m, shard_msg *msg);
+/* Write the space-time files and render the PNG (see above). */
+int shard_snapshots_finish(shard_snapshots *s, shard_msg *msg);
+/* After finish(): a line for the user when the PNG was not rendered
+ * ("gnuplot not found: render with gnuplot DIR/spacetime.gp"), else NULL. */
+const char *shard_snapshots_note(const shard_snapshots *s);
+/* Snapshots written and space-time rows held so far. */
+int32_t shard_snapshots_count(const shard_snapshots *s);
+int32_t shard_spacetime_rows(const shard_snapshots *s);
+void shard_snapshots_close(shard_snapshots *s); /* accepts NULL */
+
+#endif
