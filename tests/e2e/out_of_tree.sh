@@ -101,6 +101,10 @@ rc=0
 cat "$tmp/run.log"
 [ "$rc" = 0 ] || fail "shard run exited $rc"
 [ -s "$tmp/out/history.csv" ] || fail "no history.csv"
-head -n 3 "$tmp/out/history.csv"
+# the ball has bounced: at the last row it rises at about the elastic speed
+awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i; next } { t = $col["t"]; u = $col["u"]; v = $col["v"] }
+  END { printf "last row: t = %s, u = %s, v = %s\n", t, u, v
+        exit !(t > 0.699 && u > 0 && u < 1 && v > 1.9 && v < 2.1) }' "$tmp/out/history.csv" ||
+  fail "history.csv: the ball did not bounce as expected"
 
 echo "out_of_tree: OK"
