@@ -44,7 +44,7 @@
 #include "shard/status.h"
 
 #define SHARD_SPACETIME_MAX_ROWS 1000
-#define SHARD_SPACETIME_MAX_COLS 2000
+#define SHARD_SPACETIME_MAX_COLS 600
 
 typedef struct shard_snapshots shard_snapshots;
 
