@@ -100,7 +100,7 @@ typedef struct run {
   double *u_prev, *v_prev, *gap;
 
   /* energies */
-  double E0, W_ext, C_dis, H0, B0, drift_max, energy_max;
+  double E0, W_ext, W_abs, C_dis, H0, B0, drift_max, energy_max;
   double kinetic, elastic, penalty, H, drift, coh_rev, coh_work, release_offset, release_time;
   double reac[2];            /* reactions of the prescribed DOFs at the previous step */
   int release_mode;          /* 0 never, 1 external work, 2 time */
@@ -471,6 +471,7 @@ static void energy_increments(run *r) {
     dc -= p * hv;
   }
   r->W_ext += dw;
+  r->W_abs += fabs(dw);
   r->C_dis += dc;
 }
 
@@ -769,11 +770,11 @@ static int loop(run *r, int64_t *out_steps, shard_msg *msg) {
     }
     if (due || k == r->nsteps || (event && shard_case_bool(r->c, "output.events"))) history_row(r, k, t, event);
     const double E = r->kinetic + r->elastic + r->penalty + r->coh_rev;
-    const double injected = fmax(r->E0 + fabs(r->W_ext), 1e-300);
+    const double injected = fmax(r->E0 + r->W_abs, 1e-300); /* energy brought in so far, |dW| summed */
     if (E > r->energy_guard * injected) {
       st = shard_msg_set(msg, SHARD_ERR_NUMERIC,
                          "step %lld (t = %.9g s): unstable: mechanical energy %.6g J grew to %.3g times the injected "
-                         "energy %.6g J (time.energy_guard = %g)",
+                         "energy %.6g J (initial energy plus the absolute external work; time.energy_guard = %g)",
                          (long long)k, t, E, E / injected, injected, r->energy_guard);
       break;
     }

@@ -15,7 +15,7 @@
 static shard_registry *rh_reg;
 static char rh_tmpdir[256];
 
-static shard_registry *rh_registry(void) {
+static inline shard_registry *rh_registry(void) {
   if (rh_reg) return rh_reg;
   shard_msg msg = {{0}};
   if (shard_registry_create(&rh_reg, &msg) != SHARD_OK || shard_registry_load_dir(rh_reg, SHARD_PLUGIN_DIR, &msg) != SHARD_OK) {
@@ -29,7 +29,7 @@ static shard_registry *rh_registry(void) {
 /* Run SHARD_SOURCE_DIR/<rel>.yaml with --set overrides into a fresh directory
  * (returned in out); returns the exit code of `shard run`. With msg_out, the
  * failure message is copied there. */
-static int rh_run(const char *rel, const char *tag, const char **sets, int n_sets, char *out, size_t n_out,
+static inline int rh_run(const char *rel, const char *tag, const char **sets, int n_sets, char *out, size_t n_out,
                   char *msg_out, size_t n_msg) {
   shard_registry *reg = rh_registry();
   char path[1024];
@@ -58,7 +58,7 @@ static int rh_run(const char *rel, const char *tag, const char **sets, int n_set
 }
 
 /* Value of "section.key" (or a top-level "key") of dir/summary.yaml; NAN if absent. */
-static double rh_summary(const char *dir, const char *key) {
+static inline double rh_summary(const char *dir, const char *key) {
   char path[1024], line[512], section[128] = "";
   snprintf(path, sizeof path, "%s/summary.yaml", dir);
   FILE *f = fopen(path, "r");
@@ -81,7 +81,7 @@ static double rh_summary(const char *dir, const char *key) {
 }
 
 /* Index of column `name` in the header of a CSV file, -1 if absent. */
-static int rh_csv_column(const char *header, const char *name) {
+static inline int rh_csv_column(const char *header, const char *name) {
   int col = 0;
   size_t n = strlen(name);
   for (const char *p = header; *p; ++col) {
@@ -95,7 +95,7 @@ static int rh_csv_column(const char *header, const char *name) {
 }
 
 /* Field `col` of a CSV line as a number. */
-static double rh_csv_field(const char *line, int col) {
+static inline double rh_csv_field(const char *line, int col) {
   const char *p = line;
   for (int i = 0; i < col && p; ++i) {
     p = strchr(p, ',');
@@ -105,7 +105,7 @@ static double rh_csv_field(const char *line, int col) {
 }
 
 /* Least-squares slope of log(y) against log(x). */
-static double rh_fit_loglog(const double *x, const double *y, int n) {
+static inline double rh_fit_loglog(const double *x, const double *y, int n) {
   double sx = 0, sy = 0, sxx = 0, sxy = 0;
   for (int i = 0; i < n; ++i) {
     const double lx = log(x[i]), ly = log(y[i]);
@@ -114,7 +114,7 @@ static double rh_fit_loglog(const double *x, const double *y, int n) {
   return (n * sxy - sx * sy) / (n * sxx - sx * sx);
 }
 
-static void rh_cleanup(void) {
+static inline void rh_cleanup(void) {
   char cmd[512];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", rh_tmpdir);
   if (rh_tmpdir[0] && system(cmd) != 0) fprintf(stderr, "cannot remove %s\n", rh_tmpdir);
