@@ -59,4 +59,31 @@ static inline double shard_lcp_residual(const shard_lcp_problem *p, const double
   return r / s;
 }
 
+/* Appended (LCP solvers change): how far shard_lcp_residual can be trusted.
+ * The rounding level of w = Mz + q relative to the residual's scale s,
+ *   ρ = max_i u (|q_i| + Σ_k |M_ik z_k|) / s,   u = 2⁻⁵³,
+ * estimates the error of the residual itself (the worst case is larger by
+ * up to the row length). When ρ exceeds a solver's
+ * tolerance, a small residual certifies nothing: e.g. iterates that follow
+ * a ray of an infeasible problem (Md = 0, d >= 0, qᵀd < 0) grow until
+ * cancellation in Mz makes w look complementary. Solvers then report
+ * SHARD_NOT_CONVERGED instead of SHARD_OK. O(nnz), no allocation. */
+static inline double shard_lcp_residual_noise(const shard_lcp_problem *p, const double *z) {
+  double s = 1e-300, noise = 0.0;
+  const shard_csr *a = p->csr;
+  for (int32_t i = 0; i < p->n; ++i) {
+    double mz = 0.0, mabs = fabs(p->q[i]);
+    for (int32_t k = a->rowptr[i]; k < a->rowptr[i + 1]; ++k) {
+      const double t = a->val[k] * z[a->colind[k]];
+      mz += t;
+      mabs += fabs(t);
+    }
+    if (fabs(mz) > s) s = fabs(mz);
+    if (fabs(p->q[i]) > s) s = fabs(p->q[i]);
+    const double e = 0x1p-53 * mabs;
+    if (!(e <= noise)) noise = e; /* also catches NaN */
+  }
+  return noise / s;
+}
+
 #endif

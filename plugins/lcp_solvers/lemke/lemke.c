@@ -344,7 +344,14 @@ static int lemke_solve(void *self, const shard_lcp_problem *p, double *z, double
   extract_z(s, p, z);
   report->iterations = pivots;
   report->residual = shard_lcp_residual(p, z, w);
-  if (status == SHARD_OK && !(report->residual <= s->tolerance)) {
+  const double noise = status == SHARD_OK ? shard_lcp_residual_noise(p, z) : 0.0;
+  if (status == SHARD_OK && report->residual <= s->tolerance && !(noise <= s->tolerance)) {
+    status = SHARD_NOT_CONVERGED;
+    shard_msg_set(msg, status,
+                  "terminal basis after %lld pivots, but the rounding level %.3g of Mz + q exceeds the tolerance "
+                  "%.3g: the residual %.3g certifies nothing (huge z)",
+                  pivots, noise, s->tolerance, report->residual);
+  } else if (status == SHARD_OK && !(report->residual <= s->tolerance)) {
     status = SHARD_NOT_CONVERGED;
     shard_msg_set(msg, status,
                   "terminal basis after %lld pivots, but its residual %.3g exceeds the tolerance %.3g "

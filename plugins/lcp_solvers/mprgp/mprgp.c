@@ -14,6 +14,7 @@
  * work. ‖M̃‖ is bounded by Gershgorin (an upper bound, so ᾱ stays in the
  * convergent range). See README.md for the algorithm and references. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "shard/lcp_solver.h"
@@ -230,16 +231,40 @@ static int mprgp_solve(void *self, const shard_lcp_problem *prob, double *z, dou
   long long it = 0;
   int status = SHARD_NOT_CONVERGED;
   const char *why = NULL;
+  char noise_text[200];
   while (it < s->max_iterations) {
     if (residual_estimate(s, prob) <= tol) {
       for (int32_t i = 0; i < n; ++i) z[i] = s->d[i] * s->y[i];
       if (shard_lcp_residual(prob, z, w) <= tol) {
-        status = SHARD_OK;
+        const double noise = shard_lcp_residual_noise(prob, z);
+        if (noise <= tol) {
+          status = SHARD_OK;
+        } else {
+          snprintf(noise_text, sizeof noise_text,
+                   "the residual certifies nothing: the rounding level of Mz + q is %.3g; z grows without "
+                   "bound, the LCP probably has no solution",
+                   noise);
+          why = noise_text;
+        }
         break;
       }
       /* the recurred gradient has drifted: recompute it and restart CG */
       gradient(s, prob);
       restart_direction(s, n);
+    }
+    if ((it & 63) == 63) {
+      /* diverging iterates (no solution): once rounding in Mz + q exceeds the
+       * tolerance, no later iterate can be certified */
+      for (int32_t i = 0; i < n; ++i) z[i] = s->d[i] * s->y[i];
+      const double noise = shard_lcp_residual_noise(prob, z);
+      if (!(noise <= tol)) {
+        snprintf(noise_text, sizeof noise_text,
+                 "the iterates grow without bound (rounding level of Mz + q %.3g above the tolerance): the LCP "
+                 "probably has no solution",
+                 noise);
+        why = noise_text;
+        break;
+      }
     }
     ++it;
     /* ‖β‖² (chopped gradient) and φ̃ᵀφ (reduced free gradient) */

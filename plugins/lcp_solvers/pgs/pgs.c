@@ -94,7 +94,7 @@ static int pgs_solve(void *self, const shard_lcp_problem *p, double *z, double *
 
   const double omega = s->omega, tol = s->tolerance;
   long long sweep = 0;
-  double res = HUGE_VAL;
+  double res = HUGE_VAL, noise = 0.0;
   int status = SHARD_NOT_CONVERGED;
   while (sweep < s->max_sweeps) {
     ++sweep;
@@ -113,10 +113,17 @@ static int pgs_solve(void *self, const shard_lcp_problem *p, double *z, double *
       z[i] = zi > 0.0 ? zi : 0.0;
     }
     if (!isfinite(est)) break;
+    if ((sweep & 63) == 0) {
+      /* diverging iterates (no solution): once rounding in Mz + q exceeds the
+       * tolerance, no later iterate can be certified */
+      noise = shard_lcp_residual_noise(p, z);
+      if (!(noise <= tol)) break;
+    }
     if (est <= tol * scale) {
       res = shard_lcp_residual(p, z, w);
       if (res <= tol) {
-        status = SHARD_OK;
+        noise = shard_lcp_residual_noise(p, z);
+        status = noise <= tol ? SHARD_OK : SHARD_NOT_CONVERGED;
         break;
       }
     }
@@ -125,7 +132,12 @@ static int pgs_solve(void *self, const shard_lcp_problem *p, double *z, double *
   report->iterations = sweep;
   report->residual = res;
   report->status = status;
-  if (status != SHARD_OK)
+  if (status != SHARD_OK && noise > tol)
+    shard_msg_set(msg, status,
+                  "residual %.3g after %lld sweeps certifies nothing: the rounding level of Mz + q is %.3g "
+                  "(tolerance %.3g); z grows without bound, the LCP probably has no solution",
+                  res, sweep, noise, tol);
+  else if (status != SHARD_OK)
     shard_msg_set(msg, status, "no convergence after %lld sweeps (residual %.3g, tolerance %.3g)", sweep, res,
                   tol);
   return status;
