@@ -142,8 +142,10 @@ int shard_snapshots_open(shard_snapshots **out, const char *dir, const shard_mod
   s->row_cap = SHARD_SPACETIME_MAX_ROWS < 64 ? SHARD_SPACETIME_MAX_ROWS : 64;
   s->stride = 1;
   s->times_cap = 16;
-  /* the longest number is 24 characters ("-1.2345678901234567e-308") plus a separator */
-  s->cap = 8192 + (size_t)m->ndof_max * 160 + (size_t)m->nel * 200;
+  /* a number takes at most 24 characters ("-1.2345678901234567e-308") and an
+   * int 11, plus a separator: a point at most 104 bytes ("x 0 0", u, v, X),
+   * a cell at most 124 ("a b", offset, type, stress, strain, damage, fragment) */
+  s->cap = 8192 + (size_t)m->ndof_max * 120 + (size_t)m->nel * 140;
   const size_t cells = (size_t)s->row_cap * (size_t)s->ncol;
   int ok = (s->dir = dup_str(dir, NULL)) && (s->fields_dir = dup_str(dir, "/fields")) &&
            ALLOC_N(s->el_stress, m->nel) && ALLOC_N(s->el_strain, m->nel) && ALLOC_N(s->el_damage, m->nel) &&
