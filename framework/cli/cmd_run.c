@@ -1,4 +1,5 @@
-/* shard run CASE.yaml [-o DIR] [--set key.path=value ...] [--progress|--no-progress] */
+/* shard run CASE.yaml [-o DIR] [--set key.path=value ...] [--progress|--no-progress]
+ * shard run --restart DIR   (continue from DIR/checkpoint.bin with DIR/case.resolved.yaml) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,11 +10,13 @@
 #include "run.h"
 
 static void usage(void) {
-  fprintf(stderr, "usage: shard run CASE.yaml [-o DIR] [--set key.path=value ...] [--progress | --no-progress]\n");
+  fprintf(stderr, "usage: shard run CASE.yaml [-o DIR] [--set key.path=value ...] [--progress | --no-progress]\n"
+                  "       shard run --restart DIR\n");
 }
 
 int shard_cmd_run(const shard_cli *cli, int argc, char **argv) {
-  const char *case_path = NULL, *out = NULL;
+  const char *case_path = NULL, *out = NULL, *restart = NULL;
+  char restart_case[4200];
   const char **sets = calloc((size_t)argc + 1, sizeof *sets);
   int n_sets = 0, progress = -1;
   if (!sets) return SHARD_EXIT_FAIL;
@@ -21,6 +24,7 @@ int shard_cmd_run(const shard_cli *cli, int argc, char **argv) {
     if ((strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) && i + 1 < argc) out = argv[++i];
     else if (strcmp(argv[i], "--set") == 0 && i + 1 < argc) sets[n_sets++] = argv[++i];
     else if (strncmp(argv[i], "--set=", 6) == 0) sets[n_sets++] = argv[i] + 6;
+    else if (strcmp(argv[i], "--restart") == 0 && i + 1 < argc) restart = argv[++i];
     else if (strcmp(argv[i], "--progress") == 0) progress = 1;
     else if (strcmp(argv[i], "--no-progress") == 0) progress = 0;
     else if (argv[i][0] == '-' || case_path) {
@@ -29,6 +33,16 @@ int shard_cmd_run(const shard_cli *cli, int argc, char **argv) {
       free(sets);
       return SHARD_EXIT_INPUT;
     } else case_path = argv[i];
+  }
+  if (restart) {
+    if (case_path || out || n_sets) {
+      fprintf(stderr, "shard run: --restart DIR takes the case and outputs of DIR; no CASE, -o or --set\n");
+      free(sets);
+      return SHARD_EXIT_INPUT;
+    }
+    snprintf(restart_case, sizeof restart_case, "%s/case.resolved.yaml", restart);
+    case_path = restart_case;
+    out = restart;
   }
   if (!case_path) {
     usage();
@@ -54,7 +68,7 @@ int shard_cmd_run(const shard_cli *cli, int argc, char **argv) {
     code = SHARD_EXIT_INPUT;
     goto out;
   }
-  char def_out[4096];
+  char def_out[8400];
   if (!out) {
     const char *name = shard_case_string(c, "name");
     if (!name) {
@@ -66,7 +80,7 @@ int shard_cmd_run(const shard_cli *cli, int argc, char **argv) {
     if (dot && strcmp(dot, ".yaml") == 0) *dot = '\0';
     out = def_out;
   }
-  shard_run_options opt = {.out_dir = out, .progress = progress};
+  shard_run_options opt = {.out_dir = out, .progress = progress, .restart = restart != NULL};
   code = shard_run_case(c, reg, &opt, diag, &msg);
   if (shard_diag_count(diag) > 0) shard_diag_print(diag, stderr);
   if (code != 0 && msg.text[0]) fprintf(stderr, "shard run: %s\n", msg.text);

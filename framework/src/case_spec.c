@@ -83,6 +83,8 @@ static const shard_param_spec time_specs[] = {
      "stable step estimate: default (2/sqrt(lambda_max), SPEC 3.4) or the paper's formula"},
     {"energy_guard", R, "100", 1, SHARD_INF, "1", 0, 0,
      "stop as unstable when the mechanical energy exceeds this multiple of the injected energy"},
+    {"checkpoint_every", I, "0", 0, 9.2e18, "1", 0, 0,
+     "write a checkpoint every N steps (0: never); `shard run --restart DIR` continues from the last one"},
     {"max_steps", I, "100000000", 1, 9.2e18, "1", 0, 0, "refuse runs that would take more steps"},
 };
 

@@ -728,3 +728,64 @@ double shard_model_total_mass(const shard_model *m) {
   for (int32_t d = 0; d < m->ndof; ++d) s += m->mass[d];
   return s;
 }
+
+/* ---- checkpoints ---------------------------------------------------------------- */
+
+typedef struct ck_array {
+  void *p;
+  size_t size; /* bytes */
+} ck_array;
+
+/* Every mutable array of the model, at its preallocated size. */
+static int ck_arrays(shard_model *m, ck_array *out) {
+  const size_t nd = (size_t)m->ndof_max + 1, nc = (size_t)m->ncon_max + 1, nf = (size_t)m->nfacet + 1,
+               ne = (size_t)m->nel + 1, D = sizeof(double), I = sizeof(int32_t);
+  int n = 0;
+  out[n++] = (ck_array){m->X, nd * D};
+  out[n++] = (ck_array){m->mass, nd * D};
+  out[n++] = (ck_array){m->minv, nd * D};
+  out[n++] = (ck_array){m->sys.u, nd * D};
+  out[n++] = (ck_array){m->sys.v, nd * D};
+  out[n++] = (ck_array){m->sys.a, nd * D};
+  out[n++] = (ck_array){m->el_a, ne * I};
+  out[n++] = (ck_array){m->h_rowptr, (nc + 1) * I};
+  out[n++] = (ck_array){m->h_col, 2 * nc * I};
+  out[n++] = (ck_array){m->h_val, 2 * nc * D};
+  out[n++] = (ck_array){m->g0, nc * D};
+  out[n++] = (ck_array){m->facet_iface, nf * I};
+  out[n++] = (ck_array){m->if_node, nf * I};
+  out[n++] = (ck_array){m->if_twin, nf * I};
+  double *dbl[] = {m->if_sigma, m->if_deltac, m->if_dmax, m->if_delta, m->if_t, m->if_k, m->if_rev,
+                   m->if_delta_prev, m->if_t_prev, m->if_work, m->if_step_max};
+  for (size_t i = 0; i < sizeof dbl / sizeof dbl[0]; ++i) out[n++] = (ck_array){dbl[i], nf * D};
+  if (m->sys.n_aux) out[n++] = (ck_array){m->sys.aux, (size_t)m->sys.n_aux * (size_t)m->ndof_max * D};
+  return n;
+}
+
+typedef struct ck_scalars {
+  int32_t ndof, ncon, niface, released;
+  int64_t insertions;
+} ck_scalars;
+
+int shard_model_checkpoint_write(shard_model *m, FILE *f) {
+  ck_array a[32];
+  const int n = ck_arrays(m, a);
+  ck_scalars sc = {m->ndof, m->ncon, m->niface, m->released, m->insertions};
+  int ok = fwrite(&sc, sizeof sc, 1, f) == 1;
+  for (int i = 0; i < n && ok; ++i) ok = fwrite(a[i].p, 1, a[i].size, f) == a[i].size;
+  return ok ? SHARD_OK : SHARD_ERR_IO;
+}
+
+int shard_model_checkpoint_read(shard_model *m, FILE *f, shard_msg *msg) {
+  ck_array a[32];
+  const int n = ck_arrays(m, a);
+  ck_scalars sc;
+  int ok = fread(&sc, sizeof sc, 1, f) == 1;
+  ok = ok && sc.ndof >= m->ndof && sc.ndof <= m->ndof_max && sc.ncon <= m->ncon_max && sc.niface <= m->nfacet;
+  for (int i = 0; i < n && ok; ++i) ok = fread(a[i].p, 1, a[i].size, f) == a[i].size;
+  if (!ok) return shard_msg_set(msg, SHARD_ERR_INPUT, "checkpoint does not match this model (truncated or other case)");
+  m->ndof = sc.ndof, m->ncon = sc.ncon, m->niface = sc.niface, m->released = sc.released, m->insertions = sc.insertions;
+  rebuild_pattern(m);
+  m->sys.ndof = m->ndof, m->sys.ncon = m->ncon;
+  return SHARD_OK;
+}

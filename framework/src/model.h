@@ -9,6 +9,7 @@
 #define SHARD_MODEL_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "case.h"
 #include "contact.h"
@@ -123,6 +124,11 @@ int32_t shard_model_broken(const shard_model *m);
 void shard_model_reactions(shard_model *m, const double *u, double out[2]);
 /* Release the prescribed DOFs (free expansion). */
 void shard_model_release(shard_model *m);
+
+/* Checkpoints: every mutable array and counter of the model, binary (same
+ * build and machine; the run hash guards the case). */
+int shard_model_checkpoint_write(shard_model *m, FILE *f);
+int shard_model_checkpoint_read(shard_model *m, FILE *f, shard_msg *msg);
 
 /* Attach the force law (penalty) so that force()/stiffness() include it. */
 void shard_model_set_force_law(shard_model *m, const shard_contact_law_ops *ops, void *self);

@@ -2,6 +2,7 @@
 #include "run.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,12 +122,19 @@ typedef struct run {
   double first_contact, last_contact, force_sum;
   int64_t force_n;
 
-  FILE *hist;
-  char hist_tmp[4096];
   int64_t rows;
   double next_out;
+  /* ---- end of the checkpointed block (plain data from E0 to here) ---- */
+
+  FILE *hist;
+  char hist_tmp[4096];
   double wall_setup, wall_loop;
+  int64_t k_start, checkpoint_every;
+  char run_hash[65];
 } run;
+
+#define RUN_CK_BEGIN offsetof(run, E0)
+#define RUN_CK_END offsetof(run, hist)
 
 static int scope_lookup(void *ctx, const char *name, double *out);
 
@@ -624,6 +632,26 @@ static void hash_plugin(const plugin_inst *pi, FILE *f, const char *role) {
           role, shard_plugin_kind_str((int)d->kind), d->name, d->version, pi->lp->path, pi->lp->sha256);
 }
 
+/* Run hash: the resolved case (comment lines left out: they name the file it
+ * came from), plugin file hashes and the shard version — not host or time. */
+static void compute_run_hash(run *r, const char *resolved, size_t len) {
+  shard_sha256 h;
+  shard_sha256_init(&h);
+  for (size_t i = 0; i < len;) {
+    const char *nl = memchr(resolved + i, '\n', len - i);
+    const size_t end = nl ? (size_t)(nl - resolved) + 1 : len;
+    if (resolved[i] != '#') shard_sha256_update(&h, resolved + i, end - i);
+    i = end;
+  }
+  const plugin_inst *all[] = {&r->integ, &r->impact, &r->force, &r->lcp, &r->fallback, &r->tsl};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i)
+    if (all[i]->lp) shard_sha256_update(&h, all[i]->lp->sha256, strlen(all[i]->lp->sha256));
+  shard_sha256_update(&h, SHARD_VERSION, strlen(SHARD_VERSION));
+  shard_sha256_final_hex(&h, r->run_hash);
+}
+
+/* case.resolved.yaml and provenance.yaml; on a restart only the run hash is
+ * recomputed (the files of the first run stay). */
 static int write_provenance(run *r, shard_msg *msg) {
   char *rbuf = NULL, *pbuf = NULL;
   size_t rlen = 0, plen = 0;
@@ -631,16 +659,16 @@ static int write_provenance(run *r, shard_msg *msg) {
   if (!f) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
   shard_case_write_resolved(r->c, f);
   fclose(f);
+  compute_run_hash(r, rbuf, rlen);
+  if (r->opt->restart) {
+    free(rbuf);
+    return SHARD_OK;
+  }
   int st = shard_write_atomic(r->opt->out_dir, "case.resolved.yaml", rbuf, rlen, msg);
-  if (st != SHARD_OK) {
-    free(rbuf);
-    return st;
-  }
+  free(rbuf);
+  if (st != SHARD_OK) return st;
   f = open_memstream(&pbuf, &plen);
-  if (!f) {
-    free(rbuf);
-    return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
-  }
+  if (!f) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
   fprintf(f, "shard_version: \"%s\"\nshard_commit: \"%s\"\nabi: \"%u.%u\"\ncase_file: \"%s\"\n", SHARD_VERSION,
           SHARD_GIT_COMMIT, SHARD_ABI_MAJOR, SHARD_ABI_MINOR, shard_case_path(r->c));
   fprintf(f, "plugins:\n");
@@ -649,26 +677,19 @@ static int write_provenance(run *r, shard_msg *msg) {
   hash_plugin(&r->force, f, "contact.force");
   hash_plugin(&r->lcp, f, "lcp");
   hash_plugin(&r->fallback, f, "lcp.fallback");
+  hash_plugin(&r->tsl, f, "fracture");
   long long seed = 0;
-  if (shard_case_has(r->c, "model.seed")) shard_case_int(r->c, "model.seed", NULL, &seed, r->diag);
-  fprintf(f, "seeds:\n  model.seed: %lld\n", seed);
+  fprintf(f, "seeds:\n");
+  const char *seed_keys[] = {"model.seed", "fracture.strength.seed", "fracture.initial.seed"};
+  for (size_t i = 0; i < sizeof seed_keys / sizeof seed_keys[0]; ++i)
+    if (shard_case_has(r->c, seed_keys[i]) && shard_case_int(r->c, seed_keys[i], NULL, &seed, r->diag) == SHARD_OK)
+      fprintf(f, "  %s: %lld\n", seed_keys[i], seed);
   struct utsname un;
-  if (uname(&un) == 0) fprintf(f, "host:\n  name: \"%s\"\n  system: \"%s %s\"\n  machine: \"%s\"\n", un.nodename,
-                               un.sysname, un.release, un.machine);
-  fflush(f);
-  /* run hash: resolved case + plugin identities + shard version (not host, not time) */
-  shard_sha256 h;
-  shard_sha256_init(&h);
-  shard_sha256_update(&h, rbuf, rlen);
-  const plugin_inst *all[] = {&r->integ, &r->impact, &r->force, &r->lcp, &r->fallback};
-  for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i)
-    if (all[i]->lp) shard_sha256_update(&h, all[i]->lp->sha256, strlen(all[i]->lp->sha256));
-  shard_sha256_update(&h, SHARD_VERSION, strlen(SHARD_VERSION));
-  char hex[65];
-  shard_sha256_final_hex(&h, hex);
-  fprintf(f, "run_hash: \"%s\"\n", hex);
+  if (uname(&un) == 0)
+    fprintf(f, "host:\n  name: \"%s\"\n  system: \"%s %s\"\n  machine: \"%s\"\n", un.nodename, un.sysname, un.release,
+            un.machine);
+  fprintf(f, "run_hash: \"%s\"\n", r->run_hash);
   fclose(f);
-  free(rbuf);
   return write_memstream(r->opt->out_dir, "provenance.yaml", pbuf, plen, msg);
 }
 
@@ -681,6 +702,61 @@ static int check_finite(const shard_model *m, const char **what) {
     if (!isfinite(m->sys.a[d])) return *what = "acceleration", 0;
   }
   return 1;
+}
+
+/* ---- checkpoints (DESIGN §4) ----------------------------------------------------------
+ * DIR/checkpoint.bin, written atomically: magic, run hash, step, the model's
+ * arrays, the run's accumulators, the history length. A restart rebuilds the
+ * run from DIR/case.resolved.yaml exactly as the first time, then overwrites
+ * the state: the continuation is bit for bit the uninterrupted run. */
+#define CK_MAGIC "SHARDCK1"
+
+static int checkpoint_write(run *r, int64_t k, shard_msg *msg) {
+  if (fflush(r->hist) != 0) return shard_msg_set(msg, SHARD_ERR_IO, "cannot write the history");
+  const long hist_len = ftell(r->hist);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  if (!f) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
+  fwrite(CK_MAGIC, 1, 8, f);
+  fwrite(r->run_hash, 1, 64, f);
+  fwrite(&k, sizeof k, 1, f);
+  fwrite(&hist_len, sizeof hist_len, 1, f);
+  shard_model_checkpoint_write(r->m, f);
+  fwrite((const char *)r + RUN_CK_BEGIN, 1, RUN_CK_END - RUN_CK_BEGIN, f);
+  if (fclose(f) != 0) {
+    free(buf);
+    return shard_msg_set(msg, SHARD_ERR_IO, "cannot build the checkpoint");
+  }
+  int st = shard_write_atomic(r->opt->out_dir, "checkpoint.bin", buf, len, msg);
+  free(buf);
+  return st;
+}
+
+static int checkpoint_restore(run *r, shard_msg *msg) {
+  char path[4200], magic[8], hash[64];
+  snprintf(path, sizeof path, "%s/checkpoint.bin", r->opt->out_dir);
+  FILE *f = fopen(path, "rb");
+  if (!f) return shard_msg_set(msg, SHARD_ERR_INPUT, "--restart: no checkpoint in '%s' (%s)", r->opt->out_dir, strerror(errno));
+  int64_t k = 0;
+  long hist_len = 0;
+  int ok = fread(magic, 1, 8, f) == 8 && memcmp(magic, CK_MAGIC, 8) == 0 && fread(hash, 1, 64, f) == 64 &&
+           fread(&k, sizeof k, 1, f) == 1 && fread(&hist_len, sizeof hist_len, 1, f) == 1;
+  if (ok && memcmp(hash, r->run_hash, 64) != 0) {
+    fclose(f);
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "--restart: %s belongs to another run (run hash differs)", path);
+  }
+  int st = ok ? shard_model_checkpoint_read(r->m, f, msg) : shard_msg_set(msg, SHARD_ERR_INPUT, "--restart: %s is not a shard checkpoint", path);
+  if (st == SHARD_OK && fread((char *)r + RUN_CK_BEGIN, 1, RUN_CK_END - RUN_CK_BEGIN, f) != RUN_CK_END - RUN_CK_BEGIN)
+    st = shard_msg_set(msg, SHARD_ERR_INPUT, "--restart: %s is truncated", path);
+  fclose(f);
+  if (st != SHARD_OK) return st;
+  r->k_start = k;
+  r->m->sys.t = (double)k * r->dt;
+  /* the history up to the checkpoint, then append */
+  if (truncate(r->hist_tmp, hist_len) != 0 || !(r->hist = fopen(r->hist_tmp, "a")))
+    return shard_msg_set(msg, SHARD_ERR_IO, "--restart: cannot continue the history %s: %s", r->hist_tmp, strerror(errno));
+  return SHARD_OK;
 }
 
 /* Release the prescribed ends (free expansion, SPEC §6): their accelerations
@@ -715,7 +791,7 @@ static int loop(run *r, int64_t *out_steps, shard_msg *msg) {
   double last_print = t0;
   int st = SHARD_OK;
   int64_t k;
-  for (k = 1; k <= r->nsteps; ++k) {
+  for (k = r->k_start + 1; k <= r->nsteps; ++k) {
     const double t_prev = sys->t, t = (double)k * r->dt;
     memcpy(r->u_prev, sys->u, (size_t)m->ndof * sizeof(double));
     memcpy(r->v_prev, sys->v, (size_t)m->ndof * sizeof(double));
@@ -778,6 +854,9 @@ static int loop(run *r, int64_t *out_steps, shard_msg *msg) {
                          (long long)k, t, E, E / injected, injected, r->energy_guard);
       break;
     }
+    if (r->checkpoint_every > 0 && k % r->checkpoint_every == 0 && k < r->nsteps &&
+        (st = checkpoint_write(r, k, msg)) != SHARD_OK)
+      break;
     if (show && (k & 255) == 0) {
       const double nw = now_s();
       if (nw - last_print > 0.5) progress(r, k, t0, 0), last_print = nw;
@@ -808,6 +887,21 @@ static int setup_time(run *r, shard_msg *msg) {
     st = SHARD_ERR_INPUT;
   if (st != SHARD_OK) return shard_msg_set(msg, st, "invalid time stepping");
   r->every = every;
+  long long ck = 0;
+  if (shard_case_int(r->c, "time.checkpoint_every", &sc, &ck, r->diag) != SHARD_OK)
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "invalid time.checkpoint_every");
+  r->checkpoint_every = ck;
+  if (r->m->kind == SHARD_MODEL_BAR && r->m->n_presc) {
+    const char *rel = shard_case_string(r->c, "model.loading.release");
+    r->release_mode = !rel || strcmp(rel, "never") == 0 ? 0 : strcmp(rel, "external_work") == 0 ? 1 : 2;
+    if (r->release_mode == 2) {
+      if (!shard_case_has(r->c, "model.loading.release_time"))
+        return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: model.loading.release 'time' needs model.loading.release_time",
+                             shard_case_path(r->c));
+      if (shard_case_real(r->c, "model.loading.release_time", &sc, &r->release_time, r->diag) != SHARD_OK)
+        return shard_msg_set(msg, SHARD_ERR_INPUT, "invalid model.loading.release_time");
+    }
+  }
   const double n = ceil(r->T / r->dt - 1e-9);
   if (!(n <= (double)max_steps))
     return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: time.end / time.dt = %.6g steps exceeds time.max_steps = %lld",
@@ -861,14 +955,19 @@ int shard_run_case(const shard_case *c, const shard_registry *reg, const shard_r
     goto done;
   }
   if ((st = write_provenance(&r, msg)) != SHARD_OK) goto done;
-  if (tmp_path(r.hist_tmp, sizeof r.hist_tmp, opt->out_dir, "history.csv") || !(r.hist = fopen(r.hist_tmp, "w"))) {
-    st = shard_msg_set(msg, SHARD_ERR_IO, "cannot write the history in '%s'", opt->out_dir);
-    goto done;
+  snprintf(r.hist_tmp, sizeof r.hist_tmp, "%s/.history.csv.partial", opt->out_dir);
+  if (opt->restart) {
+    if ((st = checkpoint_restore(&r, msg)) != SHARD_OK) goto done;
+  } else {
+    if (!(r.hist = fopen(r.hist_tmp, "w"))) {
+      st = shard_msg_set(msg, SHARD_ERR_IO, "cannot write the history in '%s'", opt->out_dir);
+      goto done;
+    }
+    history_header(&r);
+    sys->ops->gaps(sys, sys->u, r.gap);
+    energies(&r, 1);
+    history_row(&r, 0, 0.0, 0);
   }
-  history_header(&r);
-  sys->ops->gaps(sys, sys->u, r.gap);
-  energies(&r, 1);
-  history_row(&r, 0, 0.0, 0);
   r.wall_setup = now_s() - wall0;
   int64_t steps = 0;
   const double tl = now_s();
@@ -902,7 +1001,7 @@ int shard_run_case(const shard_case *c, const shard_registry *reg, const shard_r
   code = st == SHARD_OK ? 0 : st == SHARD_ERR_NUMERIC ? 3 : st == SHARD_ERR_INPUT ? 2 : 1;
 done:
   if (code == 1 && st == SHARD_ERR_INPUT) code = 2;
-  if (r.hist) fclose(r.hist), unlink(r.hist_tmp);
+  if (r.hist) fclose(r.hist);
   destroy_plugins(&r);
   free(r.u_prev), free(r.v_prev), free(r.gap);
   shard_model_destroy(r.m);

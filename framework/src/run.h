@@ -9,6 +9,7 @@
 typedef struct shard_run_options {
   const char *out_dir;   /* run directory (created) */
   int progress;          /* -1 auto (terminal), 0 never, 1 always */
+  int restart;           /* continue the run in out_dir from its last checkpoint */
 } shard_run_options;
 
 /* Exit-code style result: 0 ok, 2 bad input (diag holds the errors, or msg),
