@@ -469,6 +469,8 @@ static int write_script(const shard_snapshots *s, shard_msg *msg) {
           "set tics out\n"
           "set autoscale fix\n",
           (int)s->nrow, (int)s->ncol, (int)s->group, smax, stop, lu.name, tu.name);
+  if (s->x_right > s->x_left) fprintf(f, "set xrange [%.17g:%.17g]\n", s->x_left, s->x_right);
+  if (t1 > t0) fprintf(f, "set yrange [%.17g:%.17g]\n", t0, t1);
   put_tics(f, "x", s->x_left, s->x_right, lu);
   put_tics(f, "y", t0, t1, tu);
   if (!image) fprintf(f, "set view map\nset pm3d map\n");

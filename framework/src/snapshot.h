@@ -24,7 +24,9 @@
  * grouped by ceil(nel / SHARD_SPACETIME_MAX_COLS) consecutive elements when
  * the bar has more than SHARD_SPACETIME_MAX_COLS of them; a column holds the
  * length-weighted mean stress and the largest damage of its group (so a crack
- * stays visible), at the centre of the group's reference extent. Rows: a
+ * stays visible), at the centre of the group's reference extent. 600 columns:
+ * about the pixel width of a panel, so no column is dropped when the image is
+ * drawn (with 2000, four cracks out of five vanished from the PNG). Rows: a
  * growing buffer (doubling) of at most SHARD_SPACETIME_MAX_ROWS rows; when it
  * is full, every other row is dropped and only every 2nd (then 4th, ...)
  * further call is kept, so the rows stay the calls whose index is a multiple
@@ -33,8 +35,11 @@
  * (gnuplot ASCII "nonuniform matrix": first row = column count then the x
  * of each column [m], then one row per time: t [s] then the values; 7
  * significant digits), dir/spacetime.gp (two panels: stress with a diverging
- * palette symmetric about 0, damage on 0..1; with image when the times are
- * evenly spaced, pm3d otherwise) and renders dir/spacetime.png by running
+ * palette symmetric about 0 over +-the 99.5th percentile of |stress| (at
+ * least a tenth of the largest; beyond it the colour saturates), damage on
+ * 0..1; `with image` when the times are evenly spaced, pm3d otherwise; data in
+ * SI, tic labels in mm/us/MPa... as the magnitudes suit) and renders
+ * dir/spacetime.png (written to a temporary name, then renamed) by running
  * `gnuplot dir/spacetime.gp` when gnuplot is on PATH. A missing gnuplot is
  * not an error: shard_snapshots_note() then says how to render it. */
 #ifndef SHARD_SNAPSHOT_H
