@@ -37,6 +37,8 @@ static const shard_param_spec bar_specs[] = {
     {"initial.velocity", R, "0", -SHARD_INF, SHARD_INF, "m/s", 0, 0, "uniform initial velocity"},
     {"initial.strain_rate", R, "0", -SHARD_INF, SHARD_INF, "1/s",
      0, 0, "initial velocity field v = strain_rate * (X - X_mid), added to initial.velocity"},
+    {"initial.strain", R, "0", -SHARD_INF, SHARD_INF, "1", 0, 0,
+     "uniform initial strain (pre-stretch): u = strain * (X - X_mid), stress E * strain"},
     {"initial.velocity_left_of", R, 0, -SHARD_INF, SHARD_INF, "m",
      0, 0, "if given, initial.velocity applies only to the DOFs whose elements lie left of this position"},
     {"loading.left_velocity", R, 0, -SHARD_INF, SHARD_INF, "m/s", 0, 0, "prescribed velocity of the left end (absent: free)"},
@@ -83,6 +85,9 @@ static const shard_param_spec time_specs[] = {
      "stable step estimate: default (2/sqrt(lambda_max), SPEC 3.4) or the paper's formula"},
     {"energy_guard", R, "100", 1, SHARD_INF, "1", 0, 0,
      "stop as unstable when the mechanical energy exceeds this multiple of the injected energy"},
+    {"stop", C, "end", 0, 0, "", 0, "end|dissipation_settled",
+     "end: run to time.end; dissipation_settled: stop earlier once the fracture dissipation changed by less than "
+     "1e-3 (relative) at three checks in a row, checks 10 s_bar / c apart (SPEC 6)"},
     {"checkpoint_every", I, "0", 0, 9.2e18, "1", 0, 0,
      "write a checkpoint every N steps (0: never); `shard run --restart DIR` continues from the last one"},
     {"max_steps", I, "100000000", 1, 9.2e18, "1", 0, 0, "refuse runs that would take more steps"},
@@ -92,6 +97,11 @@ static const shard_param_spec output_specs[] = {
     {"every", I, "1", 1, 9.2e18, "1", 0, 0, "history row every N steps (event rows are always written)"},
     {"interval", R, 0, 0, SHARD_INF, "s", POS, 0, "history row every interval of time (overrides every)"},
     {"events", B, "true", 0, 0, "", 0, 0, "extra history rows at steps where the active set changes"},
+    {"fields_interval", R, 0, 0, SHARD_INF, "s", POS, 0,
+     "bar: write field snapshots (ParaView fields.pvd + fields/*.vtu: u, v, stress, strain, damage, fragment) "
+     "every interval of time (absent: none)"},
+    {"spacetime", B, "false", 0, 0, "", 0, 0,
+     "bar: record stress and damage at every history row and render spacetime.png (gnuplot) at the end"},
     {"progress", C, "auto", 0, 0, "", 0, "auto|always|never", "progress line on stderr (auto: when a terminal)"},
 };
 

@@ -270,7 +270,7 @@ static int build_particle(shard_model *m, const shard_case *c, const shard_scope
 
 static int build_bar(shard_model *m, const shard_case *c, const shard_scope *scope, shard_diag *diag,
                      shard_msg *msg) {
-  double L = 0, A = 1, E = 0, rho = 0, X0 = 0, pert = 0, v0 = 0, rate = 0, gl = -1, gr = -1, vsplit = INFINITY;
+  double L = 0, A = 1, E = 0, rho = 0, X0 = 0, pert = 0, v0 = 0, rate = 0, gl = -1, gr = -1, vsplit = INFINITY, eps = 0;
   long long ne = 0, seed = 1;
   int st = SHARD_OK;
   CASE_REAL("model.length", L);
@@ -281,6 +281,7 @@ static int build_bar(shard_model *m, const shard_case *c, const shard_scope *sco
   CASE_REAL("model.perturbation", pert);
   CASE_REAL("model.initial.velocity", v0);
   CASE_REAL("model.initial.strain_rate", rate);
+  CASE_REAL("model.initial.strain", eps);
   CASE_INT("model.elements", ne);
   CASE_INT("model.seed", seed);
   if (shard_case_has(c, "model.initial.velocity_left_of")) CASE_REAL("model.initial.velocity_left_of", vsplit);
@@ -320,6 +321,7 @@ static int build_bar(shard_model *m, const shard_case *c, const shard_scope *sco
     const double left_mid = j > 0 ? 0.5 * (m->X[j - 1] + m->X[j]) : -INFINITY;
     const int in_left = fmax(left_mid, right_mid) < vsplit;
     m->sys.v[j] = (in_left ? v0 : 0.0) + rate * (m->X[j] - xmid);
+    m->sys.u[j] = eps * (m->X[j] - xmid);
   }
   m->wall_left = m->wall_right = -1;
   if (gl >= 0) m->wall_left = add_constraint(m, 0, 1.0, -1, 0.0, gl);

@@ -14,6 +14,7 @@
 #include "model.h"
 #include "reference.h"
 #include "sha256.h"
+#include "snapshot.h"
 #include "shard/contact_law.h"
 #include "shard/integrator.h"
 #include "shard/lcp_solver.h"
@@ -124,12 +125,18 @@ typedef struct run {
 
   int64_t rows;
   double next_out;
+  double stop_next, stop_last_g, stop_time; /* stopping rule: next check, dissipation at the last check */
+  int stop_quiet;                           /* checks in a row below 1e-3 */
   /* ---- end of the checkpointed block (plain data from E0 to here) ---- */
 
   FILE *hist;
   char hist_tmp[4096];
   double wall_setup, wall_loop;
   int64_t k_start, checkpoint_every;
+  shard_snapshots *snap; /* field snapshots / space-time picture, NULL when off */
+  double fields_interval, fields_next;
+  int spacetime;
+  double stop_interval; /* > 0: dissipation_settled stopping rule */
   char run_hash[65];
 } run;
 
@@ -140,8 +147,41 @@ static int scope_lookup(void *ctx, const char *name, double *out);
 
 static shard_scope run_scope(run *r) { return (shard_scope){scope_lookup, r}; }
 
+/* a number of the case by path, through the run's scope (guarded recursion) */
+static int case_number(run *r, const char *path, double *out) {
+  if (!shard_case_has(r->c, path) || r->scope_depth > 8) return 0;
+  r->scope_depth++;
+  shard_scope sc = run_scope(r);
+  const int ok = shard_case_real(r->c, path, &sc, out, r->diag) == SHARD_OK;
+  r->scope_depth--;
+  return ok;
+}
+
+/* Material and fragmentation scales of SPEC §6, from the case's own keys. */
+static int fragmentation_scale(run *r, const char *name, double *out) {
+  double E, rho, gc, sc, L, rate = 0;
+  if (!case_number(r, "model.young", &E) || !case_number(r, "model.density", &rho)) return 0;
+  const double c = sqrt(E / rho);
+  if (strcmp(name, "sigma_c") == 0) return case_number(r, "fracture.strength.nominal", out);
+  if (strcmp(name, "g_c") == 0) return case_number(r, "fracture.g_c", out);
+  if (!case_number(r, "fracture.strength.nominal", &sc) || !case_number(r, "fracture.g_c", &gc)) return 0;
+  const double s0 = E * gc / (sc * sc), t0 = s0 / c;
+  if (strcmp(name, "s0") == 0) return *out = s0, 1;
+  if (strcmp(name, "t0") == 0) return *out = t0, 1;
+  if (strcmp(name, "eps0") == 0) return *out = sc / (E * t0), 1;
+  case_number(r, "model.initial.strain_rate", &rate);
+  const double sg = rate != 0 ? cbrt(24.0 * gc / (rho * rate * rate)) : INFINITY;
+  if (strcmp(name, "s_grady") == 0) return isfinite(sg) ? (*out = sg, 1) : 0;
+  if (strcmp(name, "s_bar") == 0) {
+    if (!case_number(r, "model.length", &L)) return 0;
+    return *out = fmin(L, 1.0 / (1.0 / (4.0 * s0) + 1.0 / sg)), 1;
+  }
+  return 0;
+}
+
 static int scope_lookup(void *ctx, const char *name, double *out) {
   run *r = ctx;
+  if (fragmentation_scale(r, name, out)) return 1;
   if (r->model_ready) {
     const shard_model *m = r->m;
     const shard_model_scales *s = &m->scales;
@@ -400,6 +440,10 @@ static void history_header(run *r) {
 
 static void history_row(run *r, int64_t step, double t, int event) {
   shard_model *m = r->m;
+  if (r->spacetime && r->snap) {
+    shard_msg ignored;
+    shard_spacetime_record(r->snap, t, m, &ignored); /* refuses only a time going backwards */
+  }
   const shard_step_stats *s = &m->stats;
   const double *u = m->sys.u, *v = m->sys.v, *a = m->sys.a;
   FILE *f = r->hist;
@@ -530,6 +574,10 @@ static void write_summary(run *r, FILE *f, const char *status, const char *messa
     fprintf(f, "\"\n");
   }
   fprintf(f, "steps: %lld\n", (long long)steps);
+  if (r->snap && shard_snapshots_note(r->snap)) fprintf(f, "note: \"%s\"\n", shard_snapshots_note(r->snap));
+  if (r->stop_interval > 0)
+    fprintf(f, "stopped_early: %s\nstop_time: %.17g\n", r->stop_time > 0 ? "true" : "false",
+            r->stop_time > 0 ? r->stop_time : steps * r->dt);
   fprintf(f, "time:\n  end: %.17g\n  dt: %.17g\n  dt_c: %.17g\n  dt_bulk: %.17g\n  dt_over_dt_c: %.17g\n", r->T, r->dt,
           r->dt_c, r->dt_bulk, r->dt / r->dt_c);
   fprintf(f, "wall_time:\n  total: %.6f\n  setup: %.6f\n  loop: %.6f\n  per_step: %.6e\n", wall_total, r->wall_setup,
@@ -844,7 +892,12 @@ static int loop(run *r, int64_t *out_steps, shard_msg *msg) {
     } else {
       due = k % r->every == 0;
     }
-    if (due || k == r->nsteps || (event && shard_case_bool(r->c, "output.events"))) history_row(r, k, t, event);
+    const int written = due || k == r->nsteps || (event && shard_case_bool(r->c, "output.events"));
+    if (written) history_row(r, k, t, event);
+    if (r->fields_interval > 0 && t >= r->fields_next - 1e-12 * r->dt) {
+      r->fields_next += r->fields_interval;
+      if ((st = shard_snapshots_write(r->snap, t, m, msg)) != SHARD_OK) break;
+    }
     const double E = r->kinetic + r->elastic + r->penalty + r->coh_rev;
     const double injected = fmax(r->E0 + r->W_abs, 1e-300); /* energy brought in so far, |dW| summed */
     if (E > r->energy_guard * injected) {
@@ -853,6 +906,19 @@ static int loop(run *r, int64_t *out_steps, shard_msg *msg) {
                          "energy %.6g J (initial energy plus the absolute external work; time.energy_guard = %g)",
                          (long long)k, t, E, E / injected, injected, r->energy_guard);
       break;
+    }
+    if (r->stop_interval > 0 && t >= r->stop_next) {
+      const double G = r->coh_work - r->coh_rev;
+      r->stop_next += r->stop_interval;
+      const int quiet = G > 0 && fabs(G - r->stop_last_g) <= 1e-3 * G;
+      r->stop_quiet = quiet ? r->stop_quiet + 1 : 0;
+      r->stop_last_g = G;
+      if (r->stop_quiet >= 3) {
+        r->stop_time = t;
+        if (!written) history_row(r, k, t, 1);
+        ++k;
+        break;
+      }
     }
     if (r->checkpoint_every > 0 && k % r->checkpoint_every == 0 && k < r->nsteps &&
         (st = checkpoint_write(r, k, msg)) != SHARD_OK)
@@ -863,7 +929,7 @@ static int loop(run *r, int64_t *out_steps, shard_msg *msg) {
     }
   }
   if (show) progress(r, k > r->nsteps ? r->nsteps : k, t0, 1);
-  *out_steps = st == SHARD_OK ? r->nsteps : k - 1;
+  *out_steps = k - 1;
   return st;
 }
 
@@ -891,6 +957,16 @@ static int setup_time(run *r, shard_msg *msg) {
   if (shard_case_int(r->c, "time.checkpoint_every", &sc, &ck, r->diag) != SHARD_OK)
     return shard_msg_set(msg, SHARD_ERR_INPUT, "invalid time.checkpoint_every");
   r->checkpoint_every = ck;
+  const char *stop = shard_case_string(r->c, "time.stop");
+  if (stop && strcmp(stop, "dissipation_settled") == 0) {
+    double sbar = 0, c = 0;
+    if (!r->m->fracture || !scope_lookup(r, "s_bar", &sbar) || !scope_lookup(r, "c", &c))
+      return shard_msg_set(msg, SHARD_ERR_INPUT,
+                           "%s: time.stop 'dissipation_settled' needs a fracturing bar with model.initial.strain_rate",
+                           shard_case_path(r->c));
+    r->stop_interval = 10.0 * sbar / c;
+    r->stop_next = r->stop_interval;
+  }
   if (r->m->kind == SHARD_MODEL_BAR && r->m->n_presc) {
     const char *rel = shard_case_string(r->c, "model.loading.release");
     r->release_mode = !rel || strcmp(rel, "never") == 0 ? 0 : strcmp(rel, "external_work") == 0 ? 1 : 2;
@@ -955,6 +1031,17 @@ int shard_run_case(const shard_case *c, const shard_registry *reg, const shard_r
     goto done;
   }
   if ((st = write_provenance(&r, msg)) != SHARD_OK) goto done;
+  if (shard_case_has(c, "output.fields_interval") &&
+      shard_case_real(c, "output.fields_interval", &sc, &r.fields_interval, diag) != SHARD_OK) {
+    st = SHARD_ERR_INPUT;
+    goto done;
+  }
+  r.spacetime = shard_case_bool(c, "output.spacetime");
+  if ((r.fields_interval > 0 || r.spacetime) && m->kind == SHARD_MODEL_BAR &&
+      (st = shard_snapshots_open(&r.snap, opt->out_dir, m, msg)) != SHARD_OK)
+    goto done;
+  if (r.fields_interval > 0 && (st = shard_snapshots_write(r.snap, 0.0, m, msg)) != SHARD_OK) goto done;
+  r.fields_next = r.fields_interval;
   snprintf(r.hist_tmp, sizeof r.hist_tmp, "%s/.history.csv.partial", opt->out_dir);
   if (opt->restart) {
     if ((st = checkpoint_restore(&r, msg)) != SHARD_OK) goto done;
@@ -983,6 +1070,8 @@ int shard_run_case(const shard_case *c, const shard_registry *reg, const shard_r
   if (!ok || rename(r.hist_tmp, fin) != 0) {
     if (st == SHARD_OK) st = shard_msg_set(msg, SHARD_ERR_IO, "cannot write '%s'", fin);
   }
+  if (r.snap && r.spacetime && st == SHARD_OK && shard_snapshots_finish(r.snap, &io) != SHARD_OK)
+    st = shard_msg_set(msg, SHARD_ERR_IO, "%s", io.text);
   char *sbuf = NULL;
   size_t slen = 0;
   FILE *sf = open_memstream(&sbuf, &slen);
@@ -1002,6 +1091,7 @@ int shard_run_case(const shard_case *c, const shard_registry *reg, const shard_r
 done:
   if (code == 1 && st == SHARD_ERR_INPUT) code = 2;
   if (r.hist) fclose(r.hist);
+  shard_snapshots_close(r.snap);
   destroy_plugins(&r);
   free(r.u_prev), free(r.v_prev), free(r.gap);
   shard_model_destroy(r.m);
