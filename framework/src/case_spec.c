@@ -88,6 +88,8 @@ static const shard_param_spec time_specs[] = {
     {"stop", C, "end", 0, 0, "", 0, "end|dissipation_settled",
      "end: run to time.end; dissipation_settled: stop earlier once the fracture dissipation changed by less than "
      "1e-3 (relative) at three checks in a row, checks 10 s_bar / c apart (SPEC 6)"},
+    {"stop_after", R, "0", 0, SHARD_INF, "s", 0, 0,
+     "dissipation_settled: never stop before this time (a confined bar: after it has reached the walls)"},
     {"checkpoint_every", I, "0", 0, 9.2e18, "1", 0, 0,
      "write a checkpoint every N steps (0: never); `shard run --restart DIR` continues from the last one"},
     {"max_steps", I, "100000000", 1, 9.2e18, "1", 0, 0, "refuse runs that would take more steps"},

@@ -965,7 +965,10 @@ static int setup_time(run *r, shard_msg *msg) {
                            "%s: time.stop 'dissipation_settled' needs a fracturing bar with model.initial.strain_rate",
                            shard_case_path(r->c));
     r->stop_interval = 10.0 * sbar / c;
-    r->stop_next = r->stop_interval;
+    double after = 0;
+    if (shard_case_real(r->c, "time.stop_after", &sc, &after, r->diag) != SHARD_OK)
+      return shard_msg_set(msg, SHARD_ERR_INPUT, "invalid time.stop_after");
+    r->stop_next = after + r->stop_interval;
   }
   if (r->m->kind == SHARD_MODEL_BAR && r->m->n_presc) {
     const char *rel = shard_case_string(r->c, "model.loading.release");

@@ -1,0 +1,70 @@
+/* tests: small versions of the paper's fragmentation studies (issue 6):
+ * the qualitative findings that hold at small size, on a 4 mm bar with
+ * h = s0/30 (tests/cases/fracture/ring_small.yaml, confined_small.yaml). */
+#include <math.h>
+#include <stdio.h>
+
+#include "cu_runner.h"
+#include "run_helpers.h"
+
+/* Free expanding bar: the mean fragment size falls as the strain rate rises
+ * (eps_hat = 0.3, 1, 3); printed beside Zhou-Molinari-Ramesh's 4.5/(1 + 4.5 eps_hat^(2/3)). */
+static void test_fragmentation_size_falls_with_rate(void) {
+  const double rates[] = {0.3, 1, 3}, s0 = 370e9 * 50 / (262e6 * 262e6);
+  double size[3];
+  for (int i = 0; i < 3; ++i) {
+    char out[512], tag[32], set[64];
+    snprintf(tag, sizeof tag, "rate%g", rates[i]);
+    snprintf(set, sizeof set, "model.initial.strain_rate=%g * eps0", rates[i]);
+    const char *sets[] = {set};
+    CU_ASSERT_EQUAL_FATAL(rh_run("tests/cases/fracture/ring_small", tag, sets, 1, out, sizeof out, NULL, 0), 0);
+    size[i] = rh_summary(out, "fracture.mean_fragment_size") / s0;
+    const double zmr = 4.5 / (1 + 4.5 * pow(rates[i], 2.0 / 3.0));
+    printf("\n  eps_hat %-4g: s_hat = %.3f (ZMR %.3f), %.0f fragments, drift %.2g", rates[i], size[i], zmr,
+           rh_summary(out, "fracture.fragments"), rh_summary(out, "energy.max_balance_drift"));
+  }
+  CU_CHECK_MSG(size[1] < size[0] && size[2] < size[1], "s_hat not decreasing with the rate: %.3f %.3f %.3f", size[0],
+               size[1], size[2]);
+}
+
+/* Confinement raises the fracture dissipation per length (the walls send the
+ * fragments back), and with the walls the fracture energy falls with the
+ * restitution (e = 0 against e = 1, summed over seeds). */
+static void test_fragmentation_confinement_and_restitution(void) {
+  char out[512];
+  const char *free_sets[] = {"fracture.strength.seed=1"};
+  CU_ASSERT_EQUAL_FATAL(rh_run("tests/cases/fracture/ring_small", "free", free_sets, 1, out, sizeof out, NULL, 0), 0);
+  const double g_free = rh_summary(out, "fracture.dissipation");
+  double g[2] = {0, 0}, nf[2] = {0, 0}, g_seed1[2] = {0, 0};
+  for (int e = 0; e < 2; ++e)
+    for (int seed = 1; seed <= 3; ++seed) {
+      char tag[32], se[48], ss[48];
+      snprintf(tag, sizeof tag, "e%d_s%d", e, seed);
+      snprintf(se, sizeof se, "contact.impact.restitution=%d", e);
+      snprintf(ss, sizeof ss, "fracture.strength.seed=%d", seed);
+      const char *sets[] = {se, ss};
+      CU_ASSERT_EQUAL_FATAL(rh_run("tests/cases/fracture/confined_small", tag, sets, 2, out, sizeof out, NULL, 0), 0);
+      const double gi = rh_summary(out, "fracture.dissipation"), ni = rh_summary(out, "fracture.fragments");
+      g[e] += gi, nf[e] += ni;
+      if (seed == 1) g_seed1[e] = gi;
+      printf("\n  confined e = %d seed %d: G = %.1f J, N_f = %.0f, contact dissipation %.1f J, drift %.2g", e, seed,
+             gi, ni, rh_summary(out, "energy.contact_dissipation"), rh_summary(out, "energy.max_balance_drift"));
+    }
+  printf("\n  free (seed 1): G = %.1f J; confined sums: G(e=0) = %.1f J, G(e=1) = %.1f J, N_f(e=0) = %.0f, N_f(e=1) = %.0f",
+         g_free, g[0], g[1], nf[0], nf[1]);
+  CU_CHECK_MSG(g_seed1[0] > g_free && g_seed1[1] > g_free, "confinement does not raise G: free %.1f, e=0 %.1f, e=1 %.1f",
+               g_free, g_seed1[0], g_seed1[1]);
+  CU_CHECK_MSG(g[0] < g[1], "fracture energy not lower at e = 0 (%.1f) than at e = 1 (%.1f)", g[0], g[1]);
+}
+
+static const cu_test_def tests[] = {
+    {"test_fragmentation_size_falls_with_rate", test_fragmentation_size_falls_with_rate},
+    {"test_fragmentation_confinement_and_restitution", test_fragmentation_confinement_and_restitution},
+    {NULL, NULL},
+};
+
+int main(int argc, char **argv) {
+  int r = cu_main(argc, argv, "fragmentation", tests);
+  rh_cleanup();
+  return r;
+}
