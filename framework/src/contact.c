@@ -236,6 +236,58 @@ static int solve_with(const shard_contact_solver *s, const shard_lcp_problem *p,
   return st;
 }
 
+/* Solve one independent block with the policy: primary solver, dump, fallback. */
+static int solve_block(shard_contact *c, shard_lcp_problem *prob, double *z, int32_t block, shard_step_stats *stats,
+                       shard_msg *msg) {
+    const int need_dense = ((c->policy.primary.caps | (c->policy.fallback.ops ? c->policy.fallback.caps : 0)) &
+                            SHARD_CAP_LCP_DENSE) != 0;
+    if (need_dense && prob->n <= c->dense_max) {
+      memset(c->dense, 0, (size_t)prob->n * (size_t)prob->n * sizeof(double));
+      const shard_csr *a = prob->csr;
+      for (int32_t i = 0; i < a->nrows; ++i)
+        for (int32_t e = a->rowptr[i]; e < a->rowptr[i + 1]; ++e) c->dense[(size_t)i * a->nrows + a->colind[e]] = a->val[e];
+      prob->dense = c->dense;
+    }
+    shard_lcp_report rep;
+    const shard_contact_solver *used = &c->policy.primary;
+    int st;
+    if ((used->caps & SHARD_CAP_LCP_DENSE) && !prob->dense)
+      st = shard_msg_set(msg, SHARD_ERR_UNSUPPORTED,
+                         "block of %d coupled contacts exceeds the dense limit %d of this solver (use pgs or mprgp)",
+                         (int)prob->n, (int)c->dense_max);
+    else
+      st = solve_with(used, prob, z, c->b_w, &rep, msg);
+    if (st != SHARD_OK) {
+      shard_msg_prepend(msg, "lcp '%s': block of %d contacts", used->name, (int)prob->n);
+      if (c->policy.dump) dump_block(c, block, prob, NULL, msg);
+      if (c->policy.fallback.ops) {
+        shard_msg first = *msg;
+        used = &c->policy.fallback;
+        if ((used->caps & SHARD_CAP_LCP_DENSE) && !prob->dense)
+          st = shard_msg_set(msg, SHARD_ERR_UNSUPPORTED, "block of %d coupled contacts exceeds the dense limit %d",
+                             (int)prob->n, (int)c->dense_max);
+        else
+          st = solve_with(used, prob, z, c->b_w, &rep, msg);
+        if (st != SHARD_OK) {
+          shard_msg_prepend(msg, "%s; fallback lcp '%s'", first.text, used->name);
+          return st < 0 ? st : SHARD_ERR_NUMERIC;
+        }
+        stats->lcp_fallbacks++;
+      } else {
+        return st < 0 ? st : SHARD_ERR_NUMERIC;
+      }
+    }
+    if (c->policy.dump_every > 0 && c->step % c->policy.dump_every == 0) {
+      shard_msg ignored = {{0}};
+      dump_block(c, block, prob, z, &ignored);
+    }
+    stats->lcp_blocks++;
+    if (prob->n > stats->lcp_max_block) stats->lcp_max_block = prob->n;
+    stats->lcp_iterations += rep.iterations;
+    if (rep.residual > stats->lcp_residual) stats->lcp_residual = rep.residual;
+    return SHARD_OK;
+}
+
 int shard_contact_lcp_solve(shard_contact *c, const shard_csr *w, const double *q, uint32_t flags, double *z,
                             shard_step_stats *stats, shard_msg *msg) {
   const int32_t n = w->nrows;
@@ -258,6 +310,10 @@ int shard_contact_lcp_solve(shard_contact *c, const shard_csr *w, const double *
   for (int32_t i = 0; i < n; ++i) c->order[c->count[uf_find(c->parent, i)]++] = i; /* ascending in a block */
 
   int32_t block = 0;
+  if (c->start[1] == n) { /* one block holds every row: solve W itself, no copies */
+    shard_lcp_problem prob = {.n = n, .csr = w, .dense = NULL, .q = q, .flags = flags};
+    return solve_block(c, &prob, z, 0, stats, msg);
+  }
   for (int32_t root = 0; root < n; ++root) {
     const int32_t b0 = c->start[root], nb = c->start[root + 1] - b0;
     if (nb == 0) continue;
@@ -276,52 +332,9 @@ int shard_contact_lcp_solve(shard_contact *c, const shard_csr *w, const double *
     }
     shard_csr bcsr = {.nrows = nb, .ncols = nb, .rowptr = c->b_rowptr, .colind = c->b_col, .val = c->b_val};
     shard_lcp_problem prob = {.n = nb, .csr = &bcsr, .dense = NULL, .q = c->b_q, .flags = flags};
-    const int need_dense = ((c->policy.primary.caps | (c->policy.fallback.ops ? c->policy.fallback.caps : 0)) &
-                            SHARD_CAP_LCP_DENSE) != 0;
-    if (need_dense && nb <= c->dense_max) {
-      memset(c->dense, 0, (size_t)nb * (size_t)nb * sizeof(double));
-      for (int32_t a = 0; a < nb; ++a)
-        for (int32_t e = c->b_rowptr[a]; e < c->b_rowptr[a + 1]; ++e) c->dense[(size_t)a * nb + c->b_col[e]] = c->b_val[e];
-      prob.dense = c->dense;
-    }
-    shard_lcp_report rep;
-    const shard_contact_solver *used = &c->policy.primary;
-    int st;
-    if ((used->caps & SHARD_CAP_LCP_DENSE) && !prob.dense)
-      st = shard_msg_set(msg, SHARD_ERR_UNSUPPORTED,
-                         "block of %d coupled contacts exceeds the dense limit %d of this solver (use pgs or mprgp)",
-                         (int)nb, (int)c->dense_max);
-    else
-      st = solve_with(used, &prob, c->b_z, c->b_w, &rep, msg);
-    if (st != SHARD_OK) {
-      shard_msg_prepend(msg, "lcp '%s': block of %d contacts", used->name, (int)nb);
-      if (c->policy.dump) dump_block(c, block, &prob, NULL, msg);
-      if (c->policy.fallback.ops) {
-        shard_msg first = *msg;
-        used = &c->policy.fallback;
-        if ((used->caps & SHARD_CAP_LCP_DENSE) && !prob.dense)
-          st = shard_msg_set(msg, SHARD_ERR_UNSUPPORTED, "block of %d coupled contacts exceeds the dense limit %d",
-                             (int)nb, (int)c->dense_max);
-        else
-          st = solve_with(used, &prob, c->b_z, c->b_w, &rep, msg);
-        if (st != SHARD_OK) {
-          shard_msg_prepend(msg, "%s; fallback lcp '%s'", first.text, used->name);
-          return st < 0 ? st : SHARD_ERR_NUMERIC;
-        }
-        stats->lcp_fallbacks++;
-      } else {
-        return st < 0 ? st : SHARD_ERR_NUMERIC;
-      }
-    }
+    const int st = solve_block(c, &prob, c->b_z, block, stats, msg);
+    if (st != SHARD_OK) return st;
     for (int32_t a = 0; a < nb; ++a) z[idx[a]] = c->b_z[a];
-    if (c->policy.dump_every > 0 && c->step % c->policy.dump_every == 0) {
-      shard_msg ignored = {{0}};
-      dump_block(c, block, &prob, c->b_z, &ignored);
-    }
-    stats->lcp_blocks++;
-    if (nb > stats->lcp_max_block) stats->lcp_max_block = nb;
-    stats->lcp_iterations += rep.iterations;
-    if (rep.residual > stats->lcp_residual) stats->lcp_residual = rep.residual;
     ++block;
   }
   return SHARD_OK;

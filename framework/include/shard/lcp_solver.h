@@ -53,7 +53,7 @@ static inline double shard_lcp_residual(const shard_lcp_problem *p, const double
     if (fabs(p->q[i]) > s) s = fabs(p->q[i]);
   }
   for (int32_t i = 0; i < p->n; ++i) {
-    double m = fabs(fmin(z[i], w[i]));
+    double m = fabs(z[i] < w[i] ? z[i] : w[i]); /* inline min; a NaN propagates into r */
     if (!(m <= r)) r = m; /* also catches NaN */
   }
   return r / s;

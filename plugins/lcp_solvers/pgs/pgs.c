@@ -105,7 +105,7 @@ static int pgs_solve(void *self, const shard_lcp_problem *p, double *z, double *
       double mz = 0.0;
       for (int32_t k = a->rowptr[i]; k < a->rowptr[i + 1]; ++k) mz += a->val[k] * z[a->colind[k]];
       const double wi = mz + p->q[i];
-      const double m = fabs(fmin(z[i], wi));
+      const double m = fabs(z[i] < wi ? z[i] : wi);
       if (!(m <= est)) est = m;
       if (fabs(mz) > scale) scale = fabs(mz);
       if (fabs(p->q[i]) > scale) scale = fabs(p->q[i]);
