@@ -1,11 +1,12 @@
 /* shard validate FILE [--set key.path=value ...] — check a file without
  * running anything: exit 0 and "FILE: ok", or exit 2 with every error
  * (file:line:col: error: ..., source line, caret). The kind of file picks the
- * checker from a table (cases now; campaigns join it later). */
+ * checker from a table: case files and campaign files (a top-level `sweep`). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "campaign.h"
 #include "case.h"
 #include "commands.h"
 
@@ -23,19 +24,27 @@ static int validate_case(const char *path, const char *const *sets, int n_sets, 
   return st;
 }
 
+static int validate_campaign(const char *path, const char *const *sets, int n_sets, const shard_registry *reg,
+                             shard_diag *diag) {
+  if (n_sets > 0) {
+    shard_diag_error(diag, path, 0, 0, NULL, "--set applies to case files; a campaign sets its runs in 'set' and 'sweep'");
+    return SHARD_ERR_INPUT;
+  }
+  (void)sets;
+  return shard_campaign_validate_file(path, reg, diag);
+}
+
 static const file_kind kinds[] = {
     {"case", validate_case},
+    {"campaign", validate_campaign},
 };
 
-/* The checker for a file (the only kind so far is the case file). */
-static const file_kind *kind_of(const char *path) {
-  (void)path;
-  return &kinds[0];
-}
+/* The checker for a file: a campaign when it has a top-level `sweep`. */
+static const file_kind *kind_of(const char *path) { return &kinds[shard_campaign_is_campaign(path) ? 1 : 0]; }
 
 static int usage(FILE *out, int code) {
   fprintf(out, "usage: shard [--plugin-path DIR[:DIR...]] validate FILE.yaml [--set key.path=value ...]\n"
-               "checks a case file strictly; prints FILE: ok (exit 0) or every error (exit 2)\n");
+               "checks a case or campaign file strictly; prints FILE: ok (exit 0) or every error (exit 2)\n");
   return code;
 }
 
