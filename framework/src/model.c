@@ -702,21 +702,20 @@ double shard_model_elastic(const shard_model *m, const double *u) {
   return 0.5 * s;
 }
 
-double shard_model_penalty_energy(shard_model *m, const double *u) {
+void shard_model_measure(shard_model *m, const double *u, double *gaps) {
+  gaps_at(m, u, gaps);
+  if (m->force_law) m->force_law->force(m->force_law_self, m->ncon, gaps, m->pen_f, m->pen_k, m->pen_e);
+}
+
+double shard_model_penalty_energy(const shard_model *m) {
   if (!m->force_law) return 0.0;
-  penalty_eval(m, u);
   double s = 0;
   for (int32_t i = 0; i < m->ncon; ++i) s += m->pen_e[i];
   return s;
 }
 
-double shard_model_contact_force(shard_model *m, int32_t i, double dt, const double *u) {
-  double f = m->impulse[i] / dt;
-  if (m->force_law) {
-    penalty_eval(m, u);
-    f += m->pen_f[i];
-  }
-  return f;
+double shard_model_contact_force(const shard_model *m, int32_t i, double dt) {
+  return m->impulse[i] / dt + (m->force_law ? m->pen_f[i] : 0.0);
 }
 
 double shard_model_momentum(const shard_model *m, const double *v) {

@@ -142,9 +142,13 @@ double shard_model_dt_bulk(const shard_model *m);
 /* Energies of the current state (SPEC §4). */
 double shard_model_kinetic(const shard_model *m, const double *v);
 double shard_model_elastic(const shard_model *m, const double *u);
-double shard_model_penalty_energy(shard_model *m, const double *u);
-/* Contact force [N] of constraint i in the last step: impulse/dt + penalty force. */
-double shard_model_contact_force(shard_model *m, int32_t i, double dt, const double *u);
+/* Gaps of every constraint at u (into gaps) and, with a force law, its
+ * forces and energies: the measures below read these. Once per step. */
+void shard_model_measure(shard_model *m, const double *u, double *gaps);
+double shard_model_penalty_energy(const shard_model *m);
+/* Contact force [N] of constraint i in the last step: impulse/dt + penalty
+ * force at the last shard_model_measure. */
+double shard_model_contact_force(const shard_model *m, int32_t i, double dt);
 double shard_model_momentum(const shard_model *m, const double *v);
 double shard_model_total_mass(const shard_model *m);
 

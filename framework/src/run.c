@@ -406,7 +406,7 @@ static void reference_step(run *r, double t) {
   } else if (r->ref == SHARD_REF_BAR_IMPACT) {
     double ua, va, fa;
     shard_bar_ref_eval(&r->bar, t, &ua, &va, &fa);
-    const double f = shard_model_contact_force(m, r->contact_con, r->dt, u);
+    const double f = shard_model_contact_force(m, r->contact_con, r->dt);
     const int32_t d = r->contact_dof;
     if (f > 0) {
       if (isnan(r->first_contact)) r->first_contact = t;
@@ -454,11 +454,11 @@ static void history_row(run *r, int64_t step, double t, int event) {
           (int)s->lcp_fallbacks, pen, r->kinetic, r->elastic, r->penalty, r->C_dis, r->W_ext, r->H, r->drift);
   if (m->kind == SHARD_MODEL_PARTICLE) {
     fprintf(f, ",%.15g,%.15g,%.15g,%.15g,%.15g,%.15g", u[0], v[0], a[0], r->gap[0], m->impulse[0],
-            m->ncon ? shard_model_contact_force(m, 0, r->dt, u) : 0.0);
+            m->ncon ? shard_model_contact_force(m, 0, r->dt) : 0.0);
   } else {
     const int32_t d = r->contact_dof;
     fprintf(f, ",%.15g,%.15g,%.15g,%.15g", d >= 0 ? u[d] : NAN, d >= 0 ? v[d] : NAN,
-            (d >= 0 && m->ncon) ? shard_model_contact_force(m, r->contact_con, r->dt, u) : 0.0,
+            (d >= 0 && m->ncon) ? shard_model_contact_force(m, r->contact_con, r->dt) : 0.0,
             shard_model_momentum(m, v));
   }
   if (m->fracture) {
@@ -488,7 +488,7 @@ static double energy_state(run *r) {
   const double *u = m->sys.u, *v = m->sys.v, *a = m->sys.a;
   r->kinetic = shard_model_kinetic(m, v);
   r->elastic = shard_model_elastic(m, u);
-  r->penalty = shard_model_penalty_energy(m, u);
+  r->penalty = shard_model_penalty_energy(m);
   shard_model_cohesive_energy(m, &r->coh_rev, &r->coh_work);
   double aMa = 0;
   for (int32_t d = 0; d < m->ndof; ++d) aMa += m->mass[d] * a[d] * a[d];
@@ -867,7 +867,7 @@ static int loop(run *r, int64_t *out_steps, shard_msg *msg) {
       st = SHARD_ERR_NUMERIC;
       break;
     }
-    sys->ops->gaps(sys, sys->u, r->gap);
+    shard_model_measure(m, sys->u, r->gap);
     energies(r, 0);
     if (m->n_presc && !m->released &&
         ((r->release_mode == 1 && r->dw_last < 0.0) || (r->release_mode == 2 && t >= r->release_time - 1e-12 * r->dt))) {
@@ -1054,7 +1054,7 @@ int shard_run_case(const shard_case *c, const shard_registry *reg, const shard_r
       goto done;
     }
     history_header(&r);
-    sys->ops->gaps(sys, sys->u, r.gap);
+    shard_model_measure(m, sys->u, r.gap);
     energies(&r, 1);
     history_row(&r, 0, 0.0, 0);
   }
