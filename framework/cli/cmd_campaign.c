@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,8 +62,8 @@ static void on_progress(void *vctx, const shard_campaign_progress *p) {
   char eta[32], el[32];
   fmt_duration(p->eta, eta, sizeof eta);
   fmt_duration(p->elapsed, el, sizeof el);
-  fprintf(stderr, "\r\033[K%s%zu/%zu done, %zu failed, %zu running, %s elapsed, ETA %s", rank, p->done, p->total,
-          p->failed, p->running, el, eta);
+  fprintf(stderr, "\r\033[K%sruns %zu/%zu done, %zu failed, %zu running, %s elapsed%s%s", rank, p->done, p->total,
+          p->failed, p->running, el, p->done < p->total ? ", ETA " : "", p->done < p->total ? eta : "");
   fflush(stderr);
   ctx->line_shown = 1;
 }
@@ -257,6 +258,14 @@ static int cmd_merge(int argc, char **argv) {
 
 #ifdef SHARD_HAVE_MPI
 static int run_mpi(const shard_campaign *c, shard_campaign_options *opt, int *exit_code) {
+  /* block the signals the campaign waits for before MPI starts its threads,
+   * so that none of them takes a SIGTERM (or a SIGCHLD) meant for the loop */
+  sigset_t block;
+  sigemptyset(&block);
+  sigaddset(&block, SIGINT);
+  sigaddset(&block, SIGTERM);
+  sigaddset(&block, SIGCHLD);
+  sigprocmask(SIG_BLOCK, &block, NULL);
   int provided = 0;
   MPI_Init_thread(NULL, NULL, MPI_THREAD_SINGLE, &provided);
   int rank = 0, size = 1;

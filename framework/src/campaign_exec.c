@@ -475,7 +475,7 @@ int shard_campaign_execute(const shard_campaign *c, const shard_campaign_options
   }
   sigprocmask(SIG_BLOCK, &block, &old);
 
-  double t0 = now(), stop_at = 0;
+  double t0 = now(), stop_at = 0, last_report = t0;
   size_t next = 0, running = 0, ran = 0;
   int stopping = 0;
   report(opt, &prog, t0, ran, NULL);
@@ -491,6 +491,10 @@ int shard_campaign_execute(const shard_campaign *c, const shard_campaign_options
     }
     if (running == 0) break;
     prog.running = running;
+    if (now() - last_report >= 1.0) { /* keep the elapsed time and ETA ticking */
+      report(opt, &prog, t0, ran, NULL);
+      last_report = now();
+    }
     /* wait for a child, a signal, or the next deadline */
     double wait = 0.2, t = now();
     for (int k = 0; k < opt->jobs; ++k)
@@ -538,6 +542,7 @@ int shard_campaign_execute(const shard_campaign *c, const shard_campaign_options
                    rec->message);
           prog.running = running - 1;
           report(opt, &prog, t0, ran, last);
+          last_report = now();
         }
         jb->pid = 0;
         --running;
