@@ -54,4 +54,22 @@ grep -q "shard campaign merge: run 0 appears in two tables" <<<"$err" || fail "d
 err=$(run --slice 3/2 2>&1)
 [ $? -eq 2 ] || fail "--slice 3/2 accepted"
 grep -q "shard campaign: --slice takes K/N with 1 <= K <= N, got '3/2'" <<<"$err" || fail "slice message: $err"
+# an inline base case runs from DIR/case.yaml, resumable like a base file
+cat > "$T/inline.yaml" <<'YAML'
+name: inline
+case:
+  model: {type: particle, mass: 1.0, position: 1.0}
+  integrator: {plugin: explicit_newmark}
+  contact:
+    force: {plugin: penalty, stiffness: 1e6}
+  time: {end: 0.01, dt: 1e-3}
+sweep:
+  time.dt: [1e-3, 2e-3]
+YAML
+"$SHARD" campaign "$T/inline.yaml" -o "$T/inline" -j 2 --no-progress >/dev/null 2>&1 || fail "inline campaign"
+grep -q "^  model: {type: particle" "$T/inline/case.yaml" || fail "inline case not written"
+[ "$(cut -d, -f1,2,3,8 "$T/inline/campaign.csv" | tr '\n' ' ')" = "index,time.dt,status,steps 0,1e-3,ok,10 1,2e-3,ok,5 " ] ||
+  fail "inline table: $(cut -d, -f1,2,3,8 "$T/inline/campaign.csv")"
+out=$("$SHARD" campaign "$T/inline.yaml" -o "$T/inline" --resume --no-progress 2>&1)
+grep -q "(2 reused)" <<<"$out" || fail "inline resume: $out"
 echo PASS
