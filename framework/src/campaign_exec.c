@@ -504,6 +504,15 @@ int shard_campaign_execute(const shard_campaign *c, const shard_campaign_options
       }
     struct timespec ts = {(time_t)wait, (long)((wait - floor(wait)) * 1e9)};
     int sig = sigtimedwait(&block, NULL, &ts);
+    /* Ctrl-C reaches the whole process group: a child may die of it before
+     * our own SIGINT is taken, and must then count as stopped, not crashed */
+    sigset_t pend;
+    if (opt->handle_signals && sig == SIGCHLD && sigpending(&pend) == 0 &&
+        (sigismember(&pend, SIGINT) == 1 || sigismember(&pend, SIGTERM) == 1)) {
+      struct timespec zero = {0, 0};
+      sig = sigtimedwait(&block, NULL, &zero);
+      while (sig == SIGCHLD) sig = sigtimedwait(&block, NULL, &zero);
+    }
     if ((sig == SIGINT || sig == SIGTERM) && !stopping) {
       stopping = 1;
       stop_at = now();
