@@ -70,6 +70,17 @@ out=$(run -o "$T/c" -j 2 --resume 2>&1) || fail "resume after SIGTERM: $out"
 grep -q "(3 reused)" <<<"$out" || fail "resume after SIGTERM: $out"
 diff <(strip "$T/c/campaign.csv") <(strip "$T/b/campaign.csv") || fail "table after SIGTERM + resume differs"
 
+# 3b. Ctrl-C at a terminal reaches the whole process group: the runs it kills
+# are interrupted, not crashed rows
+setsid "$SHARD" --plugin-path "$PLUGINS" campaign "$T/c.yaml" -o "$T/d" -j 1 --no-progress >"$T/d.log" 2>&1 &
+pid=$!
+wait_for "$T/d/runs/0002/result.yaml"
+sleep 0.5
+kill -INT -- -$pid
+wait $pid
+[ "$(cut -d, -f1 "$T/d/campaign.csv" | tr '\n' ' ')" = "index 0 1 2 " ] || fail "table after Ctrl-C: $(cat "$T/d/campaign.csv")"
+grep -q crashed "$T/d/campaign.csv" "$T/d.log" && fail "a run killed by Ctrl-C was recorded as crashed"
+
 # 4. a changed run is not reused
 sed -i 's/sleep: 3/sleep: 0/' "$T/c.yaml"
 out=$(run -o "$T/c" -j 2 --resume 2>&1) || fail "resume after an edit: $out"
