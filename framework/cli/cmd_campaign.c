@@ -25,7 +25,7 @@
 static void usage(FILE *out) {
   fprintf(out,
           "usage: shard campaign CAMPAIGN.yaml [-o DIR] [-j N] [--slice K/N] [--resume] [--timeout S] "
-          "[--no-progress] [--dry-run]\n"
+          "[--no-progress] [--dry-run | --plots-only]\n"
           "       shard campaign merge OUT_DIR DIR|TABLE.csv ...\n"
           "       mpirun -n P shard campaign CAMPAIGN.yaml [-o DIR] [-j N] [--resume]   (MPI builds)\n");
 }
@@ -362,7 +362,7 @@ static int run_mpi(const shard_campaign *c, shard_campaign_options *opt, int *ex
 int shard_cmd_campaign(const shard_cli *cli, int argc, char **argv) {
   if (argc >= 2 && strcmp(argv[1], "merge") == 0) return cmd_merge(argc - 1, argv + 1);
   const char *file = NULL, *out = NULL;
-  int jobs = 1, slice_k = 0, slice_n = 0, resume = 0, progress = -1, dry_run = 0;
+  int jobs = 1, slice_k = 0, slice_n = 0, resume = 0, progress = -1, dry_run = 0, plots_only = 0;
   double timeout = 0;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
@@ -394,6 +394,8 @@ int shard_cmd_campaign(const shard_cli *cli, int argc, char **argv) {
       }
     } else if (strcmp(a, "--dry-run") == 0) {
       dry_run = 1;
+    } else if (strcmp(a, "--plots-only") == 0) {
+      plots_only = 1;
     } else if (strcmp(a, "--no-progress") == 0) {
       progress = 0;
     } else if (strcmp(a, "--progress") == 0) {
@@ -461,6 +463,20 @@ int shard_cmd_campaign(const shard_cli *cli, int argc, char **argv) {
   if (dry_run) {
     print_runs(c, out, slice_k, slice_n);
     code = SHARD_EXIT_OK;
+    goto done;
+  }
+  if (plots_only) { /* e.g. after `shard campaign merge` */
+    char table[4200];
+    snprintf(table, sizeof table, "%s/campaign.csv", out);
+    shard_table *t = NULL;
+    shard_plot_report rep;
+    if (shard_table_read_csv(table, &t, &msg) != SHARD_OK || shard_campaign_plots(c, t, out, &rep, &msg) != SHARD_OK) {
+      fprintf(stderr, "shard campaign: %s\n", msg.text);
+    } else {
+      print_plots(&rep, out);
+      code = SHARD_EXIT_OK;
+    }
+    shard_table_destroy(t);
     goto done;
   }
   progress_ctx pc = {progress < 0 ? isatty(2) : progress, -1, 0};

@@ -41,6 +41,13 @@ for k in 1 2 3 4; do run -o "$T/s$k" --slice $k/4 >/dev/null 2>&1; done
 out=$("$SHARD" campaign merge "$T/merged" "$T/s1" "$T/s2" "$T/s3" "$T/s4") || fail "merge: $out"
 grep -q "merged 4 tables, 9 runs -> $T/merged/campaign.csv" <<<"$out" || fail "merge output: $out"
 diff <(strip "$T/all/campaign.csv") <(strip "$T/merged/campaign.csv") || fail "merged slices differ from the -j run"
+# plots from a merged table
+printf 'plots:\n  - {file: steps, x: time.dt, y: steps, series: integrator.run, logx: true, logy: true}\n' >>"$T/c.yaml"
+"$SHARD" --plugin-path "$PLUGINS" campaign "$T/c.yaml" -o "$T/merged" --plots-only >/dev/null || fail "--plots-only"
+[ -s "$T/merged/plots/steps.gp" ] && [ -s "$T/merged/plots/steps.dat" ] || fail "no plot from the merged table"
+# 0.01 / dt steps: slope -1 for both ok series
+[ "$(cut -d, -f4 "$T/merged/plots/steps.slopes.csv" | tr '\n' ' ')" = "slope -1.0000 -1.0000 " ] ||
+  fail "slopes: $(cat "$T/merged/plots/steps.slopes.csv")"
 # slices sharing one directory (a shared file system)
 for k in 1 2; do run -o "$T/shared" --slice $k/2 >/dev/null 2>&1; done
 "$SHARD" campaign merge "$T/merged2" "$T/shared" >/dev/null || fail "merge of a shared directory"
