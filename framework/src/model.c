@@ -737,7 +737,8 @@ typedef struct ck_array {
   size_t size; /* bytes */
 } ck_array;
 
-/* Every mutable array of the model, at its preallocated size. */
+/* Every mutable array of the model, at its preallocated size (alloc_model
+ * allocates n + 1 elements for a requested n). */
 static int ck_arrays(shard_model *m, ck_array *out) {
   const size_t nd = (size_t)m->ndof_max + 1, nc = (size_t)m->ncon_max + 1, nf = (size_t)m->nfacet + 1,
                ne = (size_t)m->nel + 1, D = sizeof(double), I = sizeof(int32_t);
@@ -750,8 +751,8 @@ static int ck_arrays(shard_model *m, ck_array *out) {
   out[n++] = (ck_array){m->sys.a, nd * D};
   out[n++] = (ck_array){m->el_a, ne * I};
   out[n++] = (ck_array){m->h_rowptr, (nc + 1) * I};
-  out[n++] = (ck_array){m->h_col, 2 * nc * I};
-  out[n++] = (ck_array){m->h_val, 2 * nc * D};
+  out[n++] = (ck_array){m->h_col, (2 * (size_t)m->ncon_max + 1) * I};
+  out[n++] = (ck_array){m->h_val, (2 * (size_t)m->ncon_max + 1) * D};
   out[n++] = (ck_array){m->g0, nc * D};
   out[n++] = (ck_array){m->facet_iface, nf * I};
   out[n++] = (ck_array){m->if_node, nf * I};
