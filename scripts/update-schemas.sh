@@ -2,6 +2,7 @@
 # Regenerate what `shard schema` derives from the spec tables of the build
 # tree's plugins:
 #   schemas/case.schema.json       (shard schema)
+#   schemas/campaign.schema.json   (shard schema campaign)
 #   docs/cases.md, generated part  (shard schema --markdown, between the markers)
 # usage: scripts/update-schemas.sh [BUILD_DIR]      (default: build)
 # tests/e2e/schema_fresh.sh fails when the committed files are stale.
@@ -15,6 +16,8 @@ run() { env -u SHARD_PLUGIN_PATH "$shard" "$@"; }
 
 run schema > "$root/schemas/case.schema.json.tmp"
 mv "$root/schemas/case.schema.json.tmp" "$root/schemas/case.schema.json"
+run schema campaign > "$root/schemas/campaign.schema.json.tmp"
+mv "$root/schemas/campaign.schema.json.tmp" "$root/schemas/campaign.schema.json"
 
 begin='<!-- BEGIN generated: shard schema --markdown -->'
 end='<!-- END generated: shard schema --markdown -->'

@@ -1,25 +1,29 @@
-/* shard schema [case] [--markdown] — the JSON Schema (draft 2020-12) of case
- * files for the plugins found, or the per-section key tables as Markdown
- * (docs/cases.md). scripts/update-schemas.sh writes both into the tree. */
+/* shard schema [case|campaign] [--markdown] — the JSON Schema (draft 2020-12)
+ * of case files (or campaign files) for the plugins found, or the per-section
+ * key tables of cases as Markdown (docs/cases.md). scripts/update-schemas.sh
+ * writes them into the tree. */
 #include <stdio.h>
 #include <string.h>
 
+#include "campaign.h"
 #include "case.h"
 #include "commands.h"
 
 static int usage(FILE *out, int code) {
-  fprintf(out, "usage: shard [--plugin-path DIR[:DIR...]] schema [case] [--markdown]\n"
-               "prints the JSON Schema of case files (or, with --markdown, their key tables)\n");
+  fprintf(out, "usage: shard [--plugin-path DIR[:DIR...]] schema [case|campaign] [--markdown]\n"
+               "prints the JSON Schema of case files (default) or campaign files; --markdown: the case key tables\n");
   return code;
 }
 
 int shard_cmd_schema(const shard_cli *cli, int argc, char **argv) {
-  int markdown = 0;
+  int markdown = 0, campaign = 0;
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--markdown") == 0)
       markdown = 1;
     else if (strcmp(argv[i], "case") == 0)
-      continue;
+      campaign = 0;
+    else if (strcmp(argv[i], "campaign") == 0)
+      campaign = 1;
     else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
       return usage(stdout, SHARD_EXIT_OK);
     else {
@@ -37,7 +41,12 @@ int shard_cmd_schema(const shard_cli *cli, int argc, char **argv) {
   if (shard_registry_discover(reg, cli->plugin_path, &msg) != SHARD_OK) {
     fprintf(stderr, "shard schema: %s\n", msg.text);
     code = SHARD_EXIT_INPUT;
-  } else if ((markdown ? shard_schema_write_markdown(reg, stdout) : shard_schema_write_case(reg, stdout)) != SHARD_OK) {
+  } else if (markdown && campaign) {
+    fprintf(stderr, "shard schema: --markdown covers case files only (campaign keys: docs/campaigns.md)\n");
+    code = SHARD_EXIT_INPUT;
+  } else if ((markdown     ? shard_schema_write_markdown(reg, stdout)
+              : campaign ? shard_schema_write_campaign(reg, stdout)
+                         : shard_schema_write_case(reg, stdout)) != SHARD_OK) {
     fprintf(stderr, "shard schema: cannot write the output\n");
     code = SHARD_EXIT_FAIL;
   }

@@ -9,6 +9,11 @@ run() { env -u SHARD_PLUGIN_PATH "$shard" "$@"; }
 fix="run: scripts/update-schemas.sh $build"
 
 diffs=$(mktemp)
+if ! run schema campaign | diff -u "$src/schemas/campaign.schema.json" - > "$diffs"; then
+  echo "FAIL: schemas/campaign.schema.json is stale; $fix"
+  head -40 "$diffs"
+  fail=1
+fi
 if ! run schema | diff -u "$src/schemas/case.schema.json" - > "$diffs"; then
   echo "FAIL: schemas/case.schema.json is stale; $fix"
   head -40 "$diffs"
@@ -40,7 +45,9 @@ while IFS= read -r -d '' f; do
   rel=${first#*\$schema=}
   [ -f "$(dirname "$f")/$rel" ] || { echo "FAIL: $f: schema path '$rel' does not exist"; fail=1; }
   # a case that names the case schema is valid
-  if [ "$(basename "$rel")" = case.schema.json ] && ! out=$(run validate "$f" 2>&1); then
+  # a case or campaign that names its schema is valid (campaigns: every point)
+  if { [ "$(basename "$rel")" = case.schema.json ] || [ "$(basename "$rel")" = campaign.schema.json ]; } &&
+    ! out=$(run validate "$f" 2>&1); then
     echo "FAIL: $f does not validate:"
     printf '%s\n' "$out" | head -10
     fail=1
