@@ -12,7 +12,7 @@ trap 'rm -f "$dat"' EXIT
 awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) c[$i] = i; next }
   $c["status"] == "ok" {
     s0 = 2.6954e-4; L = $c["model.length"]
-    printf "%.6g %.6g %.6g %s\n", $c["rate"], $c["fracture.mean_fragment_size"] / s0,
+    printf "%.6g %.6g %.6g %s\n", $c["var.rate"], $c["fracture.mean_fragment_size"] / s0,
       $c["fracture.dissipation"] / L / (50 / s0), $c["fracture.fragments"] }' "$table" | sort -g > "$dat"
 gnuplot <<GP
 set terminal pngcairo size 1200,450 font "DejaVu Sans,10" noenhanced
