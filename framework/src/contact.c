@@ -223,7 +223,8 @@ static void dump_block(const shard_contact *c, int32_t block, const shard_lcp_pr
 static int solve_with(const shard_contact_solver *s, const shard_lcp_problem *p, double *z, double *w,
                       shard_lcp_report *rep, shard_msg *msg) {
   memset(rep, 0, sizeof *rep);
-  for (int32_t i = 0; i < p->n; ++i) z[i] = 0.0;
+  for (int32_t i = 0; i < p->n; ++i) /* warm start: the caller's guess, made feasible */
+    if (!(z[i] > 0.0)) z[i] = 0.0;
   msg->text[0] = '\0';
   int st = s->ops->solve(s->self, p, z, w, rep, msg);
   if (st == SHARD_OK && rep->status != SHARD_OK) st = rep->status;
@@ -266,8 +267,10 @@ static int solve_block(shard_contact *c, shard_lcp_problem *prob, double *z, int
         if ((used->caps & SHARD_CAP_LCP_DENSE) && !prob->dense)
           st = shard_msg_set(msg, SHARD_ERR_UNSUPPORTED, "block of %d coupled contacts exceeds the dense limit %d",
                              (int)prob->n, (int)c->dense_max);
-        else
+        else {
+          for (int32_t i = 0; i < prob->n; ++i) z[i] = 0.0; /* the primary's iterate is no guess */
           st = solve_with(used, prob, z, c->b_w, &rep, msg);
+        }
         if (st != SHARD_OK) {
           shard_msg_prepend(msg, "%s; fallback lcp '%s'", first.text, used->name);
           return st < 0 ? st : SHARD_ERR_NUMERIC;
@@ -329,6 +332,7 @@ int shard_contact_lcp_solve(shard_contact *c, const shard_csr *w, const double *
       }
       c->b_rowptr[a + 1] = nnz;
       c->b_q[a] = q[i];
+      c->b_z[a] = z[i];
     }
     shard_csr bcsr = {.nrows = nb, .ncols = nb, .rowptr = c->b_rowptr, .colind = c->b_col, .val = c->b_val};
     shard_lcp_problem prob = {.n = nb, .csr = &bcsr, .dense = NULL, .q = c->b_q, .flags = flags};

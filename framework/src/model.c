@@ -754,6 +754,7 @@ static int ck_arrays(shard_model *m, ck_array *out) {
   out[n++] = (ck_array){m->h_col, (2 * (size_t)m->ncon_max + 1) * I};
   out[n++] = (ck_array){m->h_val, (2 * (size_t)m->ncon_max + 1) * D};
   out[n++] = (ck_array){m->g0, nc * D};
+  out[n++] = (ck_array){m->impulse, nc * D}; /* the LCP warm start */
   out[n++] = (ck_array){m->facet_iface, nf * I};
   out[n++] = (ck_array){m->if_node, nf * I};
   out[n++] = (ck_array){m->if_twin, nf * I};

@@ -843,7 +843,8 @@ static int loop(run *r, int64_t *out_steps, shard_msg *msg) {
     const double t_prev = sys->t, t = (double)k * r->dt;
     memcpy(r->u_prev, sys->u, (size_t)m->ndof * sizeof(double));
     memcpy(r->v_prev, sys->v, (size_t)m->ndof * sizeof(double));
-    memset(m->impulse, 0, (size_t)m->ncon * sizeof(double));
+    /* sys->impulse keeps the last step's impulses: integrators warm-start
+     * their LCP from them and overwrite every entry */
     memset(&m->stats, 0, sizeof m->stats);
     shard_contact_set_step(m->contact, k, t_prev);
     st = r->iops->step(r->integ.self, sys, r->dt, msg);
