@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "commands.h"
+#include "params_text.h"
 #include "mtx.h"
 #include "registry.h"
 #include "shard/lcp_solver.h"
@@ -172,70 +173,6 @@ static void unknown_solver(const shard_registry *reg, const char *name) {
 
 /* ------------------------------------------------------------- parameters */
 
-static int parse_value(const shard_param_spec *sp, const char *text, shard_param_value *v, char *err, size_t errlen) {
-  memset(v, 0, sizeof *v);
-  char *end = NULL;
-  switch (sp->type) {
-  case SHARD_PARAM_REAL:
-  case SHARD_PARAM_INT: {
-    errno = 0;
-    double x = strtod(text, &end);
-    if (end == text || *end != '\0' || errno == ERANGE || !isfinite(x)) {
-      snprintf(err, errlen, "expects a finite number, got '%s'", text);
-      return 0;
-    }
-    if (sp->type == SHARD_PARAM_INT && (x != floor(x) || fabs(x) > 9.0e15)) {
-      snprintf(err, errlen, "expects an integer, got '%s'", text);
-      return 0;
-    }
-    int lo_ok = (sp->flags & SHARD_PARAM_MIN_EXCLUSIVE) ? x > sp->min : x >= sp->min;
-    int hi_ok = (sp->flags & SHARD_PARAM_MAX_EXCLUSIVE) ? x < sp->max : x <= sp->max;
-    if (!lo_ok || !hi_ok) {
-      snprintf(err, errlen, "value %s outside %s%g, %g%s", text, (sp->flags & SHARD_PARAM_MIN_EXCLUSIVE) ? "(" : "[",
-               sp->min, sp->max, (sp->flags & SHARD_PARAM_MAX_EXCLUSIVE) ? ")" : "]");
-      return 0;
-    }
-    v->real = x;
-    v->integer = (long long)x;
-    break;
-  }
-  case SHARD_PARAM_BOOL:
-    if (strcmp(text, "true") == 0)
-      v->boolean = 1;
-    else if (strcmp(text, "false") == 0)
-      v->boolean = 0;
-    else {
-      snprintf(err, errlen, "expects true or false, got '%s'", text);
-      return 0;
-    }
-    break;
-  case SHARD_PARAM_CHOICE: {
-    size_t len = strlen(text);
-    const char *c = sp->choices ? sp->choices : "";
-    int found = 0;
-    while (*c) {
-      const char *bar = strchr(c, '|');
-      size_t cl = bar ? (size_t)(bar - c) : strlen(c);
-      if (cl == len && strncmp(c, text, len) == 0) found = 1;
-      c += cl + (bar ? 1 : 0);
-    }
-    if (!found) {
-      snprintf(err, errlen, "expects one of %s, got '%s'", sp->choices ? sp->choices : "(none)", text);
-      return 0;
-    }
-    v->string = text;
-    break;
-  }
-  case SHARD_PARAM_STRING:
-    v->string = text;
-    break;
-  default:
-    snprintf(err, errlen, "has an unknown parameter type %d", (int)sp->type);
-    return 0;
-  }
-  v->set = 1;
-  return 1;
-}
 
 /* Resolve the plugin's parameters: defaults, then the --set values. */
 static int resolve_params(const shard_plugin *d, const lcp_args *a, shard_param_value *values) {
@@ -243,7 +180,7 @@ static int resolve_params(const shard_plugin *d, const lcp_args *a, shard_param_
   for (uint32_t k = 0; k < d->n_params; ++k) {
     const shard_param_spec *sp = &d->params[k];
     memset(&values[k], 0, sizeof values[k]);
-    if (sp->def && !parse_value(sp, sp->def, &values[k], err, sizeof err)) {
+    if (sp->def && !shard_param_parse(sp, sp->def, &values[k], err, sizeof err)) {
       fprintf(stderr, "shard lcp: solver '%s': default of '%s' %s (plugin bug)\n", d->name, sp->key, err);
       return 0;
     }
@@ -277,7 +214,7 @@ static int resolve_params(const shard_plugin *d, const lcp_args *a, shard_param_
       fprintf(stderr, ")\n");
       return 0;
     }
-    if (!parse_value(&d->params[k], eq + 1, &values[k], err, sizeof err)) {
+    if (!shard_param_parse(&d->params[k], eq + 1, &values[k], err, sizeof err)) {
       fprintf(stderr, "shard lcp: --set '%s': '%s' %s\n", a->sets[i], d->params[k].key, err);
       return 0;
     }

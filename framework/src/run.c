@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "model.h"
+#include "params_text.h"
 #include "reference.h"
 #include "sha256.h"
 #include "snapshot.h"
@@ -311,18 +312,14 @@ static int build_plugins(run *r, shard_msg *msg) {
       if (!fp) return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: lcp.fallback: no LCP solver plugin named '%s'", path, fb);
       r->fallback.lp = fp;
       r->fallback.params = (shard_params){fp->desc->params, 0, NULL};
-      /* the fallback runs with its defaults: resolve them through a params table of defaults */
+      /* the fallback runs with its defaults */
       const shard_lcp_solver_ops *fops = fp->desc->ops;
       shard_param_value *vals = calloc(fp->desc->n_params + 1, sizeof *vals);
       if (!vals) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
-      for (uint32_t i = 0; i < fp->desc->n_params; ++i) {
-        const shard_param_spec *s = &fp->desc->params[i];
-        if (!s->def) continue;
-        vals[i].set = 1;
-        vals[i].string = s->def;
-        vals[i].real = strtod(s->def, NULL);
-        vals[i].integer = strtoll(s->def, NULL, 10);
-        vals[i].boolean = strcmp(s->def, "true") == 0;
+      if ((st = shard_params_defaults(fp->desc->params, fp->desc->n_params, vals, msg)) != SHARD_OK) {
+        free(vals);
+        shard_msg_prepend(msg, "%s: fallback lcp '%s'", path, fb);
+        return st;
       }
       shard_params fpar = {fp->desc->params, fp->desc->n_params, vals};
       st = fops->create(&fpar, &r->fallback.self, msg);

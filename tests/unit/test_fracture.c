@@ -10,6 +10,7 @@
 
 #include "cu_runner.h"
 #include "mtx.h"
+#include "params_text.h"
 #include "run_helpers.h"
 #include "shard/lcp_solver.h"
 
@@ -91,12 +92,9 @@ static void check_dumped_against_lemke(const char *dir) {
   CU_ASSERT_PTR_NOT_NULL_FATAL(lp);
   const shard_lcp_solver_ops *ops = lp->desc->ops;
   shard_param_value vals[16] = {{0}};
-  for (uint32_t i = 0; i < lp->desc->n_params && i < 16; ++i) {
-    const shard_param_spec *s = &lp->desc->params[i];
-    if (!s->def) continue;
-    vals[i].set = 1, vals[i].real = strtod(s->def, NULL), vals[i].integer = strtoll(s->def, NULL, 10);
-    vals[i].string = s->def, vals[i].boolean = strcmp(s->def, "true") == 0;
-  }
+  shard_msg dmsg = {{0}};
+  CU_ASSERT_FATAL(lp->desc->n_params <= 16);
+  CU_ASSERT_EQUAL_FATAL(shard_params_defaults(lp->desc->params, lp->desc->n_params, vals, &dmsg), SHARD_OK);
   shard_params params = {lp->desc->params, lp->desc->n_params, vals};
   void *self = NULL;
   shard_msg msg = {{0}};
