@@ -3,11 +3,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "case.h"
 #include "commands.h"
 #include "registry.h"
 #include "run.h"
+
+/* the progress line on stderr: step, simulated time, rate, ETA */
+static void print_progress(void *ctx, const shard_run_progress *p) {
+  (void)ctx;
+  fprintf(stderr, "\r  step %lld/%lld  t = %.4g s  %.3g steps/s  ETA %.0f s   %s", (long long)p->step,
+          (long long)p->nsteps, p->t, p->rate, p->eta, p->final ? "\n" : "");
+  fflush(stderr);
+}
 
 static void usage(void) {
   fprintf(stderr, "usage: shard run CASE.yaml [-o DIR] [--set key.path=value ...] [--progress | --no-progress]\n"
@@ -80,7 +89,10 @@ int shard_cmd_run(const shard_cli *cli, int argc, char **argv) {
     if (dot && strcmp(dot, ".yaml") == 0) *dot = '\0';
     out = def_out;
   }
-  shard_run_options opt = {.out_dir = out, .progress = progress, .restart = restart != NULL};
+  /* the case's output.progress (auto: on a terminal), overridden by --progress / --no-progress */
+  const char *mode = shard_case_string(c, "output.progress");
+  int show = progress >= 0 ? progress : mode && strcmp(mode, "always") == 0 ? 1 : mode && strcmp(mode, "never") == 0 ? 0 : isatty(2);
+  shard_run_options opt = {.out_dir = out, .on_progress = show ? print_progress : NULL, .restart = restart != NULL};
   code = shard_run_case(c, reg, &opt, diag, &msg);
   if (shard_diag_count(diag) > 0) shard_diag_print(diag, stderr);
   if (code != 0 && msg.text[0]) fprintf(stderr, "shard run: %s\n", msg.text);

@@ -549,11 +549,10 @@ static void energies(run *r, int first) {
 
 static void progress(run *r, int64_t step, double t0, int final) {
   const double el = now_s() - t0;
-  const double rate = el > 0 ? (double)step / el : 0;
-  const double eta = rate > 0 ? (double)(r->nsteps - step) / rate : 0;
-  fprintf(stderr, "\r  step %lld/%lld  t = %.4g s  %.3g steps/s  ETA %.0f s   %s", (long long)step,
-          (long long)r->nsteps, step * r->dt, rate, eta, final ? "\n" : "");
-  fflush(stderr);
+  const double rate = el > 0 ? (double)(step - r->k_start) / el : 0;
+  shard_run_progress p = {.step = step, .nsteps = r->nsteps, .t = (double)step * r->dt, .rate = rate,
+                          .eta = rate > 0 ? (double)(r->nsteps - step) / rate : 0, .final = final};
+  r->opt->on_progress(r->opt->progress_ctx, &p);
 }
 
 /* ---- summary and provenance -------------------------------------------------------- */
@@ -831,7 +830,7 @@ static int release(run *r, int64_t k, double t, shard_msg *msg) {
 static int loop(run *r, int64_t *out_steps, shard_msg *msg) {
   shard_model *m = r->m;
   shard_system *sys = &m->sys;
-  const int show = r->opt->progress > 0 || (r->opt->progress < 0 && isatty(2));
+  const int show = r->opt->on_progress != NULL;
   const double t0 = now_s();
   double last_print = t0;
   int st = SHARD_OK;

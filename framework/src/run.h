@@ -3,12 +3,25 @@
 #ifndef SHARD_RUN_H
 #define SHARD_RUN_H
 
+#include <stdint.h>
+
 #include "case.h"
 #include "registry.h"
 
+/* What a progress report carries (about twice a second, and once at the end). */
+typedef struct shard_run_progress {
+  int64_t step, nsteps;
+  double t;       /* simulated time [s] */
+  double rate;    /* steps per second of wall time */
+  double eta;     /* estimated seconds left */
+  int final;      /* the last report of the run */
+} shard_run_progress;
+
 typedef struct shard_run_options {
   const char *out_dir;   /* run directory (created) */
-  int progress;          /* -1 auto (terminal), 0 never, 1 always */
+  /* progress reports (the library never prints): NULL for none */
+  void (*on_progress)(void *ctx, const shard_run_progress *p);
+  void *progress_ctx;
   int restart;           /* continue the run in out_dir from its last checkpoint */
 } shard_run_options;
 

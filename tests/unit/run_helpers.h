@@ -41,7 +41,7 @@ static inline int rh_run(const char *rel, const char *tag, const char **sets, in
   int code = 2;
   shard_msg msg = {{0}};
   if (shard_case_load(path, sets, n_sets, reg, &c, diag) == SHARD_OK) {
-    shard_run_options opt = {.out_dir = out, .progress = 0};
+    shard_run_options opt = {.out_dir = out};
     code = shard_run_case(c, reg, &opt, diag, &msg);
   }
   if (shard_diag_count(diag)) shard_diag_print(diag, stderr);
