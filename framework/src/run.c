@@ -208,17 +208,8 @@ static int scope_lookup(void *ctx, const char *name, double *out) {
         return 1;
       }
   }
-  /* a number of the model section, by its key */
-  char path[256];
-  if (snprintf(path, sizeof path, "model.%s", name) >= (int)sizeof path) return 0;
-  if (!shard_case_has(r->c, path) || r->scope_depth > 8) return 0;
-  const char *type = shard_case_string(r->c, "model.type");
-  (void)type;
-  r->scope_depth++;
-  shard_scope sc = run_scope(r);
-  int ok = shard_case_real(r->c, path, &sc, out, r->diag) == SHARD_OK;
-  r->scope_depth--;
-  return ok;
+  /* the model's own keys are resolved by the case layer before the scope is asked */
+  return 0;
 }
 
 static int instantiate(run *r, const char *slot, plugin_inst *pi, shard_msg *msg) {
