@@ -1,3 +1,8 @@
+# The README figure. From the repository root, after:
+#   build/bin/shard run cases/paper/ball_e08.yaml -o /tmp/o/b_nsn
+#   build/bin/shard run cases/paper/ball_e08.yaml -o /tmp/o/b_cdl --set integrator.plugin=cd_lagrange
+#   build/bin/shard run cases/paper/damaged_bar.yaml -o /tmp/o/dbar_full --set output.every=20
+# run: gnuplot docs/figures/readme.gp
 set terminal pngcairo size 1100,420 font "DejaVu Sans,10" noenhanced
 set output "docs/figures/readme.png"
 set datafile separator ","
