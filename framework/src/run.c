@@ -803,7 +803,6 @@ static int release(run *r, int64_t k, double t, shard_msg *msg) {
   const double H_before = r->H;
   shard_model_release(m);
   double *f = r->u_prev; /* scratch: the previous state is no longer needed this step */
-  (void)k;
   int st = sys->ops->force(sys, t, sys->u, f, msg);
   if (st != SHARD_OK) return st;
   for (int32_t i = 0; i < m->n_presc; ++i) {
