@@ -28,8 +28,9 @@ fallbacks=$(awk '/^  fallbacks:/ {print $2}' "$tmp/fb/summary.yaml")
 [ "$fallbacks" -gt 0 ] || fail "no fallback counted"
 res=$(awk '/^  max_residual:/ {print $2}' "$tmp/fb/summary.yaml")
 awk -v r="$res" 'BEGIN { exit !(r <= 1e-9) }' || fail "fallback residual $res"
-m=$(ls "$tmp/fb"/lcp_step*_block*.M.mtx | head -1)
-[ -n "$m" ] || fail "no dumped problem"
+dumps=("$tmp/fb"/lcp_step*_block*.M.mtx) # a glob, not ls | head (SIGPIPE under pipefail)
+m=${dumps[0]}
+[ -f "$m" ] || fail "no dumped problem"
 "$shard" lcp --solver lemke "$m" "${m%.M.mtx}.q.mtx" > "$tmp/lcp.out" || fail "shard lcp on the dump"
 grep -q "^status: ok" "$tmp/lcp.out" || { cat "$tmp/lcp.out"; fail "shard lcp output"; }
-echo "lcp_policy: PASS ($fallbacks fallbacks, dumped $(ls "$tmp/fb"/*.M.mtx | wc -l) problems)"
+echo "lcp_policy: PASS ($fallbacks fallbacks, ${#dumps[@]} dumped problems)"
