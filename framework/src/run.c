@@ -105,6 +105,8 @@ typedef struct run {
   /* energies */
   double E0, W_ext, W_abs, C_dis, H0, B0, drift_max, energy_max;
   double kinetic, elastic, penalty, H, drift, coh_rev, coh_work, release_offset, release_time;
+  double D_num, E_init, G0;   /* numerical dissipation (MJ), initial E and G for the balance origin */
+  int32_t energy_form;        /* the integrator's SHARD_ENERGY_* (from its first step) */
   double reac[2];            /* reactions of the prescribed DOFs at the previous step */
   int release_mode;          /* 0 never, 1 external work, 2 time */
   int64_t release_step;
@@ -481,7 +483,8 @@ static double energy_state(run *r) {
   double aMa = 0;
   for (int32_t d = 0; d < m->ndof; ++d) aMa += m->mass[d] * a[d] * a[d];
   const double E = r->kinetic + r->elastic + r->penalty + r->coh_rev;
-  r->H = E - r->dt * r->dt / 8.0 * aMa;
+  /* the stored energy of the scheme: H = E - dt^2/8 a^T M a (Newmark forms) or E */
+  r->H = r->energy_form == SHARD_ENERGY_PLAIN ? E : E - r->dt * r->dt / 8.0 * aMa;
   return E;
 }
 
@@ -502,24 +505,29 @@ static void energy_increments(run *r) {
     }
   }
   r->dw_last = dw;
-  for (int32_t i = 0; i < m->ncon; ++i) {
-    const double p = m->impulse[i];
-    if (p == 0.0) continue;
-    double hv = 0;
-    for (int32_t e = m->h_rowptr[i]; e < m->h_rowptr[i + 1]; ++e)
-      hv += m->h_val[e] * 0.5 * (r->v_prev[m->h_col[e]] + v[m->h_col[e]]);
-    dc -= p * hv;
+  if (m->stats.energy_form != SHARD_ENERGY_NEWMARK) { /* the scheme's own contact work */
+    dc = -m->stats.contact_work;
+    r->D_num += m->stats.numerical_dissipation;
+  } else {
+    for (int32_t i = 0; i < m->ncon; ++i) {
+      const double p = m->impulse[i];
+      if (p == 0.0) continue;
+      double hv = 0;
+      for (int32_t e = m->h_rowptr[i]; e < m->h_rowptr[i + 1]; ++e)
+        hv += m->h_val[e] * 0.5 * (r->v_prev[m->h_col[e]] + v[m->h_col[e]]);
+      dc -= p * hv;
+    }
   }
   r->W_ext += dw;
   r->W_abs += fabs(dw);
   r->C_dis += dc;
 }
 
-/* the balance H + C_dis + G - W_ext (SPEC §4) and its relative drift */
+/* the balance H + C_dis + D_num + G - W_ext (SPEC §4) and its relative drift */
 static void energy_balance(run *r, double E, int first) {
   const double G = r->coh_work - r->coh_rev;
-  const double B = r->H + r->C_dis + G - r->W_ext - r->release_offset;
-  if (first) r->E0 = E, r->H0 = r->H, r->B0 = B;
+  const double B = r->H + r->C_dis + r->D_num + G - r->W_ext - r->release_offset;
+  if (first) r->E0 = E, r->H0 = r->H, r->B0 = B, r->E_init = E, r->G0 = G;
   r->energy_max = fmax(r->energy_max, fmax(E, fabs(r->W_ext)));
   const double scale = fmax(r->energy_max, 1e-300);
   r->drift = (B - r->B0) / scale;
@@ -571,9 +579,10 @@ static void write_summary(run *r, FILE *f, const char *status, const char *messa
           r->wall_loop, steps > 0 ? r->wall_loop / (double)steps : 0.0);
   fprintf(f,
           "energy:\n  initial: %.17g\n  kinetic: %.17g\n  elastic: %.17g\n  penalty: %.17g\n"
-          "  contact_dissipation: %.17g\n  external_work: %.17g\n  algorithmic: %.17g\n  balance_drift: %.6e\n"
+          "  contact_dissipation: %.17g\n  numerical_dissipation: %.17g\n  external_work: %.17g\n  algorithmic: %.17g\n"
+          "  balance_drift: %.6e\n"
           "  max_balance_drift: %.6e\n",
-          r->E0, r->kinetic, r->elastic, r->penalty, r->C_dis, r->W_ext, r->H, r->drift, r->drift_max);
+          r->E0, r->kinetic, r->elastic, r->penalty, r->C_dis, r->D_num, r->W_ext, r->H, r->drift, r->drift_max);
   fprintf(f,
           "contact:\n  steps_in_contact: %lld\n  max_active: %d\n  max_penetration: %.6e\n"
           "  max_penetration_time: %.17g\n",
@@ -844,6 +853,11 @@ static int loop(run *r, int64_t *out_steps, shard_msg *msg) {
     if (!check_finite(m, &what)) {
       st = shard_msg_set(msg, SHARD_ERR_NUMERIC, "step %lld (t = %.9g s): non-finite %s", (long long)k, t, what);
       break;
+    }
+    if (k == 1 && m->stats.energy_form == SHARD_ENERGY_PLAIN) { /* the balance's origin in the scheme's form */
+      r->energy_form = SHARD_ENERGY_PLAIN;
+      r->H0 = r->E_init;
+      r->B0 = r->E_init + r->G0;
     }
     shard_model_commit(m);
     int32_t first_new;

@@ -114,6 +114,10 @@ static void test_benchmarks_bar_impact(void) {
     CU_CHECK_MSG(fabs(dur - dur_ref) <= (s == 1 ? 3 : 2) * dt, "%s: contact duration %.6g vs %.6g", schemes[s], dur, dur_ref);
     CU_CHECK_MSG(fabs(F - F0) <= 0.02 * F0, "%s: mean force %.6g vs F0 %.6g", schemes[s], F, F0);
     CU_CHECK_MSG(fabs(vr - v0) <= 0.05 * fabs(v0), "%s: rebound velocity %.6g vs %.6g", schemes[s], vr, v0);
+    /* each scheme's own energy identity (docs/theory.md §7) holds to round-off on the linear bar */
+    const double drift = summary(out, "energy.max_balance_drift");
+    printf(", balance drift %.2g", drift);
+    CU_CHECK_MSG(drift < 1e-11, "%s: balance drift %.3g on the linear bar", schemes[s], drift);
   }
 }
 

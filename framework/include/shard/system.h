@@ -24,7 +24,17 @@ typedef struct shard_step_stats {
   int64_t lcp_iterations;  /* summed over blocks */
   double lcp_residual;     /* largest over blocks */
   int32_t lcp_fallbacks;   /* blocks solved by the fallback solver */
+  /* The scheme's own energy identity (docs/theory.md §7). Left at 0, the host
+   * books NSN's: stored energy H = E - dt^2/8 a^T M a and contact work
+   * p^T H (v_n + v_{n+1})/2. Integrators with another identity set: */
+  int32_t energy_form;          /* SHARD_ENERGY_* */
+  double contact_work;          /* forms NEWMARK_WORK, PLAIN: work of this step's impulses [J] */
+  double numerical_dissipation; /* form PLAIN: energy the scheme removes in this step [J] */
 } shard_step_stats;
+
+#define SHARD_ENERGY_NEWMARK 0      /* H = E - dt^2/8 a^T M a, host computes the contact work */
+#define SHARD_ENERGY_NEWMARK_WORK 1 /* H, contact work given by the integrator */
+#define SHARD_ENERGY_PLAIN 2        /* E (no a^T M a term), contact work and numerical dissipation given */
 
 typedef struct shard_system_ops {
   /* out_f = f_ext(t) - f_int(u) (+ penalty forces when the contact law is a

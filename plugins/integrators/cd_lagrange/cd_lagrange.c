@@ -166,6 +166,19 @@ static int cdl_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
       return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite velocity after the impulse correction");
   }
 
+  /* energy identity (docs/theory.md §7): with the reported v and a,
+   * H_{n+1} - H_n = f_ext.du + ½(p_n + p_{n+1}).H v_{n+½}; p_n is the last
+   * step's impulse, still in sys->impulse */
+  if (sys->stats) {
+    double work = 0.0;
+    if (sys->impulse)
+      for (int32_t c = 0; c < nc; ++c)
+        if (sys->impulse[c] != 0.0) work += 0.5 * sys->impulse[c] * row_dot(h, c, vh);
+    for (int32_t j = 0; j < na; ++j) work += 0.5 * s->p[j] * row_dot(h, s->rows[j], vh);
+    sys->stats->energy_form = SHARD_ENERGY_NEWMARK_WORK;
+    sys->stats->contact_work = work;
+  }
+
   /* commit: vfree now holds v_{n+3/2} */
   double *aux = sys->aux;
   for (int32_t i = 0; i < n; ++i) {

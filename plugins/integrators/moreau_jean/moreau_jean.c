@@ -471,6 +471,26 @@ static int mj_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
       return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite velocity after the impulse correction");
   }
 
+  /* energy identity (docs/theory.md §7): E_{n+1} - E_n = f_ext.du
+   * + p.H((1-θ)v_n + θv_{n+1}) - (θ-½)(dv.M.dv + du.K.du) */
+  if (sys->stats) {
+    double work = 0.0, dvmdv = 0.0, dukdu = 0.0;
+    for (int32_t j = 0; j < na; ++j) {
+      const int32_t c = s->rows[j];
+      work += s->p[j] * ((1.0 - th) * row_dot(h, c, v) + th * row_dot(h, c, s->b));
+    }
+    for (int32_t i = 0; i < n; ++i) {
+      const double dv = s->b[i] - v[i];
+      dvmdv += mass[i] * dv * dv;
+      s->col[i] = dt * ((1.0 - th) * v[i] + th * s->b[i]); /* du (col is free again) */
+    }
+    shard_csr_matvec(k, s->col, s->kv);
+    for (int32_t i = 0; i < n; ++i) dukdu += s->col[i] * s->kv[i];
+    sys->stats->energy_form = SHARD_ENERGY_PLAIN;
+    sys->stats->contact_work = work;
+    sys->stats->numerical_dissipation = (th - 0.5) * (dvmdv + dukdu);
+  }
+
   /* commit: b holds v_{n+1} */
   for (int32_t i = 0; i < n; ++i) {
     sys->u[i] = u[i] + dt * ((1.0 - th) * v[i] + th * s->b[i]);
