@@ -7,10 +7,39 @@
 #ifndef SHARD_INTEGRATOR_H
 #define SHARD_INTEGRATOR_H
 
+#include <math.h>
 #include <stdint.h>
 
 #include "shard/plugin.h"
 #include "shard/system.h"
+
+/* Helpers every integrator needs (inline: plugins link nothing of the host). */
+
+/* H_row . x for one constraint row */
+static inline double shard_row_dot(const shard_csr *h, int32_t row, const double *x) {
+  double s = 0.0;
+  for (int32_t k = h->rowptr[row]; k < h->rowptr[row + 1]; ++k) s += h->val[k] * x[h->colind[k]];
+  return s;
+}
+
+/* 1 when every x[i] is finite (one pass, no branch per entry) */
+static inline int shard_all_finite(const double *x, int32_t n) {
+  double s = 0.0;
+  for (int32_t i = 0; i < n; ++i) s += fabs(x[i]);
+  return isfinite(s);
+}
+
+/* The step's sizes against those given at setup: SHARD_OK, or
+ * SHARD_ERR_INTERNAL with the message (setup_done: the plugin's own flag). */
+static inline int shard_integrator_check_sizes(int setup_done, const shard_system *sys, int32_t ndof_max,
+                                               int32_t ncon_max, shard_msg *msg) {
+  if (!setup_done) return shard_msg_set(msg, SHARD_ERR_INTERNAL, "step before setup");
+  if (sys->ndof > ndof_max || sys->ncon > ncon_max)
+    return shard_msg_set(msg, SHARD_ERR_INTERNAL,
+                         "system has %d DOFs and %d constraints, more than the %d and %d given at setup",
+                         (int)sys->ndof, (int)sys->ncon, (int)ndof_max, (int)ncon_max);
+  return SHARD_OK;
+}
 
 typedef struct shard_integrator_ops {
   int (*create)(const shard_params *params, const shard_model_scales *scales, void **out_self, shard_msg *msg);

@@ -28,18 +28,6 @@ typedef struct cdl {
   double *block;
 } cdl;
 
-static double row_dot(const shard_csr *h, int32_t row, const double *x) {
-  double s = 0.0;
-  for (int32_t k = h->rowptr[row]; k < h->rowptr[row + 1]; ++k) s += h->val[k] * x[h->colind[k]];
-  return s;
-}
-
-static int finite_sum(const double *x, int32_t n) {
-  double s = 0.0;
-  for (int32_t i = 0; i < n; ++i) s += fabs(x[i]);
-  return isfinite(s);
-}
-
 static int cdl_create(const shard_params *params, const shard_model_scales *scales, void **out_self, shard_msg *msg) {
   (void)params;
   (void)scales;
@@ -86,11 +74,8 @@ static int cdl_setup(void *self, shard_system *sys, shard_msg *msg) {
 }
 
 static int cdl_check(const cdl *s, const shard_system *sys, shard_msg *msg) {
-  if (!s->block) return shard_msg_set(msg, SHARD_ERR_INTERNAL, "step before setup");
-  if (sys->ndof > s->ndof_max || sys->ncon > s->ncon_max)
-    return shard_msg_set(msg, SHARD_ERR_INTERNAL,
-                         "system has %d DOFs and %d constraints, more than the %d and %d given at setup",
-                         (int)sys->ndof, (int)sys->ncon, (int)s->ndof_max, (int)s->ncon_max);
+  const int rc = shard_integrator_check_sizes(s->block != NULL, sys, s->ndof_max, s->ncon_max, msg);
+  if (rc != SHARD_OK) return rc;
   if (!sys->aux || sys->n_aux < 1)
     return shard_msg_set(msg, SHARD_ERR_INTERNAL, "the host gave no aux vector for v_{n+1/2}");
   return SHARD_OK;
@@ -101,7 +86,7 @@ static int cdl_start(void *self, shard_system *sys, double dt, shard_msg *msg) {
   int rc = cdl_check(self, sys, msg);
   if (rc != SHARD_OK) return rc;
   for (int32_t i = 0; i < sys->ndof; ++i) sys->aux[i] = sys->v[i] + 0.5 * dt * sys->a[i];
-  if (!finite_sum(sys->aux, sys->ndof)) return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite initial state");
+  if (!shard_all_finite(sys->aux, sys->ndof)) return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite initial state");
   return SHARD_OK;
 }
 
@@ -119,7 +104,7 @@ static int cdl_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
   int32_t na = 0;
   if (nc > 0) {
     sys->ops->gaps(sys, s->u1, s->g);
-    if (!finite_sum(s->g, nc)) return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite gap at the new position");
+    if (!shard_all_finite(s->g, nc)) return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite gap at the new position");
     for (int32_t c = 0; c < nc; ++c)
       if (s->g[c] <= 0.0) s->rows[na++] = c;
   }
@@ -130,7 +115,7 @@ static int cdl_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
     return rc;
   }
   for (int32_t i = 0; i < n; ++i) s->vfree[i] = vh[i] + dt * minv[i] * s->vfree[i];
-  if (!finite_sum(s->vfree, n)) return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite free velocity");
+  if (!shard_all_finite(s->vfree, n)) return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite free velocity");
 
   if (na > 0) {
     const shard_csr *w = NULL;
@@ -145,7 +130,7 @@ static int cdl_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
     for (int32_t j = 0; j < na; ++j) {
       const int32_t c = s->rows[j];
       const double e = sys->restitution ? sys->restitution[c] : 0.0;
-      s->q[j] = row_dot(h, c, s->vfree) + e * row_dot(h, c, vh);
+      s->q[j] = shard_row_dot(h, c, s->vfree) + e * shard_row_dot(h, c, vh);
       s->p[j] = sys->impulse ? fmax(sys->impulse[c], 0.0) : 0.0;
     }
     /* H M⁻¹ Hᵀ with M⁻¹ ≥ 0 is symmetric positive semidefinite */
@@ -154,7 +139,7 @@ static int cdl_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
       shard_msg_prepend(msg, "contact LCP on %d active constraint%s", (int)na, na == 1 ? "" : "s");
       return rc;
     }
-    if (!finite_sum(s->p, na)) return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite impulse from the LCP solver");
+    if (!shard_all_finite(s->p, na)) return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite impulse from the LCP solver");
     for (int32_t j = 0; j < na; ++j) {
       const int32_t c = s->rows[j];
       for (int32_t kk = h->rowptr[c]; kk < h->rowptr[c + 1]; ++kk) {
@@ -162,7 +147,7 @@ static int cdl_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
         s->vfree[col] += minv[col] * h->val[kk] * s->p[j];
       }
     }
-    if (!finite_sum(s->vfree, n))
+    if (!shard_all_finite(s->vfree, n))
       return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite velocity after the impulse correction");
   }
 
@@ -173,8 +158,8 @@ static int cdl_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
     double work = 0.0;
     if (sys->impulse)
       for (int32_t c = 0; c < nc; ++c)
-        if (sys->impulse[c] != 0.0) work += 0.5 * sys->impulse[c] * row_dot(h, c, vh);
-    for (int32_t j = 0; j < na; ++j) work += 0.5 * s->p[j] * row_dot(h, s->rows[j], vh);
+        if (sys->impulse[c] != 0.0) work += 0.5 * sys->impulse[c] * shard_row_dot(h, c, vh);
+    for (int32_t j = 0; j < na; ++j) work += 0.5 * s->p[j] * shard_row_dot(h, s->rows[j], vh);
     sys->stats->energy_form = SHARD_ENERGY_NEWMARK_WORK;
     sys->stats->contact_work = work;
   }

@@ -19,12 +19,6 @@ typedef struct enm {
   double *block;
 } enm;
 
-static int finite_sum(const double *x, int32_t n) {
-  double s = 0.0;
-  for (int32_t i = 0; i < n; ++i) s += fabs(x[i]);
-  return isfinite(s);
-}
-
 static int enm_create(const shard_params *params, const shard_model_scales *scales, void **out_self, shard_msg *msg) {
   (void)params;
   (void)scales;
@@ -58,12 +52,7 @@ static int enm_setup(void *self, shard_system *sys, shard_msg *msg) {
 }
 
 static int enm_check(const enm *s, const shard_system *sys, shard_msg *msg) {
-  if (!s->block) return shard_msg_set(msg, SHARD_ERR_INTERNAL, "step before setup");
-  if (sys->ndof > s->ndof_max || sys->ncon > s->ncon_max)
-    return shard_msg_set(msg, SHARD_ERR_INTERNAL,
-                         "system has %d DOFs and %d constraints, more than the %d and %d given at setup",
-                         (int)sys->ndof, (int)sys->ncon, (int)s->ndof_max, (int)s->ncon_max);
-  return SHARD_OK;
+  return shard_integrator_check_sizes(s->block != NULL, sys, s->ndof_max, s->ncon_max, msg);
 }
 
 static int enm_start(void *self, shard_system *sys, double dt, shard_msg *msg) {
@@ -80,14 +69,14 @@ static int enm_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
   const double *minv = sys->minv;
 
   for (int32_t i = 0; i < n; ++i) s->u1[i] = sys->u[i] + dt * sys->v[i] + hdt2 * sys->a[i];
-  if (!finite_sum(s->u1, n)) return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite displacement");
+  if (!shard_all_finite(s->u1, n)) return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite displacement");
   rc = sys->ops->force(sys, t1, s->u1, s->a1, msg);
   if (rc != SHARD_OK) {
     shard_msg_prepend(msg, "force at the new position");
     return rc;
   }
   for (int32_t i = 0; i < n; ++i) s->a1[i] *= minv[i];
-  if (!finite_sum(s->a1, n)) return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite acceleration");
+  if (!shard_all_finite(s->a1, n)) return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite acceleration");
 
   int32_t penetrated = 0;
   if (nc > 0) {

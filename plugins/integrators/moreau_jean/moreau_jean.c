@@ -75,18 +75,6 @@ static const shard_param_spec mj_params[] = {
      .doc = "theta of the scheme: 1/2 is the energy-conserving midpoint rule, larger values dissipate"},
 };
 
-static double row_dot(const shard_csr *h, int32_t row, const double *x) {
-  double s = 0.0;
-  for (int32_t k = h->rowptr[row]; k < h->rowptr[row + 1]; ++k) s += h->val[k] * x[h->colind[k]];
-  return s;
-}
-
-static int finite_sum(const double *x, int32_t n) {
-  double s = 0.0;
-  for (int32_t i = 0; i < n; ++i) s += fabs(x[i]);
-  return isfinite(s);
-}
-
 /* bandwidth of K in the numbering iperm (identity when NULL) */
 static int32_t bandwidth(const shard_csr *k, const int32_t *iperm) {
   int32_t kd = 0;
@@ -232,12 +220,9 @@ static int mj_setup(void *self, shard_system *sys, shard_msg *msg) {
 }
 
 static int mj_check(const mj *s, const shard_system *sys, shard_msg *msg) {
-  if (!s->block) return shard_msg_set(msg, SHARD_ERR_INTERNAL, "step before setup");
+  const int rc = shard_integrator_check_sizes(s->block != NULL, sys, s->ndof_max, s->ncon_max, msg);
+  if (rc != SHARD_OK) return rc;
   if (!s->ab) return shard_msg_set(msg, SHARD_ERR_INTERNAL, "step before start");
-  if (sys->ndof > s->ndof_max || sys->ncon > s->ncon_max)
-    return shard_msg_set(msg, SHARD_ERR_INTERNAL,
-                         "system has %d DOFs and %d constraints, more than the %d and %d given at setup",
-                         (int)sys->ndof, (int)sys->ncon, (int)s->ndof_max, (int)s->ncon_max);
   return SHARD_OK;
 }
 
@@ -415,14 +400,14 @@ static int mj_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
   }
   rc = mj_solve(s, n, s->b, msg);
   if (rc != SHARD_OK) return rc;
-  if (!finite_sum(s->b, n)) return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite free velocity");
+  if (!shard_all_finite(s->b, n)) return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite free velocity");
 
   /* active set from the predicted position u_n + Δt v_n */
   int32_t na = 0;
   if (nc > 0) {
     for (int32_t i = 0; i < n; ++i) s->col[i] = u[i] + dt * v[i];
     sys->ops->gaps(sys, s->col, s->g);
-    if (!finite_sum(s->g, nc)) return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite gap at the predicted position");
+    if (!shard_all_finite(s->g, nc)) return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite gap at the predicted position");
     for (int32_t c = 0; c < nc; ++c)
       if (s->g[c] <= 0.0) s->rows[na++] = c;
   }
@@ -437,7 +422,7 @@ static int mj_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
     for (int32_t jc = 0; jc < na; ++jc) {
       rc = mj_impulse_response(s, sys, &s->rows[jc], &unit, 1, s->col, msg);
       if (rc != SHARD_OK) return rc;
-      for (int32_t l = 0; l < na; ++l) s->wval[(size_t)l * na + jc] = row_dot(h, s->rows[l], s->col);
+      for (int32_t l = 0; l < na; ++l) s->wval[(size_t)l * na + jc] = shard_row_dot(h, s->rows[l], s->col);
     }
     for (int32_t l = 0; l < na; ++l) {
       s->wrowptr[l] = l * na;
@@ -454,7 +439,7 @@ static int mj_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
     for (int32_t j = 0; j < na; ++j) {
       const int32_t c = s->rows[j];
       const double e = sys->restitution ? sys->restitution[c] : 0.0;
-      s->q[j] = row_dot(h, c, s->b) + e * row_dot(h, c, v);
+      s->q[j] = shard_row_dot(h, c, s->b) + e * shard_row_dot(h, c, v);
       s->p[j] = sys->impulse ? fmax(sys->impulse[c], 0.0) : 0.0;
     }
     /* S is SPD (dpbtrf succeeded), so W = H S⁻¹ Hᵀ is symmetric PSD */
@@ -463,11 +448,11 @@ static int mj_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
       shard_msg_prepend(msg, "contact LCP on %d active constraint%s", (int)na, na == 1 ? "" : "s");
       return rc;
     }
-    if (!finite_sum(s->p, na)) return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite impulse from the LCP solver");
+    if (!shard_all_finite(s->p, na)) return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite impulse from the LCP solver");
     rc = mj_impulse_response(s, sys, s->rows, s->p, na, s->col, msg);
     if (rc != SHARD_OK) return rc;
     for (int32_t i = 0; i < n; ++i) s->b[i] += s->col[i];
-    if (!finite_sum(s->b, n))
+    if (!shard_all_finite(s->b, n))
       return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite velocity after the impulse correction");
   }
 
@@ -477,7 +462,7 @@ static int mj_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
     double work = 0.0, dvmdv = 0.0, dukdu = 0.0;
     for (int32_t j = 0; j < na; ++j) {
       const int32_t c = s->rows[j];
-      work += s->p[j] * ((1.0 - th) * row_dot(h, c, v) + th * row_dot(h, c, s->b));
+      work += s->p[j] * ((1.0 - th) * shard_row_dot(h, c, v) + th * shard_row_dot(h, c, s->b));
     }
     for (int32_t i = 0; i < n; ++i) {
       const double dv = s->b[i] - v[i];

@@ -47,12 +47,6 @@ static const shard_param_spec nsn_params[] = {
      .doc = "also require a closing rate H(v_n + dt a_n) < 0 for a constraint to be active (authors' implementation)"},
 };
 
-static double row_dot(const shard_csr *h, int32_t row, const double *x) {
-  double s = 0.0;
-  for (int32_t k = h->rowptr[row]; k < h->rowptr[row + 1]; ++k) s += h->val[k] * x[h->colind[k]];
-  return s;
-}
-
 /* Flags the LCP operator actually satisfies: always symmetric; PSD and
  * Z-matrix only when certified here (weak diagonal dominance with a
  * non-negative diagonal is a sufficient PSD condition for a symmetric matrix).
@@ -72,12 +66,6 @@ static uint32_t certify(const shard_csr *w) {
     if (!(diag >= 0.0) || diag < off) flags &= ~SHARD_LCP_PSD;
   }
   return flags;
-}
-
-static int finite_sum(const double *x, int32_t n) {
-  double s = 0.0;
-  for (int32_t i = 0; i < n; ++i) s += fabs(x[i]);
-  return isfinite(s);
 }
 
 static int nsn_create(const shard_params *params, const shard_model_scales *scales, void **out_self, shard_msg *msg) {
@@ -131,12 +119,7 @@ static int nsn_setup(void *self, shard_system *sys, shard_msg *msg) {
 }
 
 static int nsn_check_sizes(const nsn *s, const shard_system *sys, shard_msg *msg) {
-  if (!s->block) return shard_msg_set(msg, SHARD_ERR_INTERNAL, "step before setup");
-  if (sys->ndof > s->ndof_max || sys->ncon > s->ncon_max)
-    return shard_msg_set(msg, SHARD_ERR_INTERNAL,
-                         "system has %d DOFs and %d constraints, more than the %d and %d given at setup",
-                         (int)sys->ndof, (int)sys->ncon, (int)s->ndof_max, (int)s->ncon_max);
-  return SHARD_OK;
+  return shard_integrator_check_sizes(s->block != NULL, sys, s->ndof_max, s->ncon_max, msg);
 }
 
 static int nsn_start(void *self, shard_system *sys, double dt, shard_msg *msg) {
@@ -160,10 +143,10 @@ static int nsn_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
   int32_t na = 0;
   if (nc > 0) {
     sys->ops->gaps(sys, s->ut, s->g);
-    if (!finite_sum(s->g, nc)) return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite gap at the predicted position");
+    if (!shard_all_finite(s->g, nc)) return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite gap at the predicted position");
     for (int32_t c = 0; c < nc; ++c) {
       if (s->g[c] > 0.0) continue;
-      if (s->closing_filter && !(row_dot(h, c, v) + dt * row_dot(h, c, a) < 0.0)) continue;
+      if (s->closing_filter && !(shard_row_dot(h, c, v) + dt * shard_row_dot(h, c, a) < 0.0)) continue;
       s->rows[na++] = c;
     }
   }
@@ -175,7 +158,7 @@ static int nsn_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
     return rc;
   }
   for (int32_t i = 0; i < n; ++i) s->astar[i] *= minv[i];
-  if (!finite_sum(s->astar, n))
+  if (!shard_all_finite(s->astar, n))
     return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite acceleration at the predicted position");
 
   if (na == 0) {
@@ -219,7 +202,7 @@ static int nsn_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
       shard_msg_prepend(msg, "contact LCP on %d active constraint%s", (int)na, na == 1 ? "" : "s");
       return rc;
     }
-    if (!finite_sum(s->p, na)) return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite impulse from the LCP solver");
+    if (!shard_all_finite(s->p, na)) return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite impulse from the LCP solver");
     /* v̂ = M⁻¹ H_Aᵀ p */
     memset(s->vhat, 0, (size_t)n * sizeof(double));
     for (int32_t j = 0; j < na; ++j) {
@@ -234,10 +217,10 @@ static int nsn_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
       s->ut[i] += hdt * s->vhat[i];
     }
   }
-  if (!finite_sum(s->vnew, n) || !finite_sum(s->anew, n))
+  if (!shard_all_finite(s->vnew, n) || !shard_all_finite(s->anew, n))
     return shard_msg_set(msg, SHARD_ERR_NUMERIC, na ? "non-finite velocity after the impulse correction"
                                                     : "non-finite velocity in free flight");
-  if (!finite_sum(s->ut, n))
+  if (!shard_all_finite(s->ut, n))
     return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite displacement after the impulse correction");
 
   /* commit */
