@@ -114,6 +114,9 @@ static const shard_param_spec lcp_host_specs[] = {
     {"dump", B, "false", 0, 0, "", 0, 0, "write failing problems as Matrix Market files in the run directory"},
     {"dump_every", I, "0", 0, 9.2e18, "1", 0, 0,
      "also write every block of every N-th step with its solution (NAME.M.mtx, NAME.q.mtx, NAME.z.mtx); 0: never"},
+    {"scalar_blocks", C, "closed_form", 0, 0, "", 0, "closed_form|solver",
+     "blocks of one contact with a positive diagonal w: z = max(0, -q/w) in the host (closed_form), or hand them "
+     "to the solver like every other block (solver)"},
 };
 
 static const shard_param_spec reference_specs[] = {

@@ -27,6 +27,7 @@ typedef struct shard_contact_policy {
   int dump;                      /* write failing blocks as Matrix Market */
   int64_t dump_every;            /* also write every block of every N-th step (0: never), with its solution */
   const char *dump_dir;
+  int scalar_closed_form;        /* 1x1 blocks with w > 0: z = max(0, -q/w), no solver call */
 } shard_contact_policy;
 
 /* Storage for up to ncon_max constraint rows of at most 2 entries over

@@ -46,6 +46,20 @@ static void cohesive_eval(shard_model *m, const double *u, int commit) {
   if (m->tsl_zero_in_compression)
     for (int32_t i = 0; i < n; ++i)
       if (m->if_delta[i] < 0) m->if_t[i] = 0, m->if_k[i] = 0, m->if_rev[i] = 0;
+  m->coh_trial = !commit;
+}
+
+/* cohesive_eval(m, u, 0), skipped when the last evaluation was such a trial
+ * and u gives bit for bit the same openings: an integrator asks for the force
+ * and then the stiffness at the same predicted position (one TSL pass a step
+ * instead of two). Any commit, insertion or restart clears coh_trial. */
+static void cohesive_trial(shard_model *m, const double *u) {
+  if (m->coh_trial) {
+    int32_t i = 0;
+    while (i < m->niface && u[m->if_twin[i]] - u[m->if_node[i]] == m->if_delta[i]) ++i;
+    if (i == m->niface) return;
+  }
+  cohesive_eval(m, u, 0);
 }
 
 static int sys_force(shard_system *sys, double t, const double *u, double *f, shard_msg *msg) {
@@ -59,7 +73,7 @@ static int sys_force(shard_system *sys, double t, const double *u, double *f, sh
     f[b] -= s;
   }
   if (m->niface && m->tsl) {
-    cohesive_eval(m, u, 0);
+    cohesive_trial(m, u);
     const double A = m->scales.area;
     for (int32_t i = 0; i < m->niface; ++i) {
       const double tf = m->if_t[i] * A; /* closes the crack */
@@ -97,7 +111,7 @@ static int sys_stiffness(shard_system *sys, const double *u, const shard_csr **o
     m->k_val[p[0]] += k, m->k_val[p[1]] -= k, m->k_val[p[2]] -= k, m->k_val[p[3]] += k;
   }
   if (m->niface && m->tsl) {
-    cohesive_eval(m, u, 0);
+    cohesive_trial(m, u);
     for (int32_t i = 0; i < m->niface; ++i)
       if (m->if_k[i] != 0.0) add_row_spring(m, m->nwall + i, m->if_k[i] * m->scales.area);
   }
@@ -788,6 +802,7 @@ int shard_model_checkpoint_read(shard_model *m, FILE *f, shard_msg *msg) {
   for (int i = 0; i < n && ok; ++i) ok = fread(a[i].p, 1, a[i].size, f) == a[i].size;
   if (!ok) return shard_msg_set(msg, SHARD_ERR_INPUT, "checkpoint does not match this model (truncated or other case)");
   m->ndof = sc.ndof, m->ncon = sc.ncon, m->niface = sc.niface, m->released = sc.released, m->insertions = sc.insertions;
+  m->coh_trial = 0;
   rebuild_pattern(m);
   m->sys.ndof = m->ndof, m->sys.ncon = m->ncon;
   return SHARD_OK;

@@ -68,6 +68,7 @@ typedef struct shard_model {
   void *tsl_self;
   double tsl_kmax;            /* largest cohesive stiffness [N/m] (inf: uncapped) */
   int tsl_zero_in_compression; /* penalty contact: no cohesive traction for delta < 0 */
+  int coh_trial;               /* if_* hold a trial evaluation (no commit since) at openings if_delta */
   int64_t insertions;
 
   /* prescribed DOFs (loading) */

@@ -33,6 +33,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "contact.h"
 #include "cu_runner.h"
 #include "mtx.h"
 #include "registry.h"
@@ -769,6 +770,64 @@ static void test_lcp_contract_warm_start(void) {
   shard_registry_destroy(reg);
 }
 
+/* The host's block split (contact.c): W of six rows in four independent
+ * blocks, three of one contact (q < 0, q > 0, q = 0) and one of three.
+ * With lcp.scalar_blocks: closed_form the one-contact blocks get
+ * z = max(0, -q/w) without a solver call; handed to pgs they give the same z
+ * (to pgs's tolerance), and the three-contact block is untouched by the rule. */
+static void test_lcp_contract_scalar_blocks(void) {
+  shard_registry *reg = NULL;
+  tsolver solvers[MAX_SOLVERS];
+  const int ns = load_solvers(&reg, solvers);
+  const tsolver *pgs = NULL;
+  for (int i = 0; i < ns; ++i)
+    if (strcmp(solvers[i].desc->name, "pgs") == 0) pgs = &solvers[i];
+  CU_ASSERT_PTR_NOT_NULL_FATAL(pgs);
+  /* rows 0, 2, 5: scalar blocks; rows 1, 3, 4: a tridiagonal SPD block */
+  int32_t rowptr[] = {0, 1, 3, 4, 7, 9, 10};
+  int32_t col[] = {0, 1, 3, 2, 1, 3, 4, 3, 4, 5};
+  double val[] = {4.0, 2.0, -0.5, 0.25, -0.5, 3.0, -1.0, -1.0, 2.5, 1e-3};
+  const shard_csr w = {6, 6, rowptr, col, val};
+  const double q[] = {-2.0, -1.0, 3.0, 0.5, -2.0, 0.0};
+  double z_by[2][6];
+  shard_step_stats st_by[2];
+  for (int closed = 0; closed < 2; ++closed) {
+    shard_msg msg = {{0}};
+    shard_contact *c = NULL;
+    void *self = NULL;
+    CU_ASSERT_EQUAL_FATAL(shard_contact_create(&c, 12, 6, 4, &msg), SHARD_OK);
+    CU_ASSERT_EQUAL_FATAL(pgs->ops->create(&pgs->params, &self, &msg), SHARD_OK);
+    shard_contact_policy pol = {.primary = {"pgs", pgs->ops, self, pgs->desc->caps}, .scalar_closed_form = closed};
+    CU_ASSERT_EQUAL_FATAL(shard_contact_set_policy(c, &pol, &msg), SHARD_OK);
+    shard_step_stats *st = &st_by[closed];
+    memset(st, 0, sizeof *st);
+    double *z = z_by[closed];
+    for (int i = 0; i < 6; ++i) z[i] = 0.0;
+    CU_ASSERT_EQUAL(shard_contact_lcp_solve(c, &w, q, SHARD_LCP_SYMMETRIC | SHARD_LCP_PSD, z, st, &msg), SHARD_OK);
+    CU_ASSERT_EQUAL(st->lcp_blocks, 4);
+    CU_ASSERT_EQUAL(st->lcp_max_block, 3);
+    shard_contact_destroy(c);
+    pgs->ops->destroy(self);
+  }
+  /* exact scalar solutions in closed form, bit for bit */
+  CU_ASSERT_EQUAL(z_by[1][0], 0.5);
+  CU_ASSERT_EQUAL(z_by[1][2], 0.0);
+  CU_ASSERT_EQUAL(z_by[1][5], 0.0);
+  for (int i = 0; i < 6; ++i)
+    CU_CHECK_MSG(fabs(z_by[0][i] - z_by[1][i]) <= 1e-10 * (1.0 + fabs(z_by[1][i])), "z[%d]: solver %.17g, closed form %.17g",
+                 i, z_by[0][i], z_by[1][i]);
+  /* complementarity of the coupled block */
+  for (int i = 1; i < 5; i += (i == 1 ? 2 : 1)) {
+    double wi = q[i];
+    for (int32_t k = rowptr[i]; k < rowptr[i + 1]; ++k) wi += val[k] * z_by[1][col[k]];
+    CU_CHECK_MSG(wi >= -1e-12 && z_by[1][i] >= 0.0 && fabs(wi * z_by[1][i]) <= 1e-12, "row %d: w %.3g z %.3g", i, wi,
+                 z_by[1][i]);
+  }
+  CU_CHECK_MSG(st_by[1].lcp_iterations < st_by[0].lcp_iterations, "closed form still iterated: %lld against %lld",
+               (long long)st_by[1].lcp_iterations, (long long)st_by[0].lcp_iterations);
+  shard_registry_destroy(reg);
+}
+
 /* `shard lcp` end to end: exit codes and output */
 static int run_cli(const char *args, char *out, size_t outlen) {
   char cmd[2048];
@@ -840,6 +899,7 @@ static const cu_test_def tests[] = {
     {"test_lcp_contract_siconos", test_lcp_contract_siconos},
     {"test_lcp_contract_lemke_siconos_15", test_lcp_contract_lemke_siconos_15},
     {"test_lcp_contract_warm_start", test_lcp_contract_warm_start},
+    {"test_lcp_contract_scalar_blocks", test_lcp_contract_scalar_blocks},
     {"test_lcp_contract_cli", test_lcp_contract_cli},
     {NULL, NULL},
 };

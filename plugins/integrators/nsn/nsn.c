@@ -32,6 +32,8 @@ typedef struct nsn {
   double *q;     /* LCP right-hand side (ncon_max) */
   double *p;     /* impulses of the active set (ncon_max) */
   int32_t *rows; /* active constraint rows (ncon_max) */
+  int32_t *dofs; /* DOFs touched by the impulses, then their K neighbours (ndof_max) */
+  uint8_t *mark; /* 1 on the DOFs listed in dofs (ndof_max), zero between steps */
   double *block; /* the one allocation behind the double arrays */
 } nsn;
 
@@ -86,8 +88,12 @@ static uint32_t nsn_n_aux(const void *self) {
 static void nsn_release(nsn *s) {
   free(s->block);
   free(s->rows);
+  free(s->dofs);
+  free(s->mark);
   s->block = NULL;
   s->rows = NULL;
+  s->dofs = NULL;
+  s->mark = NULL;
 }
 
 static int nsn_setup(void *self, shard_system *sys, shard_msg *msg) {
@@ -99,7 +105,9 @@ static int nsn_setup(void *self, shard_system *sys, shard_msg *msg) {
   const size_t nd = (size_t)sys->ndof_max, nc = (size_t)sys->ncon_max;
   s->block = calloc(6 * nd + 3 * nc + 1, sizeof(double));
   s->rows = calloc(nc + 1, sizeof(int32_t));
-  if (!s->block || !s->rows) {
+  s->dofs = calloc(nd + 1, sizeof(int32_t));
+  s->mark = calloc(nd + 1, 1);
+  if (!s->block || !s->rows || !s->dofs || !s->mark) {
     nsn_release(s);
     return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for %zu DOFs and %zu constraints", nd, nc);
   }
@@ -203,14 +211,33 @@ static int nsn_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
       return rc;
     }
     if (!shard_all_finite(s->p, na)) return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite impulse from the LCP solver");
-    /* v̂ = M⁻¹ H_Aᵀ p */
+    /* v̂ = M⁻¹ H_Aᵀ p and K v̂, on the DOFs the impulses reach and their K
+     * neighbours only: O(active), the rest of both vectors stays zero */
     memset(s->vhat, 0, (size_t)n * sizeof(double));
+    memset(s->kv, 0, (size_t)n * sizeof(double));
+    int32_t nd = 0;
     for (int32_t j = 0; j < na; ++j) {
       const int32_t c = s->rows[j];
-      for (int32_t kk = h->rowptr[c]; kk < h->rowptr[c + 1]; ++kk) s->vhat[h->colind[kk]] += h->val[kk] * s->p[j];
+      for (int32_t kk = h->rowptr[c]; kk < h->rowptr[c + 1]; ++kk) {
+        const int32_t d = h->colind[kk];
+        s->vhat[d] += h->val[kk] * s->p[j];
+        if (!s->mark[d]) s->mark[d] = 1, s->dofs[nd++] = d;
+      }
     }
-    for (int32_t i = 0; i < n; ++i) s->vhat[i] *= minv[i];
-    shard_csr_matvec(k, s->vhat, s->kv);
+    const int32_t nv = nd;
+    for (int32_t q = 0; q < nv; ++q) {
+      const int32_t d = s->dofs[q];
+      s->vhat[d] *= minv[d];
+      for (int32_t kk = k->rowptr[d]; kk < k->rowptr[d + 1]; ++kk) {
+        const int32_t l = k->colind[kk];
+        if (!s->mark[l]) s->mark[l] = 1, s->dofs[nd++] = l;
+      }
+    }
+    for (int32_t q = 0; q < nd; ++q) {
+      const int32_t d = s->dofs[q];
+      s->kv[d] = shard_row_dot(k, d, s->vhat);
+      s->mark[d] = 0;
+    }
     for (int32_t i = 0; i < n; ++i) {
       s->anew[i] = s->astar[i] - hdt * minv[i] * s->kv[i];
       s->vnew[i] = v[i] + hdt * (a[i] + s->anew[i]) + s->vhat[i];
