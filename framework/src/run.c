@@ -16,6 +16,7 @@
 #include "reference.h"
 #include "sha256.h"
 #include "snapshot.h"
+#include "stats.h"
 #include "shard/contact_law.h"
 #include "shard/integrator.h"
 #include "shard/lcp_solver.h"
@@ -558,6 +559,29 @@ static void progress(run *r, int64_t step, double t0, int final) {
 
 /* ---- summary and provenance -------------------------------------------------------- */
 
+/* Fragment sizes of the final state (SPEC §5), ascending. Returns the
+ * count, or -1 out of memory; *out is malloc'd (free it). */
+static int32_t fragment_list(const shard_model *m, shard_fragment **out) {
+  const int32_t nf = shard_model_fragments(m, m->sys.v, NULL, 0);
+  *out = calloc((size_t)nf + 1, sizeof **out);
+  if (!*out) return -1;
+  shard_model_fragments(m, m->sys.v, *out, nf);
+  return nf;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Size statistics over the fragments of the run: mean with its 95%
+ * confidence interval, spread, median (sizes: scratch, sorted on return). */
+static void fragment_size_stats(double *sizes, int32_t nf, shard_sample_stats *st, double *median) {
+  *st = shard_sample_stats_of(sizes, nf);
+  qsort(sizes, (size_t)nf, sizeof *sizes, cmp_double);
+  *median = nf < 1 ? NAN : nf % 2 ? sizes[nf / 2] : 0.5 * (sizes[nf / 2 - 1] + sizes[nf / 2]);
+}
+
 static void write_summary(run *r, FILE *f, const char *status, const char *message, int64_t steps, double wall_total) {
   shard_model *m = r->m;
   fprintf(f, "status: %s\n", status);
@@ -604,6 +628,20 @@ static void write_summary(run *r, FILE *f, const char *status, const char *messa
             "%.17g\n  dissipation: %.17g\n  cohesive_work: %.17g\n  reversible: %.17g\n  g_hat_per_fragment: %.17g\n",
             (int)m->niface, (long long)m->insertions, (int)shard_model_broken(m), (int)nf, m->scales.length / nf, G,
             r->coh_work, r->coh_rev, G / (nf * gcA));
+    shard_fragment *fr = NULL;
+    const int32_t n = m->kind == SHARD_MODEL_BAR ? fragment_list(m, &fr) : 0;
+    double *sz = n > 0 ? calloc((size_t)n, sizeof *sz) : NULL;
+    if (sz) { /* over the fragments of this run: mean size with its 95% interval (Student t) */
+      for (int32_t i = 0; i < n; ++i) sz[i] = fr[i].size;
+      shard_sample_stats st;
+      double median;
+      fragment_size_stats(sz, n, &st, &median);
+      fprintf(f,
+              "  fragment_size:\n    mean: %.17g\n    ci95: %.17g\n    std: %.17g\n    min: %.17g\n    median: %.17g\n"
+              "    max: %.17g\n",
+              st.mean, n > 1 ? st.ci95 : 0.0, n > 1 ? st.std : 0.0, st.min, median, st.max);
+    }
+    free(sz), free(fr);
   }
   if (r->ref == SHARD_REF_BALL) {
     fprintf(f, "reference:\n  type: ball\n  eta: %.17g\n  zeno_time: %.17g\n", r->eta_all_num / r->eta_all_den,
@@ -648,27 +686,61 @@ static int write_interfaces(run *r, shard_msg *msg) {
   return write_memstream(r->opt->out_dir, "interfaces.csv", buf, len, msg);
 }
 
-/* fragments.csv: one row per fragment (SPEC §5) */
+/* fragments.csv: one row per fragment, left to right; fragment_sizes.csv:
+ * the sizes ascending with the cumulative distribution by number and by
+ * mass; fragment_histogram.csv: ceil(sqrt(N_f)) equal bins over [0, s_max]
+ * with counts and the density of s / mean size. */
 static int write_fragments(run *r, shard_msg *msg) {
   shard_model *m = r->m;
-  const int32_t nf = shard_model_fragments(m, m->sys.v, NULL, 0);
-  shard_fragment *fr = calloc((size_t)nf + 1, sizeof *fr);
-  if (!fr) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
-  shard_model_fragments(m, m->sys.v, fr, nf);
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&buf, &len);
-  if (!f) {
-    free(fr);
+  shard_fragment *fr = NULL;
+  const int32_t nf = fragment_list(m, &fr);
+  double *sz = nf >= 0 ? calloc((size_t)nf + 1, sizeof *sz) : NULL;
+  char *b1 = NULL, *b2 = NULL, *b3 = NULL;
+  size_t l1 = 0, l2 = 0, l3 = 0;
+  FILE *f1 = sz ? open_memstream(&b1, &l1) : NULL, *f2 = f1 ? open_memstream(&b2, &l2) : NULL,
+       *f3 = f2 ? open_memstream(&b3, &l3) : NULL;
+  if (!f3) {
+    if (f1) fclose(f1), free(b1);
+    if (f2) fclose(f2), free(b2);
+    free(fr), free(sz);
     return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
   }
-  fprintf(f, "fragment,x_left,x_right,size,mass,velocity\n");
-  for (int32_t i = 0; i < nf; ++i)
-    fprintf(f, "%d,%.15g,%.15g,%.15g,%.15g,%.15g\n", (int)i, fr[i].x_left, fr[i].x_right, fr[i].size, fr[i].mass,
+  fprintf(f1, "fragment,x_left,x_right,size,mass,velocity\n");
+  double total = 0.0;
+  for (int32_t i = 0; i < nf; ++i) {
+    fprintf(f1, "%d,%.15g,%.15g,%.15g,%.15g,%.15g\n", (int)i, fr[i].x_left, fr[i].x_right, fr[i].size, fr[i].mass,
             fr[i].momentum / fr[i].mass);
-  fclose(f);
-  free(fr);
-  return write_memstream(r->opt->out_dir, "fragments.csv", buf, len, msg);
+    sz[i] = fr[i].size, total += fr[i].size;
+  }
+  shard_sample_stats st;
+  double median;
+  fragment_size_stats(sz, nf, &st, &median);
+  fprintf(f2, "rank,size,size_over_mean,cumulative_number,cumulative_mass\n");
+  double below = 0.0;
+  for (int32_t i = 0; i < nf; ++i) {
+    below += sz[i];
+    fprintf(f2, "%d,%.15g,%.15g,%.15g,%.15g\n", (int)i + 1, sz[i], sz[i] / st.mean, (double)(i + 1) / nf,
+            below / total);
+  }
+  const int32_t nb = nf > 0 ? (int32_t)ceil(sqrt((double)nf)) : 0;
+  const double width = nb > 0 ? st.max / nb : 0.0;
+  fprintf(f3, "bin,size_left,size_right,count,fraction,density_over_mean\n");
+  for (int32_t b = 0, i = 0; b < nb; ++b) {
+    const double hi = b == nb - 1 ? st.max : (b + 1) * width;
+    int32_t c = 0;
+    while (i < nf && (sz[i] <= hi || b == nb - 1)) ++c, ++i;
+    /* density of x = s / mean: fraction per unit of x */
+    fprintf(f3, "%d,%.15g,%.15g,%d,%.15g,%.15g\n", (int)b, b * width, hi, (int)c, (double)c / nf,
+            (double)c / nf / (width / st.mean));
+  }
+  fclose(f1), fclose(f2), fclose(f3);
+  free(fr), free(sz);
+  int rc = write_memstream(r->opt->out_dir, "fragments.csv", b1, l1, msg);
+  if (rc == SHARD_OK) rc = write_memstream(r->opt->out_dir, "fragment_sizes.csv", b2, l2, msg);
+  else free(b2);
+  if (rc == SHARD_OK) rc = write_memstream(r->opt->out_dir, "fragment_histogram.csv", b3, l3, msg);
+  else free(b3);
+  return rc;
 }
 
 static void hash_plugin(const plugin_inst *pi, FILE *f, const char *role) {
