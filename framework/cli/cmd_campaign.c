@@ -1,8 +1,9 @@
 /* shard campaign FILE [-o DIR] [-j N] [--slice K/N] [--resume] [--timeout S] [--no-progress]
- * shard campaign merge OUT_DIR DIR...
+ * shard campaign merge OUT_DIR DIR... [--campaign FILE]
  *
  * Under `mpirun -n P` (a build with MPI): rank r runs slice r+1 of P, rank 0
- * gathers the slice tables, writes the merged campaign.csv and the plots. */
+ * gathers the slice tables, writes the merged campaign.csv, statistics.csv
+ * and the plots. */
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -26,7 +27,7 @@ static void usage(FILE *out) {
   fprintf(out,
           "usage: shard campaign CAMPAIGN.yaml [-o DIR] [-j N] [--slice K/N] [--resume] [--timeout S] "
           "[--no-progress] [--dry-run | --plots-only]\n"
-          "       shard campaign merge OUT_DIR DIR|TABLE.csv ...\n"
+          "       shard campaign merge OUT_DIR DIR|TABLE.csv ... [--campaign CAMPAIGN.yaml]\n"
           "       mpirun -n P shard campaign CAMPAIGN.yaml [-o DIR] [-j N] [--resume]   (MPI builds)\n");
 }
 
@@ -100,6 +101,19 @@ static void print_plots(const shard_plot_report *rep, const char *dir) {
            rep->written, dir, dir);
 }
 
+/* DIR/statistics.csv when the campaign has a `statistics:` block; 0 after
+ * reporting a failure. */
+static int write_statistics(const shard_campaign *c, const shard_table *t, const char *dir, const char *who) {
+  shard_msg msg = {{0}};
+  if (shard_campaign_write_statistics(c, t, dir, &msg) != SHARD_OK) {
+    fprintf(stderr, "%s: %s\n", who, msg.text);
+    return 0;
+  }
+  if (shard_campaign_stats(c))
+    printf("statistics over %s -> %s/statistics.csv\n", shard_campaign_stats(c)->over, dir);
+  return 1;
+}
+
 /* A word for a POSIX shell: as is when safe, else single-quoted. */
 static void put_shell_word(const char *w) {
   if (*w && strspn(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=.,/:@%") == strlen(w)) {
@@ -167,11 +181,36 @@ static int add_table(const char *path, shard_table ***parts, size_t *n, size_t *
 
 static int name_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
+/* The campaign file of `merge --campaign` (its own keys only: the runs are
+ * done); NULL after printing its errors. */
+static shard_campaign *merge_campaign(const char *path) {
+  shard_diag *d = shard_diag_create();
+  shard_campaign *c = NULL;
+  if (d && shard_campaign_load(path, NULL, &c, d) != SHARD_OK) {
+    shard_diag_sort(d);
+    shard_diag_print(d, stderr);
+  }
+  if (!d) fprintf(stderr, "shard campaign merge: out of memory\n");
+  shard_diag_destroy(d);
+  return c;
+}
+
 static int cmd_merge(int argc, char **argv) {
+  const char *campaign = NULL;
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) { /* --campaign FILE anywhere; the other words in order */
+    if (strcmp(argv[i], "--campaign") == 0 && i + 1 < argc)
+      campaign = argv[++i];
+    else
+      argv[kept++] = argv[i];
+  }
+  argc = kept;
   if (argc < 3) {
     usage(stderr);
     return SHARD_EXIT_INPUT;
   }
+  shard_campaign *c = campaign ? merge_campaign(campaign) : NULL;
+  if (campaign && !c) return SHARD_EXIT_INPUT;
   const char *out = argv[1];
   shard_table **parts = NULL;
   size_t n = 0, cap = 0;
@@ -245,9 +284,10 @@ static int cmd_merge(int argc, char **argv) {
       code = SHARD_EXIT_FAIL;
     } else {
       printf("merged %zu tables, %zu runs -> %s/campaign.csv\n", n, shard_table_n_rows(t), out);
-      code = SHARD_EXIT_OK;
+      code = !c || write_statistics(c, t, out, "shard campaign merge") ? SHARD_EXIT_OK : SHARD_EXIT_FAIL;
     }
   }
+  shard_campaign_destroy(c);
   shard_table_destroy(t);
   for (size_t i = 0; i < n; ++i) shard_table_destroy(parts[i]);
   free(parts);
@@ -333,12 +373,13 @@ static int run_mpi(const shard_campaign *c, shard_campaign_options *opt, int *ex
         shard_table_write_file(merged, opt->out_dir, "campaign.csv", &msg) == SHARD_OK) {
       printf("campaign %s: %zu runs on %d ranks, %lld failed -> %s/campaign.csv\n", shard_campaign_name(c),
              shard_table_n_rows(merged), size, sums[0], opt->out_dir);
+      int stats_ok = write_statistics(c, merged, opt->out_dir, "shard campaign");
       shard_plot_report rep;
       if (sums[1] == 0 && shard_campaign_plots(c, merged, opt->out_dir, &rep, &msg) == SHARD_OK)
         print_plots(&rep, opt->out_dir);
       else if (sums[1] == 0)
         fprintf(stderr, "shard campaign: %s\n", msg.text);
-      code = sums[0] > 0 || sums[1] > 0 ? SHARD_EXIT_FAIL : SHARD_EXIT_OK;
+      code = sums[0] > 0 || sums[1] > 0 || !stats_ok ? SHARD_EXIT_FAIL : SHARD_EXIT_OK;
     } else {
       fprintf(stderr, "shard campaign: the slice tables could not be merged%s%s\n", msg.text[0] ? ": " : "",
               msg.text);
@@ -470,11 +511,14 @@ int shard_cmd_campaign(const shard_cli *cli, int argc, char **argv) {
     snprintf(table, sizeof table, "%s/campaign.csv", out);
     shard_table *t = NULL;
     shard_plot_report rep;
-    if (shard_table_read_csv(table, &t, &msg) != SHARD_OK || shard_campaign_plots(c, t, out, &rep, &msg) != SHARD_OK) {
+    if (shard_table_read_csv(table, &t, &msg) != SHARD_OK) {
       fprintf(stderr, "shard campaign: %s\n", msg.text);
-    } else {
+    } else if (write_statistics(c, t, out, "shard campaign") &&
+               shard_campaign_plots(c, t, out, &rep, &msg) == SHARD_OK) {
       print_plots(&rep, out);
       code = SHARD_EXIT_OK;
+    } else if (msg.text[0]) {
+      fprintf(stderr, "shard campaign: %s\n", msg.text);
     }
     shard_table_destroy(t);
     goto done;
@@ -510,6 +554,7 @@ int shard_cmd_campaign(const shard_cli *cli, int argc, char **argv) {
   printf("campaign %s: %zu ok, %zu failed of %zu runs", shard_campaign_name(c), res.ok, res.failed, res.total);
   if (res.skipped) printf(" (%zu reused)", res.skipped);
   printf(" -> %s\n", res.table_path);
+  int stats_ok = slice_n > 0 || write_statistics(c, t, out, "shard campaign");
   if (res.interrupted) {
     fprintf(stderr, "shard campaign: interrupted; %zu of %zu runs finished (resume with --resume)\n",
             res.ok + res.failed, res.total);
@@ -520,7 +565,7 @@ int shard_cmd_campaign(const shard_cli *cli, int argc, char **argv) {
     else
       print_plots(&rep, out);
   }
-  code = res.failed > 0 || res.interrupted ? SHARD_EXIT_FAIL : SHARD_EXIT_OK;
+  code = res.failed > 0 || res.interrupted || !stats_ok ? SHARD_EXIT_FAIL : SHARD_EXIT_OK;
   shard_table_destroy(t);
 done:
   shard_campaign_destroy(c);

@@ -57,6 +57,8 @@ struct shard_campaign {
   size_t n_runs;
   shard_campaign_plot *plots;
   size_t n_plots;
+  shard_campaign_statistics stats;
+  int has_stats;
 };
 
 /* ---- small helpers ------------------------------------------------------------ */
@@ -78,8 +80,7 @@ static const char *afmt(yt_arena *a, const char *fmt, ...) {
   return s;
 }
 
-/* The shortest decimal text that reads back as x; integers without exponent. */
-static void format_number(double x, char *buf, size_t n) {
+void shard_format_number(double x, char *buf, size_t n) {
   if (x == floor(x) && fabs(x) < 1e15) {
     snprintf(buf, n, "%.0f", x == 0 ? 0.0 : x);
     return;
@@ -143,14 +144,14 @@ static void unknown_key(shard_diag *d, const yt_node *key, const char *where, co
 
 /* ---- the campaign's own keys ---------------------------------------------------- */
 
-static const char *const top_keys[] = {"name", "description", "base", "case", "set",
-                                       "sweep", "derived", "timeout", "plots"};
+static const char *const top_keys[] = {"name",    "description", "base",  "case",      "set",
+                                       "sweep",   "derived",     "timeout", "statistics", "plots"};
 #define N_TOP (sizeof top_keys / sizeof top_keys[0])
 
 static const char *const range_keys[] = {"linspace", "logspace", "geomspace", "integer"};
 static const char *const plot_keys[] = {"file",    "title",  "x",         "y",      "series",    "where",
                                         "logx",    "logy",   "xlabel",    "ylabel", "reference", "data",
-                                        "xscale",  "yscale", "fit_range", "reference_columns"};
+                                        "xscale",  "yscale", "fit_range", "reference_columns", "table", "yerror"};
 #define N_PLOT_KEYS (sizeof plot_keys / sizeof plot_keys[0])
 
 typedef struct loader {
@@ -308,7 +309,7 @@ static const char **range_values(loader *L, const yt_node *key, const yt_node *m
     if (rounding && k > 0 && x == prev) continue; /* de-duplicate (ranges are monotonic) */
     prev = x;
     char buf[64];
-    format_number(x, buf, sizeof buf);
+    shard_format_number(x, buf, sizeof buf);
     if (!vals || !(vals[k++] = adup(L->c->arena, buf))) return NULL;
   }
   *out_n = k;
@@ -522,6 +523,18 @@ static const char **string_list(loader *L, const yt_node *key, const yt_node *v,
   return r;
 }
 
+/* One of a few words; 0 after reporting another value. */
+static int choice_value(loader *L, const yt_node *key, const yt_node *v, const char *what, const char *a,
+                        const char *b, int *out) {
+  if (v->kind == YT_SCALAR && (strcmp(v->text, a) == 0 || strcmp(v->text, b) == 0)) {
+    *out = strcmp(v->text, b) == 0;
+    return 1;
+  }
+  yt_error_at(L->d, yt_is_null(v) ? key : v, "invalid value '%s' for '%s' (expected one of: %s, %s)",
+              v->kind == YT_SCALAR ? v->text : yt_kind_str(v), what, a, b);
+  return 0;
+}
+
 /* A parameter column named in series/where: it must exist. */
 static int check_param_col(loader *L, const yt_node *at, const char *plot, const char *role, const char *col) {
   if (find_param(L->c, col)) return 1;
@@ -534,6 +547,103 @@ static int check_param_col(loader *L, const yt_node *at, const char *plot, const
   else
     yt_error_at(L->d, at, "plot '%s': %s column '%s' is not a parameter of this campaign", plot, role, col);
   return 0;
+}
+
+/* A parameter column of a `table: statistics` plot: a group column. */
+static int check_group_col(loader *L, const yt_node *at, const char *plot, const char *role, const char *col) {
+  const shard_campaign_statistics *s = &L->c->stats;
+  for (size_t i = 0; i < s->n_group; ++i)
+    if (strcmp(s->group[i], col) == 0) return 1;
+  if (strcmp(col, s->over) == 0)
+    yt_error_at(L->d, at, "plot '%s': %s column '%s' is averaged over in statistics.csv (table: statistics)", plot,
+                role, col);
+  else
+    yt_error_at(L->d, at, "plot '%s': %s column '%s' is not a column of statistics.csv (its parameter columns are the "
+                "swept keys other than '%s')", plot, role, col, s->over);
+  return 0;
+}
+
+/* --- statistics --- */
+
+static void load_statistics(loader *L, const yt_node *key, const yt_node *v) {
+  static const char *const keys[] = {"over", "columns"};
+  shard_campaign *c = L->c;
+  shard_campaign_statistics *s = &c->stats;
+  if (v->kind != YT_MAP) {
+    yt_error_at(L->d, yt_is_null(v) ? key : v, "'statistics' must be a mapping {over, columns}, not %s",
+                yt_kind_str(v));
+    return;
+  }
+  const yt_node *over = NULL, *over_key = NULL, *cols = NULL, *cols_key = NULL;
+  for (size_t i = 0; i < v->n; ++i) {
+    const yt_node *k = v->pairs[i].key;
+    if (strcmp(k->text, "over") == 0) {
+      over_key = k;
+      over = v->pairs[i].value;
+    } else if (strcmp(k->text, "columns") == 0) {
+      cols_key = k;
+      cols = v->pairs[i].value;
+    } else {
+      unknown_key(L->d, k, "statistics", keys, 2);
+    }
+  }
+  if (!over) {
+    yt_error_at(L->d, v, "missing required key 'over' in 'statistics' (the swept key to average over)");
+    return;
+  }
+  const char *name;
+  if (string_value(L, over_key, over, "statistics.over", &name) != SHARD_OK) return;
+  const param *p = find_param(c, name);
+  if (p && p->expr) {
+    yt_error_at(L->d, over, "'statistics.over': '%s' is derived; statistics are taken over a swept key", name);
+    return;
+  }
+  if (!p) {
+    const char *swept[MAX_PARAMS];
+    size_t ns = 0;
+    for (size_t i = 0; i < c->n_params; ++i)
+      if (!c->params[i].expr) swept[ns++] = c->params[i].key;
+    const char *sug = shard_suggest(name, swept, ns);
+    if (sug)
+      yt_error_at(L->d, over, "'statistics.over': '%s' is not a swept key of this campaign (did you mean '%s'?)", name,
+                  sug);
+    else
+      yt_error_at(L->d, over, "'statistics.over': '%s' is not a swept key of this campaign", name);
+    return;
+  }
+  /* the group columns: the other swept keys, but those zipped with `over` move with it */
+  size_t ip = (size_t)(p - c->params);
+  const axis *own = NULL;
+  for (size_t a = 0; a < c->n_axes; ++a)
+    if (ip >= c->axes[a].first_param && ip < c->axes[a].first_param + c->axes[a].n_keys) own = &c->axes[a];
+  const char **group = yt_alloc(c->arena, (c->n_params + 1) * sizeof *group);
+  if (!group) return;
+  for (size_t i = 0; i < c->n_params; ++i) {
+    if (c->params[i].expr || (own && i >= own->first_param && i < own->first_param + own->n_keys)) continue;
+    group[s->n_group++] = c->params[i].key;
+  }
+  s->over = name;
+  s->group = group;
+  c->has_stats = 1;
+  if (!cols) return;
+  size_t n = 0;
+  const char **list = string_list(L, cols_key, cols, "statistics.columns", &n);
+  if (!list) return;
+  for (size_t i = 0; i < n; ++i) {
+    const yt_node *at = cols->kind == YT_SEQ ? cols->items[i] : cols;
+    const param *q = find_param(c, list[i]);
+    int fixed = shard_campaign_fixed_column(list[i]);
+    int twice = 0;
+    for (size_t k = 0; k < i; ++k) twice |= strcmp(list[i], list[k]) == 0;
+    if (q && !q->expr)
+      yt_error_at(L->d, at, "'statistics.columns': '%s' is a swept key, not a result column", list[i]);
+    else if (fixed)
+      yt_error_at(L->d, at, "'statistics.columns': '%s' is not a numeric result column", list[i]);
+    else if (twice)
+      yt_error_at(L->d, at, "'statistics.columns': '%s' is listed twice", list[i]);
+  }
+  s->columns = list;
+  s->n_columns = n;
 }
 
 static int valid_file_name(const char *s) {
@@ -550,7 +660,7 @@ static void load_plot(loader *L, const yt_node *m, shard_campaign_plot *p) {
   p->xscale = p->yscale = 1.0;
   const yt_pair *fp = yt_map_find(m, "file");
   const char *label = fp && fp->value->kind == YT_SCALAR ? fp->value->text : "?";
-  const yt_node *series_at = NULL, *where = NULL, *refs = NULL;
+  const yt_node *series_at = NULL, *where = NULL, *refs = NULL, *table_at = NULL, *yerror_at = NULL, *x_at = NULL;
   for (size_t i = 0; i < m->n; ++i) {
     const yt_node *k = m->pairs[i].key, *v = m->pairs[i].value;
     const char *kt = k->text;
@@ -569,6 +679,7 @@ static void load_plot(loader *L, const yt_node *m, shard_campaign_plot *p) {
       string_value(L, k, v, what, &p->ylabel);
     } else if (strcmp(kt, "x") == 0) {
       string_value(L, k, v, what, &p->x);
+      x_at = v;
     } else if (strcmp(kt, "y") == 0) {
       p->y = string_list(L, k, v, what, &p->n_y);
     } else if (strcmp(kt, "series") == 0) {
@@ -582,13 +693,13 @@ static void load_plot(loader *L, const yt_node *m, shard_campaign_plot *p) {
       else
         *(kt[3] == 'x' ? &p->logx : &p->logy) = is_true(v);
     } else if (strcmp(kt, "data") == 0) {
-      if (v->kind == YT_SCALAR && strcmp(v->text, "campaign") == 0)
-        p->history = 0;
-      else if (v->kind == YT_SCALAR && strcmp(v->text, "history") == 0)
-        p->history = 1;
-      else
-        yt_error_at(L->d, yt_is_null(v) ? k : v, "invalid value '%s' for 'plots.data' (expected one of: campaign, history)",
-                    v->kind == YT_SCALAR ? v->text : yt_kind_str(v));
+      choice_value(L, k, v, what, "campaign", "history", &p->history);
+    } else if (strcmp(kt, "table") == 0) {
+      choice_value(L, k, v, what, "campaign", "statistics", &p->statistics);
+      table_at = v;
+    } else if (strcmp(kt, "yerror") == 0) {
+      p->yerror = string_list(L, k, v, what, &p->n_yerror);
+      yerror_at = v;
     } else if (strcmp(kt, "xscale") == 0 || strcmp(kt, "yscale") == 0) {
       double s;
       snprintf(what, sizeof what, "'plots.%s'", kt);
@@ -619,7 +730,20 @@ static void load_plot(loader *L, const yt_node *m, shard_campaign_plot *p) {
   if (!yt_map_find(m, "file")) yt_error_at(L->d, m, "missing required key 'file' in plot");
   if (!yt_map_find(m, "x")) yt_error_at(L->d, m, "missing required key 'x' in plot '%s'", label);
   if (!yt_map_find(m, "y")) yt_error_at(L->d, m, "missing required key 'y' in plot '%s'", label);
-  for (size_t i = 0; p->series && i < p->n_series; ++i) check_param_col(L, series_at, label, "series", p->series[i]);
+  const int by_group = p->statistics && L->c->has_stats; /* parameter columns: the group columns only */
+  if (p->statistics && !L->c->has_stats)
+    yt_error_at(L->d, table_at, "plot '%s': 'table: statistics' needs a top-level 'statistics' block", label);
+  if (p->statistics && p->history)
+    yt_error_at(L->d, table_at, "plot '%s': 'table: statistics' and 'data: history' are exclusive", label);
+  if (p->yerror && p->history)
+    yt_error_at(L->d, yerror_at, "plot '%s': 'yerror' needs table data, not 'data: history'", label);
+  else if (p->yerror && p->y && p->n_yerror != p->n_y)
+    yt_error_at(L->d, yerror_at, "plot '%s': 'yerror' needs one column per 'y' column (%zu), got %zu", label, p->n_y,
+                p->n_yerror);
+  if (by_group && p->x && find_param(L->c, p->x)) check_group_col(L, x_at, label, "x", p->x);
+  for (size_t i = 0; p->series && i < p->n_series; ++i)
+    if (check_param_col(L, series_at, label, "series", p->series[i]) && by_group)
+      check_group_col(L, series_at, label, "series", p->series[i]);
   if (where) {
     if (where->kind != YT_MAP) {
       yt_error_at(L->d, where, "'plots.where' must be a mapping of parameter columns to values, not %s",
@@ -629,6 +753,7 @@ static void load_plot(loader *L, const yt_node *m, shard_campaign_plot *p) {
       for (size_t i = 0; cols && vals && i < where->n; ++i) {
         const yt_node *k = where->pairs[i].key, *v = where->pairs[i].value;
         if (!check_param_col(L, k, label, "where", k->text)) continue;
+        if (by_group && !check_group_col(L, k, label, "where", k->text)) continue;
         if (v->kind != YT_SCALAR || yt_is_null(v)) {
           yt_error_at(L->d, yt_is_null(v) ? k : v, "'plots.where.%s' must be a value, not %s", k->text, yt_kind_str(v));
           continue;
@@ -890,7 +1015,7 @@ static int expand(loader *L) {
           break;
         }
         char buf[64];
-        format_number(x, buf, sizeof buf);
+        shard_format_number(x, buf, sizeof buf);
         vals[i] = adup(c->arena, buf);
       }
       if (!p->var) sets[ns++] = afmt(c->arena, "%s=%s", p->key, vals[i]);
@@ -1117,7 +1242,8 @@ int shard_campaign_load(const char *path, const shard_registry *reg, shard_campa
       }
     } else if (strcmp(kt, "sweep") == 0) {
       load_sweep(&L, k, v);
-    } else if (strcmp(kt, "derived") == 0 || strcmp(kt, "set") == 0 || strcmp(kt, "plots") == 0) {
+    } else if (strcmp(kt, "derived") == 0 || strcmp(kt, "set") == 0 || strcmp(kt, "plots") == 0 ||
+               strcmp(kt, "statistics") == 0) {
       /* after the sweep: below */
     } else if (strcmp(kt, "timeout") == 0) {
       load_timeout(&L, k, v);
@@ -1126,7 +1252,9 @@ int shard_campaign_load(const char *path, const shard_registry *reg, shard_campa
     }
   }
   const yt_pair *der = yt_map_find(c->root, "derived"), *plots = yt_map_find(c->root, "plots");
+  const yt_pair *stats = yt_map_find(c->root, "statistics");
   if (der) load_derived(&L, der->key, der->value);
+  if (stats) load_statistics(&L, stats->key, stats->value);
   if (plots) load_plots(&L, plots->key, plots->value);
   if (!base && !inl)
     yt_error_at(d, c->root, "missing required top-level key 'base' (a case file) or 'case' (an inline case)");
@@ -1176,6 +1304,9 @@ size_t shard_campaign_n_runs(const shard_campaign *c) { return c->n_runs; }
 const shard_campaign_run *shard_campaign_run_at(const shard_campaign *c, size_t i) { return &c->runs[i]; }
 size_t shard_campaign_n_plots(const shard_campaign *c) { return c->n_plots; }
 const shard_campaign_plot *shard_campaign_plot_at(const shard_campaign *c, size_t i) { return &c->plots[i]; }
+const shard_campaign_statistics *shard_campaign_stats(const shard_campaign *c) {
+  return c->has_stats ? &c->stats : NULL;
+}
 
 int shard_campaign_validate_file(const char *path, const shard_registry *reg, shard_diag *d) {
   shard_campaign *c = NULL;
@@ -1274,8 +1405,12 @@ int shard_schema_write_campaign(const shard_registry *reg, FILE *out) {
       "        \"ylabel\": {\"type\": \"string\"},\n"
       "        \"data\": {\"enum\": [\"campaign\", \"history\"], \"description\": \"columns of campaign.csv, or of "
       "each run's history.csv\"},\n"
+      "        \"table\": {\"enum\": [\"campaign\", \"statistics\"], \"description\": \"the table drawn: "
+      "campaign.csv, or statistics.csv (needs a statistics block)\"},\n"
       "        \"x\": {\"type\": \"string\"},\n"
       "        \"y\": {\"$ref\": \"#/$defs/columns\"},\n"
+      "        \"yerror\": {\"$ref\": \"#/$defs/columns\", \"description\": \"error bar columns (half-widths), one "
+      "per y\"},\n"
       "        \"series\": {\"$ref\": \"#/$defs/columns\", \"description\": \"parameter columns: one curve per "
       "combination\"},\n"
       "        \"where\": {\"type\": \"object\", \"additionalProperties\": {\"$ref\": \"#/$defs/scalar\"}, "
@@ -1320,6 +1455,18 @@ int shard_schema_write_campaign(const shard_registry *reg, FILE *out) {
       "\"additionalProperties\": {\"type\": [\"string\", \"number\"]}, \"description\": \"expressions of the "
       "swept values (dots as underscores, var.x as x) and index\"},\n"
       "    \"timeout\": {\"type\": [\"number\", \"string\"], \"description\": \"per-run time limit, s\"},\n"
+      "    \"statistics\": {\n"
+      "      \"description\": \"DIR/statistics.csv: mean, std, ci95 (Student t), min, max over a swept key for "
+      "every combination of the other swept keys\",\n"
+      "      \"type\": \"object\",\n"
+      "      \"additionalProperties\": false,\n"
+      "      \"required\": [\"over\"],\n"
+      "      \"properties\": {\n"
+      "        \"over\": {\"$ref\": \"#/$defs/path\", \"description\": \"a swept key, e.g. a seed\"},\n"
+      "        \"columns\": {\"$ref\": \"#/$defs/columns\", \"description\": \"numeric table columns (default: "
+      "every numeric result column)\"}\n"
+      "      }\n"
+      "    },\n"
       "    \"plots\": {\"type\": \"array\", \"items\": {\"$ref\": \"#/$defs/plot\"}}\n"
       "  }\n"
       "}\n";

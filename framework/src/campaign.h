@@ -9,12 +9,14 @@
  *     zip: {model.elements: [10, 20], var.h: [0.1, 0.05]}   # one zipped axis
  *   derived: {time.end: 10 * time_dt}  # expressions of the swept values
  *   timeout: 600                       # per run, seconds
+ *   statistics: {over: fracture.strength.seed}   # mean and 95% interval over a swept key
  *   plots: [...]
  *
  * Loading validates the file strictly (file:line:col errors in a shard_diag)
  * and, given a registry, every run's overrides as a case, before anything
- * runs. Execution, the table and the plots are in campaign_exec.c,
- * campaign_table.c and campaign_plot.c. Nothing here prints. */
+ * runs. Execution, the table, the statistics and the plots are in
+ * campaign_exec.c, campaign_table.c, campaign_stats.c and campaign_plot.c.
+ * Nothing here prints. */
 #ifndef SHARD_CAMPAIGN_H
 #define SHARD_CAMPAIGN_H
 
@@ -61,6 +63,10 @@ const char *shard_campaign_param(const shard_campaign *c, size_t i); /* dotted p
 size_t shard_campaign_n_runs(const shard_campaign *c);
 const shard_campaign_run *shard_campaign_run_at(const shard_campaign *c, size_t i);
 
+/* The shortest decimal text that reads back as x; integers without exponent
+ * ("1e-06", "0.1", "3"). */
+void shard_format_number(double x, char *buf, size_t n);
+
 /* `shard validate` of a campaign file: shard_campaign_load then destroy. */
 int shard_campaign_validate_file(const char *path, const shard_registry *reg, shard_diag *d);
 /* 1 if `path` is a YAML file whose top level has a `sweep` key (a cheap
@@ -95,10 +101,30 @@ typedef struct shard_campaign_plot {
   double xscale, yscale;         /* applied to x and y (and the reference curves' x) */
   int has_fit_range;
   double fit_lo, fit_hi;         /* slopes fitted over x in [lo, hi] */
+  int statistics;                /* table: statistics (statistics.csv instead of campaign.csv) */
+  const char *const *yerror;     /* error bar columns, one per y; NULL: no error bars */
+  size_t n_yerror;
 } shard_campaign_plot;
 
 size_t shard_campaign_n_plots(const shard_campaign *c);
 const shard_campaign_plot *shard_campaign_plot_at(const shard_campaign *c, size_t i);
+
+/* ---- statistics across a swept key (campaign_stats.c) ------------------------ */
+
+/* A `statistics:` block. */
+typedef struct shard_campaign_statistics {
+  const char *over;            /* the swept key averaged over (e.g. a seed) */
+  const char *const *group;    /* the other swept keys: one row per distinct combination */
+  size_t n_group;
+  const char *const *columns;  /* statistic columns; NULL: every numeric result column */
+  size_t n_columns;
+} shard_campaign_statistics;
+
+/* The campaign's `statistics:` block, or NULL. */
+const shard_campaign_statistics *shard_campaign_stats(const shard_campaign *c);
+/* 1 for the table columns that hold no result (index, status, exit_code,
+ * signal, host, message): never statistic columns. */
+int shard_campaign_fixed_column(const char *name);
 
 /* ---- the table (campaign_table.c) -------------------------------------------- */
 
@@ -125,6 +151,8 @@ void shard_table_sort(shard_table *t);
 int shard_table_write_csv(const shard_table *t, FILE *out);
 /* Write dir/name atomically (temporary file + rename). */
 int shard_table_write_file(const shard_table *t, const char *dir, const char *name, shard_msg *msg);
+/* The same without the index column (a table keyed by other columns). */
+int shard_table_write_file_unindexed(const shard_table *t, const char *dir, const char *name, shard_msg *msg);
 /* Read a CSV written by shard_table_write_csv (RFC 4180); the first column
  * must be `index`. */
 int shard_table_read_csv(const char *path, shard_table **out, shard_msg *msg);
@@ -145,6 +173,20 @@ int shard_table_add_yaml(shard_table *t, int row, const char *path, const char *
  * over the sorted rows. Duplicate indices and mismatched parameter columns
  * are errors (SHARD_ERR_INPUT with msg). */
 int shard_table_merge(shard_table *const *parts, size_t n, shard_table **out, shard_msg *msg);
+
+/* The statistics table of a campaign table (shard_campaign_stats(c) must not
+ * be NULL), rows indexed by group from 0: per group (the distinct values of
+ * the group columns, in order of first appearance) the group columns, `n`
+ * (runs with status ok), `failed` (the other runs), and for each statistic
+ * column C over the ok runs with a number in C: C.mean, C.std (n - 1),
+ * C.ci95 (half-width t_{0.975,n-1} std / sqrt(n)), C.min, C.max; empty where
+ * undefined. A column with fewer numbers than ok runs in some group gets a
+ * C.n column before C.mean. SHARD_OK, or SHARD_ERR_INPUT with msg (a group
+ * column missing from the table, a listed column that is not numeric). */
+int shard_campaign_statistics_table(const shard_campaign *c, const shard_table *t, shard_table **out, shard_msg *msg);
+/* Write dir/statistics.csv (atomically, without the index column) when the
+ * campaign has a `statistics:` block; SHARD_OK and nothing written without. */
+int shard_campaign_write_statistics(const shard_campaign *c, const shard_table *t, const char *dir, shard_msg *msg);
 
 /* ---- execution (campaign_exec.c) ------------------------------------------------ */
 
@@ -196,8 +238,9 @@ typedef struct shard_plot_report {
 } shard_plot_report;
 
 /* Write DIR/plots/<file>.dat + .gp (+ .slopes.csv for log-log plots) for
- * every plot of the campaign from its table (and the runs' history.csv),
- * and render them when gnuplot is on PATH. */
+ * every plot of the campaign from its table (the statistics table computed
+ * from it for `table: statistics`, the runs' history.csv for `data:
+ * history`), and render them when gnuplot is on PATH. */
 int shard_campaign_plots(const shard_campaign *c, const shard_table *t, const char *dir, shard_plot_report *rep,
                         shard_msg *msg);
 

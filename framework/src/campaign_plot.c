@@ -1,7 +1,8 @@
 /* host: campaign plots — for each `plots:` entry, DIR/plots/<file>.dat (one
  * gnuplot data block per curve), <file>.gp (a script that renders PNG and
  * SVG), <file>.slopes.csv for log-log plots (least-squares slope of each
- * curve), rendered with gnuplot when it is on PATH (see campaign.h). */
+ * curve with its standard error and 95% interval), rendered with gnuplot
+ * when it is on PATH (see campaign.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -14,6 +15,7 @@
 
 #include "campaign.h"
 #include "expr.h"
+#include "stats.h"
 
 extern char **environ;
 
@@ -22,6 +24,7 @@ extern char **environ;
 typedef struct curve {
   char title[256];
   double *x, *y;
+  double *e; /* error bars (half-widths), NULL without */
   size_t n, cap;
   int kind; /* 0 data, 1 history reference column, 2 reference expression */
   const char *ycol;
@@ -32,7 +35,8 @@ typedef struct curves {
   size_t n, cap;
 } curves;
 
-static curve *new_curve(curves *cs, const char *title, int kind, const char *ycol) {
+/* A curve; with error bars when has_e. */
+static curve *new_curve(curves *cs, const char *title, int kind, const char *ycol, int has_e) {
   if (cs->n == cs->cap) {
     size_t cap = cs->cap ? 2 * cs->cap : 16;
     curve *c = realloc(cs->items, cap * sizeof *c);
@@ -45,6 +49,7 @@ static curve *new_curve(curves *cs, const char *title, int kind, const char *yco
   snprintf(c->title, sizeof c->title, "%s", title);
   c->kind = kind;
   c->ycol = ycol;
+  if (has_e && !(c->e = malloc(sizeof *c->e))) return NULL;
   return c;
 }
 
@@ -54,7 +59,7 @@ static curve *find_curve(curves *cs, const char *title) {
   return NULL;
 }
 
-static int add_point(curve *c, double x, double y) {
+static int add_point(curve *c, double x, double y, double e) {
   if (c->n == c->cap) {
     size_t cap = c->cap ? 2 * c->cap : 64;
     double *nx = realloc(c->x, cap * sizeof *nx);
@@ -63,8 +68,12 @@ static int add_point(curve *c, double x, double y) {
     double *ny = realloc(c->y, cap * sizeof *ny);
     if (!ny) return 0;
     c->y = ny;
+    double *ne = c->e ? realloc(c->e, cap * sizeof *ne) : NULL;
+    if (c->e && !ne) return 0;
+    c->e = ne;
     c->cap = cap;
   }
+  if (c->e) c->e[c->n] = e;
   c->x[c->n] = x;
   c->y[c->n++] = y;
   return 1;
@@ -74,20 +83,23 @@ static void free_curves(curves *cs) {
   for (size_t i = 0; i < cs->n; ++i) {
     free(cs->items[i].x);
     free(cs->items[i].y);
+    free(cs->items[i].e);
   }
   free(cs->items);
 }
 
 static void sort_curve(curve *c) {
   for (size_t i = 1; i < c->n; ++i) {
-    double x = c->x[i], y = c->y[i];
+    double x = c->x[i], y = c->y[i], e = c->e ? c->e[i] : 0;
     size_t j = i;
     for (; j > 0 && c->x[j - 1] > x; --j) {
       c->x[j] = c->x[j - 1];
       c->y[j] = c->y[j - 1];
+      if (c->e) c->e[j] = c->e[j - 1];
     }
     c->x[j] = x;
     c->y[j] = y;
+    if (c->e) c->e[j] = e;
   }
 }
 
@@ -147,11 +159,15 @@ static int campaign_curves(const shard_campaign_plot *p, const shard_table *t, c
     for (size_t k = 0; k < p->n_y; ++k) {
       int yc = shard_table_find_col(t, p->y[k]);
       if (yc < 0 || !number(shard_table_get(t, r, (size_t)yc), &y)) continue;
+      /* an error bar without a value (e.g. one run: no interval) is drawn as 0 */
+      int ec = p->yerror ? shard_table_find_col(t, p->yerror[k]) : -1;
+      double e = 0;
+      if (ec < 0 || !number(shard_table_get(t, r, (size_t)ec), &e)) e = 0;
       char title[256];
       series_title(t, r, p, p->y[k], title, sizeof title);
       curve *c = find_curve(cs, title);
-      if (!c && !(c = new_curve(cs, title, 0, p->y[k]))) return SHARD_ERR_NOMEM;
-      if (!add_point(c, x * p->xscale, y * p->yscale)) return SHARD_ERR_NOMEM;
+      if (!c && !(c = new_curve(cs, title, 0, p->y[k], p->yerror != NULL))) return SHARD_ERR_NOMEM;
+      if (!add_point(c, x * p->xscale, y * p->yscale, fabs(e * p->yscale))) return SHARD_ERR_NOMEM;
     }
   }
   for (size_t i = 0; i < cs->n; ++i) sort_curve(&cs->items[i]);
@@ -216,13 +232,13 @@ static int history_curves(const shard_campaign_plot *p, const shard_table *t, co
         if (yc[k] < 0) continue;
         char title[256];
         series_title(t, r, p, p->y[k], title, sizeof title);
-        ok = (cy[k] = new_curve(cs, title, 0, p->y[k])) != NULL;
+        ok = (cy[k] = new_curve(cs, title, 0, p->y[k], 0)) != NULL;
       }
       for (size_t k = 0; first && k < nr && xc >= 0 && ok; ++k)
         if (rc_[k] >= 0) {
           char title[256];
           snprintf(title, sizeof title, "%s (analytic)", p->ref_cols[k]);
-          ok = (cr[k] = new_curve(cs, title, 1, p->ref_cols[k])) != NULL;
+          ok = (cr[k] = new_curve(cs, title, 1, p->ref_cols[k], 0)) != NULL;
         }
     }
     while (ok && xc >= 0 && getline(&line, &cap, f) > 0) {
@@ -230,9 +246,9 @@ static int history_curves(const shard_campaign_plot *p, const shard_table *t, co
       double x, y;
       if (xc >= nf || !number(fields[xc], &x)) continue;
       for (size_t k = 0; k < ny && ok; ++k)
-        if (cy[k] && yc[k] < nf && number(fields[yc[k]], &y)) ok = add_point(cy[k], x * p->xscale, y * p->yscale);
+        if (cy[k] && yc[k] < nf && number(fields[yc[k]], &y)) ok = add_point(cy[k], x * p->xscale, y * p->yscale, 0);
       for (size_t k = 0; k < nr && ok; ++k)
-        if (cr[k] && rc_[k] < nf && number(fields[rc_[k]], &y)) ok = add_point(cr[k], x * p->xscale, y * p->yscale);
+        if (cr[k] && rc_[k] < nf && number(fields[rc_[k]], &y)) ok = add_point(cr[k], x * p->xscale, y * p->yscale, 0);
     }
     free(line);
     fclose(f);
@@ -265,12 +281,12 @@ static int reference_curves(const shard_campaign_plot *p, curves *cs) {
     shard_expr *e = NULL;
     shard_expr_error err;
     if (shard_expr_parse(p->ref_exprs[r], &e, &err) != SHARD_OK) continue; /* checked at load */
-    curve *c = new_curve(cs, p->ref_titles[r], 2, NULL);
+    curve *c = new_curve(cs, p->ref_titles[r], 2, NULL, 0);
     for (int i = 0; c && i < REF_POINTS; ++i) {
       double s = (double)i / (REF_POINTS - 1);
       double x = p->logx ? lo * pow(hi / lo, s) : lo + s * (hi - lo), y;
       if (shard_expr_eval(e, x_lookup, &x, &y, &err) == SHARD_OK && isfinite(y) && !(p->logy && y <= 0))
-        if (!add_point(c, x, y)) c = NULL;
+        if (!add_point(c, x, y, 0)) c = NULL;
     }
     shard_expr_destroy(e);
     if (!c) return SHARD_ERR_NOMEM;
@@ -278,13 +294,20 @@ static int reference_curves(const shard_campaign_plot *p, curves *cs) {
   return SHARD_OK;
 }
 
-static int fit_slope(const shard_campaign_plot *p, const curve *c, double *slope, size_t *used) {
+/* A point of the log-log fit: positive, within fit_range. */
+static int fitted(const shard_campaign_plot *p, double x, double y) {
+  return x > 0 && y > 0 && !(p->has_fit_range && (x < p->fit_lo * p->xscale || x > p->fit_hi * p->xscale));
+}
+
+/* Least squares of log y against log x: the slope (with two points or more)
+ * and its standard error sqrt(SSR / (n - 2) / Sxx) (NAN below three). */
+static int fit_slope(const shard_campaign_plot *p, const curve *c, double *slope, double *se, size_t *used) {
   double sx = 0, sy = 0, sxx = 0, sxy = 0;
   size_t n = 0;
+  *se = NAN;
   for (size_t i = 0; i < c->n; ++i) {
     double x = c->x[i], y = c->y[i];
-    if (x <= 0 || y <= 0) continue;
-    if (p->has_fit_range && (x < p->fit_lo * p->xscale || x > p->fit_hi * p->xscale)) continue;
+    if (!fitted(p, x, y)) continue;
     double lx = log10(x), ly = log10(y);
     sx += lx;
     sy += ly;
@@ -296,6 +319,16 @@ static int fit_slope(const shard_campaign_plot *p, const curve *c, double *slope
   double den = (double)n * sxx - sx * sx;
   if (n < 2 || den <= 0) return 0;
   *slope = ((double)n * sxy - sx * sy) / den;
+  if (n < 3) return 1;
+  /* residuals about the fitted line, x spread about its mean: two passes */
+  double a = (sy - *slope * sx) / (double)n, mx = sx / (double)n, ssr = 0, sdx = 0;
+  for (size_t i = 0; i < c->n; ++i) {
+    if (!fitted(p, c->x[i], c->y[i])) continue;
+    double lx = log10(c->x[i]), r = log10(c->y[i]) - a - *slope * lx;
+    ssr += r * r;
+    sdx += (lx - mx) * (lx - mx);
+  }
+  *se = sqrt(ssr / (double)(n - 2) / sdx);
   return 1;
 }
 
@@ -316,8 +349,12 @@ static int write_dat(const char *path, const curves *cs) {
   for (size_t i = 0; i < cs->n; ++i) {
     const curve *c = &cs->items[i];
     fprintf(f, "# index %zu: %s\n", i, c->title);
-    for (size_t k = 0; k < c->n; ++k) fprintf(f, "%.17g %.17g\n", c->x[k], c->y[k]);
-    if (c->n == 0) fprintf(f, "nan nan\n");
+    for (size_t k = 0; k < c->n; ++k) {
+      fprintf(f, "%.17g %.17g", c->x[k], c->y[k]);
+      if (c->e) fprintf(f, " %.17g", c->e[k]);
+      fputc('\n', f);
+    }
+    if (c->n == 0) fprintf(f, c->e ? "nan nan nan\n" : "nan nan\n");
     fputs("\n\n", f);
   }
   return fclose(f) == 0 ? SHARD_OK : SHARD_ERR_IO;
@@ -345,6 +382,7 @@ static int write_gp(const char *path, const shard_campaign_plot *p, const curves
   fputs(" noenhanced\n", f);
   if (p->logx) fputs("set logscale x\nset format x \"10^{%L}\"\n", f);
   if (p->logy) fputs("set logscale y\nset format y \"10^{%L}\"\n", f);
+  if (p->yerror) fputs("set offsets graph 0.03, graph 0.03, 0, 0\n", f); /* error bars clear of the borders */
   fprintf(f, "data = '%s.dat'\n", p->file);
   fputs("plot \\\n", f);
   for (size_t i = 0; i < cs->n; ++i) {
@@ -352,8 +390,9 @@ static int write_gp(const char *path, const shard_campaign_plot *p, const curves
     const char *style = c->kind == 2   ? "with lines dashtype 2 linecolor rgb 'black'"
                         : c->kind == 1 ? "with lines linewidth 2 linecolor rgb 'black'"
                         : p->history   ? "with lines"
+                        : c->e         ? "with yerrorlines pointtype 7 pointsize 0.6"
                                        : "with linespoints pointtype 7 pointsize 0.6";
-    fprintf(f, "  data index %zu using 1:2 %s title ", i, style);
+    fprintf(f, "  data index %zu using %s %s title ", i, c->e ? "1:2:3" : "1:2", style);
     gp_string(f, c->title);
     fputs(" noenhanced", f);
     fputs(i + 1 < cs->n ? ", \\\n" : "\n", f);
@@ -371,9 +410,9 @@ static int write_slopes(const char *dir, const shard_campaign_plot *p, const cur
   for (size_t i = 0; rc == SHARD_OK && i < cs->n; ++i) {
     const curve *c = &cs->items[i];
     if (c->kind != 0) continue;
-    double slope = NAN;
+    double slope = NAN, se = NAN;
     size_t used = 0;
-    int ok = fit_slope(p, c, &slope, &used);
+    int ok = fit_slope(p, c, &slope, &se, &used);
     int r = shard_table_add_row(t, k++);
     char num[64];
     if (r < 0) rc = SHARD_ERR_NOMEM;
@@ -383,6 +422,12 @@ static int write_slopes(const char *dir, const shard_campaign_plot *p, const cur
     if (rc == SHARD_OK) rc = shard_table_set(t, r, "slope", ok ? num : "");
     snprintf(num, sizeof num, "%zu", used);
     if (rc == SHARD_OK) rc = shard_table_set(t, r, "points", num);
+    /* Student t with n - 2 degrees of freedom (two fitted parameters) */
+    int has_se = ok && isfinite(se);
+    snprintf(num, sizeof num, "%.4g", se);
+    if (rc == SHARD_OK) rc = shard_table_set(t, r, "slope_se", has_se ? num : "");
+    snprintf(num, sizeof num, "%.4g", has_se ? shard_student_t975((int64_t)used - 2) * se : NAN);
+    if (rc == SHARD_OK) rc = shard_table_set(t, r, "slope_ci95", has_se ? num : "");
   }
   char name[512];
   snprintf(name, sizeof name, "%s.slopes.csv", p->file);
@@ -424,10 +469,15 @@ int shard_campaign_plots(const shard_campaign *c, const shard_table *t, const ch
   if (mkdir(pdir, 0777) != 0 && errno != EEXIST)
     return shard_msg_set(msg, SHARD_ERR_IO, "cannot create %s: %s", pdir, strerror(errno));
   rep->have_gnuplot = 1;
+  shard_table *stats = NULL; /* the statistics table, made for the first plot that draws from it */
   for (size_t i = 0; i < shard_campaign_n_plots(c); ++i) {
     const shard_campaign_plot *p = shard_campaign_plot_at(c, i);
+    int src = p->statistics && !stats ? shard_campaign_statistics_table(c, t, &stats, msg) : SHARD_OK;
+    if (src != SHARD_OK) return src;
     curves cs = {0};
-    int rc = p->history ? history_curves(p, t, dir, &cs, shard_campaign_n_runs(c)) : campaign_curves(p, t, &cs);
+    int rc = p->history      ? history_curves(p, t, dir, &cs, shard_campaign_n_runs(c))
+             : p->statistics ? campaign_curves(p, stats, &cs)
+                             : campaign_curves(p, t, &cs);
     if (rc == SHARD_OK) rc = reference_curves(p, &cs);
     /* the data first, then the analytic curves, each in order of appearance */
     for (size_t a = 1; a < cs.n; ++a) {
@@ -443,7 +493,10 @@ int shard_campaign_plots(const shard_campaign *c, const shard_table *t, const ch
     if (rc == SHARD_OK && write_gp(path, p, &cs) != SHARD_OK) rc = SHARD_ERR_IO;
     if (rc == SHARD_OK && p->logx && p->logy && !p->history) rc = write_slopes(pdir, p, &cs);
     free_curves(&cs);
-    if (rc != SHARD_OK) return shard_msg_set(msg, rc, "plot '%s': cannot write %s: %s", p->file, path, strerror(errno));
+    if (rc != SHARD_OK) {
+      shard_table_destroy(stats);
+      return shard_msg_set(msg, rc, "plot '%s': cannot write %s: %s", p->file, path, strerror(errno));
+    }
     rep->written++;
     if (rep->have_gnuplot) {
       int r = render(pdir, p);
@@ -451,5 +504,6 @@ int shard_campaign_plots(const shard_campaign *c, const shard_table *t, const ch
       if (r > 0) rep->rendered++;
     }
   }
+  shard_table_destroy(stats);
   return SHARD_OK;
 }

@@ -128,15 +128,16 @@ static void put_field(FILE *out, const char *s) {
   fputc('"', out);
 }
 
-int shard_table_write_csv(const shard_table *t, FILE *out) {
-  for (size_t c = 0; c < t->ncols; ++c) {
-    if (c) fputc(',', out);
+/* The columns from `first` on (0: all, 1: all but the index). */
+static int write_csv(const shard_table *t, size_t first, FILE *out) {
+  for (size_t c = first; c < t->ncols; ++c) {
+    if (c > first) fputc(',', out);
     put_field(out, t->cols[c]);
   }
   fputc('\n', out);
   for (size_t r = 0; r < t->nrows; ++r) {
-    for (size_t c = 0; c < t->ncols; ++c) {
-      if (c) fputc(',', out);
+    for (size_t c = first; c < t->ncols; ++c) {
+      if (c > first) fputc(',', out);
       put_field(out, shard_table_get(t, r, c));
     }
     fputc('\n', out);
@@ -144,13 +145,15 @@ int shard_table_write_csv(const shard_table *t, FILE *out) {
   return ferror(out) ? SHARD_ERR_IO : SHARD_OK;
 }
 
-int shard_table_write_file(const shard_table *t, const char *dir, const char *name, shard_msg *msg) {
+int shard_table_write_csv(const shard_table *t, FILE *out) { return write_csv(t, 0, out); }
+
+static int write_file(const shard_table *t, size_t first, const char *dir, const char *name, shard_msg *msg) {
   char path[4096], tmp[4200];
   snprintf(path, sizeof path, "%s/%s", dir, name);
   snprintf(tmp, sizeof tmp, "%s/.%s.%ld.tmp", dir, name, (long)getpid());
   FILE *f = fopen(tmp, "wb");
   if (!f) return shard_msg_set(msg, SHARD_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
-  int rc = shard_table_write_csv(t, f);
+  int rc = write_csv(t, first, f);
   if (fflush(f) != 0 || fsync(fileno(f)) != 0) rc = SHARD_ERR_IO;
   if (fclose(f) != 0) rc = SHARD_ERR_IO;
   if (rc != SHARD_OK || rename(tmp, path) != 0) {
@@ -159,6 +162,14 @@ int shard_table_write_file(const shard_table *t, const char *dir, const char *na
     return shard_msg_set(msg, SHARD_ERR_IO, "cannot write %s: %s", path, strerror(e));
   }
   return SHARD_OK;
+}
+
+int shard_table_write_file(const shard_table *t, const char *dir, const char *name, shard_msg *msg) {
+  return write_file(t, 0, dir, name, msg);
+}
+
+int shard_table_write_file_unindexed(const shard_table *t, const char *dir, const char *name, shard_msg *msg) {
+  return write_file(t, 1, dir, name, msg);
 }
 
 /* One RFC 4180 record; fields in a NUL-separated buffer. 0 at end of file. */

@@ -28,6 +28,7 @@ base: base.yaml
 set: {integrator.sleep_at: 3, integrator.sleep: 3}
 sweep:
   integrator.run: [0, 1, 2, 3, 4, 5]
+statistics: {over: integrator.run, columns: [steps]}
 YAML
 run() { "$SHARD" --plugin-path "$PLUGINS" campaign "$T/c.yaml" --no-progress "$@"; }
 
@@ -48,6 +49,9 @@ for i in 0 1 2; do
   [ "${stamp[$i]}" = "$(stat -c %.9Y "$T/a/runs/000$i/result.yaml" "$T/a/runs/000$i/summary.yaml")" ] || fail "run $i ran again"
 done
 [ "$(grep -c ',ok,' "$T/a/campaign.csv")" -eq 6 ] || fail "table after resume"
+# statistics over the only swept key: one row, no group column
+[ "$(cat "$T/a/statistics.csv")" = "n,failed,steps.mean,steps.std,steps.ci95,steps.min,steps.max
+6,0,10,0,0,10,10" ] || fail "statistics.csv after resume: $(cat "$T/a/statistics.csv")"
 
 # 2. a fresh run gives the same table
 run -o "$T/b" -j 2 >/dev/null 2>&1 || fail "fresh run"

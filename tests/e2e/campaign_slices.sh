@@ -48,6 +48,19 @@ printf 'plots:\n  - {file: steps, x: time.dt, y: steps, series: integrator.run, 
 # 0.01 / dt steps: slope -1 for both ok series
 [ "$(cut -d, -f4 "$T/merged/plots/steps.slopes.csv" | tr '\n' ' ')" = "slope -1.0000 -1.0000 " ] ||
   fail "slopes: $(cat "$T/merged/plots/steps.slopes.csv")"
+# statistics across a swept key: with --plots-only, and after merge --campaign
+# (merge alone does not know the campaign); run 1 crashed in every group
+printf 'statistics: {over: time.dt, columns: [steps]}\n' >>"$T/c.yaml"
+"$SHARD" --plugin-path "$PLUGINS" campaign "$T/c.yaml" -o "$T/all" --plots-only >/dev/null || fail "--plots-only with statistics"
+out=$("$SHARD" campaign merge "$T/merged3" "$T/s1" "$T/s2" --campaign "$T/c.yaml" "$T/s3" "$T/s4") || fail "merge --campaign: $out"
+grep -q "statistics over time.dt -> $T/merged3/statistics.csv" <<<"$out" || fail "merge --campaign output: $out"
+[ "$(cat "$T/all/statistics.csv")" = "integrator.run,n,failed,steps.mean,steps.std,steps.ci95,steps.min,steps.max
+0,3,0,47.333333333333336,46.918368826434424,116.55168937555688,10,100
+1,0,3,,,,,
+2,3,0,47.333333333333336,46.918368826434424,116.55168937555688,10,100" ] || fail "statistics.csv: $(cat "$T/all/statistics.csv")"
+cmp "$T/all/statistics.csv" "$T/merged3/statistics.csv" || fail "statistics of the merged slices differ from the -j run"
+err=$("$SHARD" campaign merge "$T/m5" "$T/s1" --campaign "$T/nowhere.yaml" 2>&1 >/dev/null)
+[ $? -eq 2 ] || fail "merge --campaign of a missing file: exit status"
 # slices sharing one directory (a shared file system)
 for k in 1 2; do run -o "$T/shared" --slice $k/2 >/dev/null 2>&1; done
 "$SHARD" campaign merge "$T/merged2" "$T/shared" >/dev/null || fail "merge of a shared directory"

@@ -38,6 +38,8 @@ check $'base: base.yaml\nsweeps:\n  time.dt: [1e-3]\ntimeout: 0\n' \
   "3 errors"
 check $'base: base.yaml\nsweep:\n  time.dt: {geomspace: [1e-3, 1e-2, 3], integer: maybe}\n' \
   "c.yaml:3:50: error: 'integer' must be true, false, round, floor or ceil, got 'maybe'"
+check $'base: base.yaml\nsweep:\n  time.dt: [1e-3]\nstatistics: {over: time.td}\n' \
+  "c.yaml:4:20: error: 'statistics.over': 'time.td' is not a swept key of this campaign (did you mean 'time.dt'?)"
 # the paper campaigns validate, every run as a case (--dry-run lists them)
 for spec in ball_convergence:300 bar_convergence:264 ball_history:6 bar_history:6; do
   f=${spec%%:*} n=${spec##*:}

@@ -1,9 +1,12 @@
 /* tests: campaign files (sweep expansion, ranges, derived values, strict
  * validation with exact messages, runs validated as cases), the tidy table
- * (RFC 4180 in and out, summaries flattened, slices merged) and the schema. */
+ * (RFC 4180 in and out, summaries flattened, slices merged), statistics
+ * across a swept key (statistics.csv, error bars), slope intervals and the
+ * schema. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "campaign.h"
@@ -186,6 +189,36 @@ static void test_campaign_errors_exact(void) {
        "c.yaml:5:51: error: reference curve: unknown name 'z' (an expression of x)"},
       {"base: base.yaml\ncase: {time: {end: 1}}\nsweep: {time.dt: [1]}\n",
        "c.yaml:2:1: error: 'base' and 'case' are exclusive: give the base case by path or inline, not both"},
+      /* statistics: */
+      {"base: base.yaml\nsweep:\n  time.dt: [1]\n  model.mass: [1, 2]\nstatistics: {over: model.mas}\n",
+       "c.yaml:5:20: error: 'statistics.over': 'model.mas' is not a swept key of this campaign (did you mean "
+       "'model.mass'?)"},
+      {"base: base.yaml\nsweep:\n  time.dt: [1]\nderived:\n  model.mass: 2 * time_dt\nstatistics: {over: model.mass}\n",
+       "c.yaml:6:20: error: 'statistics.over': 'model.mass' is derived; statistics are taken over a swept key"},
+      {"base: base.yaml\nsweep:\n  time.dt: [1]\nstatistics: {over: time.dt, colums: [a]}\n",
+       "c.yaml:4:29: error: unknown key 'colums' in 'statistics' (did you mean 'columns'?)"},
+      {"base: base.yaml\nsweep:\n  time.dt: [1]\nstatistics: {columns: [a]}\n",
+       "c.yaml:4:13: error: missing required key 'over' in 'statistics' (the swept key to average over)"},
+      {"base: base.yaml\nsweep:\n  time.dt: [1]\nstatistics: {over: time.dt, columns: [steps, time.dt]}\n",
+       "c.yaml:4:46: error: 'statistics.columns': 'time.dt' is a swept key, not a result column"},
+      {"base: base.yaml\nsweep:\n  time.dt: [1]\nstatistics: {over: time.dt, columns: [status]}\n",
+       "c.yaml:4:39: error: 'statistics.columns': 'status' is not a numeric result column"},
+      {"base: base.yaml\nsweep:\n  time.dt: [1]\nstatistics: {over: time.dt, columns: [steps, steps]}\n",
+       "c.yaml:4:46: error: 'statistics.columns': 'steps' is listed twice"},
+      {"base: base.yaml\nsweep:\n  time.dt: [1]\nstatistics: [time.dt]\n",
+       "c.yaml:4:13: error: 'statistics' must be a mapping {over, columns}, not a sequence"},
+      {"base: base.yaml\nsweep:\n  time.dt: [1]\nplots:\n  - {file: a, table: statistics, x: time.dt, y: eta}\n",
+       "c.yaml:5:22: error: plot 'a': 'table: statistics' needs a top-level 'statistics' block"},
+      {"base: base.yaml\nsweep:\n  time.dt: [1]\nplots:\n  - {file: a, table: stats, x: time.dt, y: eta}\n",
+       "c.yaml:5:22: error: invalid value 'stats' for 'plots.table' (expected one of: campaign, statistics)"},
+      {"base: base.yaml\nsweep:\n  time.dt: [1]\n  model.mass: [1]\nstatistics: {over: model.mass}\nplots:\n"
+       "  - {file: a, table: statistics, x: time.dt, y: eta, series: model.mass}\n",
+       "c.yaml:7:62: error: plot 'a': series column 'model.mass' is averaged over in statistics.csv (table: "
+       "statistics)"},
+      {"base: base.yaml\nsweep:\n  time.dt: [1]\nplots:\n  - {file: a, x: time.dt, y: [u, v], yerror: du}\n",
+       "c.yaml:5:46: error: plot 'a': 'yerror' needs one column per 'y' column (2), got 1"},
+      {"base: base.yaml\nsweep:\n  time.dt: [1]\nplots:\n  - {file: a, data: history, x: t, y: u, yerror: du}\n",
+       "c.yaml:5:50: error: plot 'a': 'yerror' needs table data, not 'data: history'"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
     shard_campaign *c = NULL;
@@ -387,6 +420,265 @@ static void test_campaign_merge(void) {
   shard_table_destroy(parts[1]);
 }
 
+/* ---- statistics across a swept key, error bars, slope intervals ---- */
+
+/* The text of a file (NULL when unreadable). */
+static char *read_text(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&buf, &len);
+  for (int ch; m && (ch = fgetc(f)) != EOF;) fputc(ch, m);
+  if (m) fclose(m);
+  fclose(f);
+  return buf;
+}
+
+/* 1 when the file holds `needle`; else 0, with the file on stderr. */
+static int file_contains(const char *path, const char *needle) {
+  char *text = read_text(path);
+  int ok = text && strstr(text, needle);
+  if (!ok) fprintf(stderr, "  %s lacks \"%s\":\n%.800s\n", path, needle, text ? text : "(unreadable)");
+  free(text);
+  return ok;
+}
+
+/* Cell (row, column name) of an unquoted CSV text (row 0: the first after
+ * the header); "" when absent. */
+static const char *csv_cell(const char *text, size_t row, const char *col) {
+  static char cell[256];
+  cell[0] = 0;
+  const char *line = text;
+  int want = -1, k = 0;
+  for (const char *p = line; p && *p && *p != '\n'; ++k) { /* header: the column's position */
+    size_t w = strcspn(p, ",\n");
+    if (strlen(col) == w && strncmp(p, col, w) == 0) want = k;
+    p += w;
+    if (*p == ',') ++p;
+    else break;
+  }
+  if (want < 0) return cell;
+  for (size_t r = 0; r <= row && line; ++r) {
+    line = strchr(line, '\n');
+    if (line) ++line;
+  }
+  if (!line || !*line) return cell;
+  for (int i = 0; i < want && line; ++i) {
+    line += strcspn(line, ",\n");
+    line = *line == ',' ? line + 1 : NULL;
+  }
+  if (line) snprintf(cell, sizeof cell, "%.*s", (int)strcspn(line, ",\n"), line);
+  return cell;
+}
+
+static double cell_number(const char *text, size_t row, const char *col) {
+  const char *s = csv_cell(text, row, col);
+  return *s ? strtod(s, NULL) : NAN;
+}
+
+/* A campaign run by the shard executable: test_crash crashes run 5 (dt 2e-3,
+ * mass 4); the mass plays the seed. Statistics over the mass of the kinetic
+ * energy (proportional to the mass) and the step count, checked against
+ * mean, std and ci95 computed here from campaign.csv, with the t quantiles
+ * in closed form: t_{0.975,1} = tan(0.475 pi), t_{0.975,2} = 0.95 sqrt(2 / 0.0975). */
+static void test_campaign_statistics_across_seeds(void) {
+  write_file("crash_base.yaml", "name: tiny\n"
+                                "model: {type: particle, mass: 1.0, position: 1.0}\n"
+                                "integrator: {plugin: test_crash, crash_at: 5}\n"
+                                "contact:\n"
+                                "  force: {plugin: penalty, stiffness: 1e6}\n"
+                                "time: {end: 0.01, dt: 1e-3}\n");
+  const char *stats_block = "statistics:\n"
+                            "  over: model.mass\n"
+                            "  columns: [energy.kinetic, steps]\n"
+                            "plots:\n"
+                            "  - {file: ek, table: statistics, x: time.dt, y: energy.kinetic.mean, yerror: "
+                            "energy.kinetic.ci95}\n"
+                            "  - {file: ek_runs, x: time.dt, y: energy.kinetic, series: model.mass}\n";
+  char text[2048];
+  snprintf(text, sizeof text,
+           "base: crash_base.yaml\n"
+           "sweep:\n"
+           "  time.dt: [1e-3, 2e-3]\n"
+           "  model.mass: [1, 1.5, 4]\n"
+           "derived:\n"
+           "  integrator.run: index\n"
+           "%s",
+           stats_block);
+  const char *path = write_file("stats.yaml", text);
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd, "'%s' --plugin-path '%s/crash' campaign '%s' -o '%s' --no-progress >/dev/null 2>&1",
+           SHARD_EXE, SHARD_TEST_PLUGIN_DIR, path, tmp_path("stats_out"));
+  int st = system(cmd);
+  CU_CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 1, "campaign exit status %d, expected 1 (run 5 crashes)", st);
+  shard_table *t = NULL;
+  shard_msg msg = {{0}};
+  char table[600];
+  snprintf(table, sizeof table, "%s/campaign.csv", tmp_path("stats_out"));
+  CU_ASSERT_EQUAL_FATAL(shard_table_read_csv(table, &t, &msg), SHARD_OK);
+  CU_ASSERT_EQUAL(shard_table_n_rows(t), 6);
+  snprintf(table, sizeof table, "%s/statistics.csv", tmp_path("stats_out"));
+  char *stats = read_text(table);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(stats);
+  const char *header = "time.dt,n,failed,energy.kinetic.mean,energy.kinetic.std,energy.kinetic.ci95,"
+                       "energy.kinetic.min,energy.kinetic.max,steps.mean,steps.std,steps.ci95,steps.min,steps.max\n";
+  CU_CHECK_MSG(strncmp(stats, header, strlen(header)) == 0, "header: %.300s", stats);
+  /* two groups, in table order: dt = 1e-3 (3 ok runs), dt = 2e-3 (2 ok, 1 crashed) */
+  CU_ASSERT_STRING_EQUAL(csv_cell(stats, 0, "time.dt"), "1e-3");
+  CU_ASSERT_STRING_EQUAL(csv_cell(stats, 1, "time.dt"), "2e-3");
+  CU_ASSERT_STRING_EQUAL(csv_cell(stats, 0, "n"), "3");
+  CU_ASSERT_STRING_EQUAL(csv_cell(stats, 0, "failed"), "0");
+  CU_ASSERT_STRING_EQUAL(csv_cell(stats, 1, "n"), "2");
+  CU_ASSERT_STRING_EQUAL(csv_cell(stats, 1, "failed"), "1");
+  CU_ASSERT_STRING_EQUAL(csv_cell(stats, 2, "time.dt"), "");
+  int ek = shard_table_find_col(t, "energy.kinetic"), stc = shard_table_find_col(t, "status");
+  CU_ASSERT_FATAL(ek > 0 && stc > 0);
+  const double tq[] = {tan(0.475 * acos(-1.0)), 0.95 * sqrt(2.0 / 0.0975)}; /* t_{0.975,1}, t_{0.975,2} */
+  for (size_t g = 0; g < 2; ++g) {
+    double x[3], sum = 0, ss = 0, lo = INFINITY, hi = -INFINITY;
+    size_t n = 0;
+    for (size_t r = 3 * g; r < 3 * g + 3; ++r) {
+      if (strcmp(shard_table_get(t, r, (size_t)stc), "ok") != 0) continue;
+      x[n] = strtod(shard_table_get(t, r, (size_t)ek), NULL);
+      sum += x[n];
+      lo = fmin(lo, x[n]);
+      hi = fmax(hi, x[n]);
+      ++n;
+    }
+    CU_ASSERT_EQUAL_FATAL(n, 3 - g);
+    double mean = sum / (double)n;
+    for (size_t i = 0; i < n; ++i) ss += (x[i] - mean) * (x[i] - mean);
+    double sd = sqrt(ss / (double)(n - 1)), ci = tq[n - 2] * sd / sqrt((double)n);
+    CU_ASSERT(sd > 1e-3); /* the masses scatter the result */
+    CU_REL(cell_number(stats, g, "energy.kinetic.mean"), mean, 1e-14);
+    CU_REL(cell_number(stats, g, "energy.kinetic.std"), sd, 1e-12);
+    CU_REL(cell_number(stats, g, "energy.kinetic.ci95"), ci, 1e-12);
+    CU_REL(cell_number(stats, g, "energy.kinetic.min"), lo, 1e-15);
+    CU_REL(cell_number(stats, g, "energy.kinetic.max"), hi, 1e-15);
+    /* the same steps in every run of a group: no scatter */
+    CU_REL(cell_number(stats, g, "steps.mean"), g == 0 ? 10 : 5, 1e-15);
+    CU_NEAR(cell_number(stats, g, "steps.ci95"), 0, 0);
+  }
+  /* the error bars of the statistics plot: mean and ci95 per point */
+  char dat[600];
+  snprintf(dat, sizeof dat, "%s/plots/ek.dat", tmp_path("stats_out"));
+  char *d = read_text(dat);
+  double x0 = NAN, y0 = NAN, e0 = NAN, x1 = NAN, y1 = NAN, e1 = NAN;
+  CU_ASSERT_FATAL(d && sscanf(d, "# index 0: energy.kinetic.mean\n%lf %lf %lf\n%lf %lf %lf", &x0, &y0, &e0, &x1, &y1,
+                              &e1) == 6);
+  CU_NEAR(x0, 1e-3, 0);
+  CU_REL(y0, cell_number(stats, 0, "energy.kinetic.mean"), 1e-15);
+  CU_REL(e0, cell_number(stats, 0, "energy.kinetic.ci95"), 1e-15);
+  CU_REL(e1, cell_number(stats, 1, "energy.kinetic.ci95"), 1e-15);
+  free(d);
+  snprintf(dat, sizeof dat, "%s/plots/ek.gp", tmp_path("stats_out"));
+  CU_ASSERT(file_contains(dat, "  data index 0 using 1:2:3 with yerrorlines pointtype 7 pointsize 0.6 title "
+                               "\"energy.kinetic.mean\" noenhanced\n"));
+  /* a plot without yerror keeps two columns and linespoints */
+  snprintf(dat, sizeof dat, "%s/plots/ek_runs.gp", tmp_path("stats_out"));
+  CU_ASSERT(file_contains(dat, "  data index 0 using 1:2 with linespoints pointtype 7 pointsize 0.6 title \"1\" "
+                               "noenhanced, \\\n"));
+  /* without `columns`: every numeric result column, no parameter, no fixed
+   * run column, no text (reference.type), no column without a finite number */
+  snprintf(text, sizeof text,
+           "base: crash_base.yaml\nsweep:\n  time.dt: [1e-3, 2e-3]\n  model.mass: [1, 1.5, 4]\nderived:\n"
+           "  integrator.run: index\nstatistics: {over: model.mass}\n");
+  shard_campaign *c = NULL;
+  shard_diag *dg = shard_diag_create();
+  CU_ASSERT_EQUAL_FATAL(shard_campaign_load(write_file("stats2.yaml", text), NULL, &c, dg), SHARD_OK);
+  shard_table *s2 = NULL;
+  CU_ASSERT_EQUAL(shard_campaign_statistics_table(c, t, &s2, &msg), SHARD_OK);
+  if (s2) {
+    CU_ASSERT_STRING_EQUAL(shard_table_col_name(s2, 1), "time.dt");
+    CU_ASSERT(shard_table_find_col(s2, "steps.mean") > 0);
+    CU_ASSERT(shard_table_find_col(s2, "wall_time.ci95") > 0);
+    CU_ASSERT(shard_table_find_col(s2, "energy.kinetic.std") > 0);
+    CU_ASSERT_EQUAL(shard_table_find_col(s2, "exit_code.mean"), -1);
+    CU_ASSERT_EQUAL(shard_table_find_col(s2, "integrator.run.mean"), -1);
+    CU_ASSERT_EQUAL(shard_table_find_col(s2, "model.mass.mean"), -1);
+    CU_ASSERT_EQUAL(shard_table_find_col(s2, "reference.type.mean"), -1);
+    CU_ASSERT_EQUAL(shard_table_find_col(s2, "time.dt_bulk.mean"), -1); /* inf */
+  }
+  shard_table_destroy(s2);
+  shard_campaign_destroy(c);
+  /* a listed column the table lacks: a typo, with a suggestion */
+  snprintf(text, sizeof text,
+           "base: crash_base.yaml\nsweep:\n  time.dt: [1e-3, 2e-3]\n  model.mass: [1, 1.5, 4]\nderived:\n"
+           "  integrator.run: index\nstatistics: {over: model.mass, columns: [energy.kinetik]}\n");
+  CU_ASSERT_EQUAL_FATAL(shard_campaign_load(write_file("stats2.yaml", text), NULL, &c, dg), SHARD_OK);
+  CU_ASSERT_EQUAL(shard_campaign_statistics_table(c, t, &s2, &msg), SHARD_ERR_INPUT);
+  CU_ASSERT_STRING_EQUAL(msg.text, "statistics: the table has no column 'energy.kinetik' (did you mean "
+                                   "'energy.kinetic'?)");
+  shard_campaign_destroy(c);
+  shard_diag_destroy(dg);
+  free(stats);
+  shard_table_destroy(t);
+}
+
+/* slope_se and slope_ci95 of a log-log plot on data with known scatter:
+ * y = 3 x^1.5 10^d over five points, against least squares computed here
+ * (t_{0.975,3} = 3.182446305284263). */
+static void test_campaign_slope_interval(void) {
+  static const double xs[] = {1, 2, 4, 8, 16}, dev[] = {0.02, -0.03, 0.01, 0.025, -0.015};
+  char text[1024];
+  snprintf(text, sizeof text, "base: base.yaml\nsweep:\n  var.x: [1, 2, 4, 8, 16]\nplots:\n"
+                              "  - {file: fit, x: var.x, y: y, logx: true, logy: true}\n"
+                              "  - {file: two, x: var.x, y: y, logx: true, logy: true, fit_range: [1, 2]}\n");
+  shard_campaign *c = NULL;
+  char first[1024];
+  CU_ASSERT_EQUAL_FATAL(load_text(text, NULL, &c, first, sizeof first), SHARD_OK);
+  shard_table *t = shard_table_create();
+  double lx[5], ly[5], mx = 0, my = 0;
+  for (int i = 0; i < 5; ++i) {
+    int r = shard_table_add_row(t, i);
+    char v[64];
+    snprintf(v, sizeof v, "%g", xs[i]);
+    shard_table_set(t, r, "var.x", v);
+    shard_table_set(t, r, "status", "ok");
+    snprintf(v, sizeof v, "%.17g", 3.0 * pow(xs[i], 1.5) * pow(10.0, dev[i]));
+    shard_table_set(t, r, "y", v);
+    lx[i] = log10(xs[i]);
+    ly[i] = log10(strtod(v, NULL));
+    mx += lx[i] / 5;
+    my += ly[i] / 5;
+  }
+  double sxx = 0, sxy = 0, ssr = 0;
+  for (int i = 0; i < 5; ++i) {
+    sxx += (lx[i] - mx) * (lx[i] - mx);
+    sxy += (lx[i] - mx) * (ly[i] - my);
+  }
+  const double b = sxy / sxx;
+  for (int i = 0; i < 5; ++i) ssr += pow(ly[i] - my - b * (lx[i] - mx), 2);
+  const double se = sqrt(ssr / 3 / sxx), ci = 3.182446305284263 * se;
+  CU_ASSERT(se > 0.005 && se < 0.05);
+  shard_plot_report rep;
+  shard_msg msg = {{0}};
+  const char *dir = tmp_path("slopes");
+  mkdir(dir, 0777);
+  CU_ASSERT_EQUAL_FATAL(shard_campaign_plots(c, t, dir, &rep, &msg), SHARD_OK);
+  char path[600];
+  snprintf(path, sizeof path, "%s/plots/fit.slopes.csv", dir);
+  char *s = read_text(path);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+  const char *header = "index,curve,y,slope,points,slope_se,slope_ci95\n";
+  CU_CHECK_MSG(strncmp(s, header, strlen(header)) == 0, "header: %.200s", s);
+  CU_NEAR(cell_number(s, 0, "slope"), b, 5e-5);
+  CU_NEAR(cell_number(s, 0, "points"), 5, 0);
+  CU_REL(cell_number(s, 0, "slope_se"), se, 5e-4); /* 4 significant digits */
+  CU_REL(cell_number(s, 0, "slope_ci95"), ci, 5e-4);
+  free(s);
+  /* two points: a slope, no interval */
+  snprintf(path, sizeof path, "%s/plots/two.slopes.csv", dir);
+  s = read_text(path);
+  char want[64];
+  snprintf(want, sizeof want, "0,y,y,%.4f,2,,\n", 1.5 + (dev[1] - dev[0]) / log10(2.0));
+  CU_CHECK_MSG(s && strcmp(strchr(s, '\n') + 1, want) == 0, "two.slopes.csv: %s, expected %s", s ? s : "", want);
+  free(s);
+  shard_table_destroy(t);
+  shard_campaign_destroy(c);
+}
+
 static void test_campaign_schema_in_sync(void) {
   char *buf = NULL;
   size_t len = 0;
@@ -405,12 +697,12 @@ static void test_campaign_schema_in_sync(void) {
   free(buf);
 }
 
+/* the temporary directory, with the campaign outputs in it */
 static void cleanup(void) {
   if (!tmpdir[0]) return;
-  static const char *const names[] = {"base.yaml", "c.yaml", "k1.yaml", "k2.yaml", "k3.yaml",
-                                      "t.csv",     "bad.csv", "bad2.csv", "summary.yaml"};
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) unlink(tmp_path(names[i]));
-  rmdir(tmpdir);
+  char cmd[300];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+  if (system(cmd) != 0) fprintf(stderr, "cannot remove %s\n", tmpdir);
 }
 
 static void test_campaign_zz_cleanup(void) { cleanup(); }
@@ -426,6 +718,8 @@ static const cu_test_def tests[] = {
     {"test_campaign_csv_quoting_roundtrip", test_campaign_csv_quoting_roundtrip},
     {"test_campaign_summary_flatten", test_campaign_summary_flatten},
     {"test_campaign_merge", test_campaign_merge},
+    {"test_campaign_statistics_across_seeds", test_campaign_statistics_across_seeds},
+    {"test_campaign_slope_interval", test_campaign_slope_interval},
     {"test_campaign_schema_in_sync", test_campaign_schema_in_sync},
     {"test_campaign_zz_cleanup", test_campaign_zz_cleanup},
     {NULL, NULL},
