@@ -52,7 +52,7 @@ while IFS= read -r -d '' f; do
     printf '%s\n' "$out" | head -10
     fail=1
   fi
-done < <(find "$src/cases" -name '*.yaml' -print0 2>/dev/null)
+done < <(find "$src/cases" "$src/tests/cases/fracture" -name '*.yaml' -print0 2>/dev/null)
 
 [ "$fail" -eq 0 ] && echo "schema_fresh: schemas/case.schema.json and docs/cases.md are up to date"
 exit "$fail"
