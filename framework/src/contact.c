@@ -291,14 +291,18 @@ static int solve_block(shard_contact *c, shard_lcp_problem *prob, double *z, int
     return SHARD_OK;
 }
 
-/* A block of one contact, w z + q >= 0, z >= 0, z (w z + q) = 0 with w > 0,
- * has the one solution z = max(0, -q/w): solved here when the policy says so
- * (1 when done, 0 to hand it to the solver). Dumps go through the solver. */
-static int solve_scalar(shard_contact *c, double w, double q, double *z, shard_step_stats *stats) {
-  if (!c->policy.scalar_closed_form || !(w > 0.0) || !isfinite(w) || !isfinite(q) ||
+/* Row `row` of W alone in its block (no entry but its diagonal): w z + q >= 0,
+ * z >= 0, z (w z + q) = 0 with w > 0 has the one solution z = max(0, -q/w),
+ * set here in z[row] when the policy says so (1 when done, 0 to hand the
+ * block to the solver). Dumps go through the solver. */
+static int solve_scalar(shard_contact *c, const shard_csr *w, const double *q, int32_t row, double *z,
+                        shard_step_stats *stats) {
+  if (!c->policy.scalar_closed_form || w->rowptr[row + 1] - w->rowptr[row] != 1 ||
       (c->policy.dump_every > 0 && c->step % c->policy.dump_every == 0))
     return 0;
-  *z = q < 0.0 ? -q / w : 0.0;
+  const double wd = w->val[w->rowptr[row]], qr = q[row];
+  if (!(wd > 0.0) || !isfinite(wd) || !isfinite(qr)) return 0;
+  z[row] = qr < 0.0 ? -qr / wd : 0.0;
   stats->lcp_blocks++;
   if (stats->lcp_max_block < 1) stats->lcp_max_block = 1;
   return 1;
@@ -326,7 +330,7 @@ int shard_contact_lcp_solve(shard_contact *c, const shard_csr *w, const double *
   for (int32_t i = 0; i < n; ++i) c->order[c->count[uf_find(c->parent, i)]++] = i; /* ascending in a block */
 
   int32_t block = 0;
-  if (n == 1 && w->rowptr[1] == 1 && solve_scalar(c, w->val[0], q[0], z, stats)) return SHARD_OK;
+  if (n == 1 && solve_scalar(c, w, q, 0, z, stats)) return SHARD_OK;
   if (c->start[1] == n) { /* one block holds every row: solve W itself, no copies */
     shard_lcp_problem prob = {.n = n, .csr = w, .dense = NULL, .q = q, .flags = flags};
     return solve_block(c, &prob, z, 0, stats, msg);
@@ -335,8 +339,7 @@ int shard_contact_lcp_solve(shard_contact *c, const shard_csr *w, const double *
     const int32_t b0 = c->start[root], nb = c->start[root + 1] - b0;
     if (nb == 0) continue;
     const int32_t *idx = c->order + b0;
-    if (nb == 1 && w->rowptr[idx[0] + 1] - w->rowptr[idx[0]] == 1 &&
-        solve_scalar(c, w->val[w->rowptr[idx[0]]], q[idx[0]], &z[idx[0]], stats)) {
+    if (nb == 1 && solve_scalar(c, w, q, idx[0], z, stats)) {
       ++block;
       continue;
     }

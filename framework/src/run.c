@@ -559,27 +559,27 @@ static void progress(run *r, int64_t step, double t0, int final) {
 
 /* ---- summary and provenance -------------------------------------------------------- */
 
-/* Fragment sizes of the final state (SPEC §5), ascending. Returns the
- * count, or -1 out of memory; *out is malloc'd (free it). */
-static int32_t fragment_list(const shard_model *m, shard_fragment **out) {
-  const int32_t nf = shard_model_fragments(m, m->sys.v, NULL, 0);
-  *out = calloc((size_t)nf + 1, sizeof **out);
-  if (!*out) return -1;
-  shard_model_fragments(m, m->sys.v, *out, nf);
-  return nf;
-}
-
 static int cmp_double(const void *a, const void *b) {
   const double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
 }
 
-/* Size statistics over the fragments of the run: mean with its 95%
- * confidence interval, spread, median (sizes: scratch, sorted on return). */
-static void fragment_size_stats(double *sizes, int32_t nf, shard_sample_stats *st, double *median) {
-  *st = shard_sample_stats_of(sizes, nf);
-  qsort(sizes, (size_t)nf, sizeof *sizes, cmp_double);
-  *median = nf < 1 ? NAN : nf % 2 ? sizes[nf / 2] : 0.5 * (sizes[nf / 2 - 1] + sizes[nf / 2]);
+/* The fragments of the final state (SPEC §5), left to right, and their
+ * sizes ascending with the statistics over them (mean with its Student-t
+ * 95% interval, spread) and the median. Returns the count, or -1 out of
+ * memory; *fr and *sizes are malloc'd (free both, also on failure). */
+static int32_t fragment_sizes(const shard_model *m, shard_fragment **fr, double **sizes, shard_sample_stats *st,
+                              double *median) {
+  const int32_t nf = shard_model_fragments(m, m->sys.v, NULL, 0);
+  *fr = calloc((size_t)nf + 1, sizeof **fr);
+  *sizes = calloc((size_t)nf + 1, sizeof **sizes);
+  if (!*fr || !*sizes) return -1;
+  shard_model_fragments(m, m->sys.v, *fr, nf);
+  for (int32_t i = 0; i < nf; ++i) (*sizes)[i] = (*fr)[i].size;
+  *st = shard_sample_stats_of(*sizes, nf);
+  qsort(*sizes, (size_t)nf, sizeof **sizes, cmp_double);
+  *median = nf < 1 ? NAN : nf % 2 ? (*sizes)[nf / 2] : 0.5 * ((*sizes)[nf / 2 - 1] + (*sizes)[nf / 2]);
+  return nf;
 }
 
 static void write_summary(run *r, FILE *f, const char *status, const char *message, int64_t steps, double wall_total) {
@@ -629,13 +629,10 @@ static void write_summary(run *r, FILE *f, const char *status, const char *messa
             (int)m->niface, (long long)m->insertions, (int)shard_model_broken(m), (int)nf, m->scales.length / nf, G,
             r->coh_work, r->coh_rev, G / (nf * gcA));
     shard_fragment *fr = NULL;
-    const int32_t n = m->kind == SHARD_MODEL_BAR ? fragment_list(m, &fr) : 0;
-    double *sz = n > 0 ? calloc((size_t)n, sizeof *sz) : NULL;
-    if (sz) { /* over the fragments of this run: mean size with its 95% interval (Student t) */
-      for (int32_t i = 0; i < n; ++i) sz[i] = fr[i].size;
-      shard_sample_stats st;
-      double median;
-      fragment_size_stats(sz, n, &st, &median);
+    double *sz = NULL, median = NAN;
+    shard_sample_stats st;
+    const int32_t n = m->kind == SHARD_MODEL_BAR ? fragment_sizes(m, &fr, &sz, &st, &median) : 0;
+    if (n > 0) { /* over the fragments of this run: mean size with its 95% interval (Student t) */
       fprintf(f,
               "  fragment_size:\n    mean: %.17g\n    ci95: %.17g\n    std: %.17g\n    min: %.17g\n    median: %.17g\n"
               "    max: %.17g\n",
@@ -691,13 +688,13 @@ static int write_interfaces(run *r, shard_msg *msg) {
  * mass; fragment_histogram.csv: ceil(sqrt(N_f)) equal bins over [0, s_max]
  * with counts and the density of s / mean size. */
 static int write_fragments(run *r, shard_msg *msg) {
-  shard_model *m = r->m;
   shard_fragment *fr = NULL;
-  const int32_t nf = fragment_list(m, &fr);
-  double *sz = nf >= 0 ? calloc((size_t)nf + 1, sizeof *sz) : NULL;
+  double *sz = NULL, median;
+  shard_sample_stats st;
+  const int32_t nf = fragment_sizes(r->m, &fr, &sz, &st, &median);
   char *b1 = NULL, *b2 = NULL, *b3 = NULL;
   size_t l1 = 0, l2 = 0, l3 = 0;
-  FILE *f1 = sz ? open_memstream(&b1, &l1) : NULL, *f2 = f1 ? open_memstream(&b2, &l2) : NULL,
+  FILE *f1 = nf >= 0 ? open_memstream(&b1, &l1) : NULL, *f2 = f1 ? open_memstream(&b2, &l2) : NULL,
        *f3 = f2 ? open_memstream(&b3, &l3) : NULL;
   if (!f3) {
     if (f1) fclose(f1), free(b1);
@@ -710,11 +707,8 @@ static int write_fragments(run *r, shard_msg *msg) {
   for (int32_t i = 0; i < nf; ++i) {
     fprintf(f1, "%d,%.15g,%.15g,%.15g,%.15g,%.15g\n", (int)i, fr[i].x_left, fr[i].x_right, fr[i].size, fr[i].mass,
             fr[i].momentum / fr[i].mass);
-    sz[i] = fr[i].size, total += fr[i].size;
+    total += fr[i].size;
   }
-  shard_sample_stats st;
-  double median;
-  fragment_size_stats(sz, nf, &st, &median);
   fprintf(f2, "rank,size,size_over_mean,cumulative_number,cumulative_mass\n");
   double below = 0.0;
   for (int32_t i = 0; i < nf; ++i) {
@@ -814,15 +808,14 @@ static int write_provenance(run *r, shard_msg *msg) {
 /* ---- the time loop ---------------------------------------------------------------- */
 
 static int check_finite(const shard_model *m, const char **what) {
-  double su = 0, sv = 0, sa = 0; /* one branch-free pass; a NaN or inf makes its sum non-finite */
-  for (int32_t d = 0; d < m->ndof; ++d) su += fabs(m->sys.u[d]), sv += fabs(m->sys.v[d]), sa += fabs(m->sys.a[d]);
-  if (isfinite(su) && isfinite(sv) && isfinite(sa)) return 1;
-  for (int32_t d = 0; d < m->ndof; ++d) {
+  if (shard_all_finite(m->sys.u, m->ndof) && shard_all_finite(m->sys.v, m->ndof) && shard_all_finite(m->sys.a, m->ndof))
+    return 1;
+  for (int32_t d = 0; d < m->ndof; ++d) { /* name the first non-finite entry, DOF by DOF */
     if (!isfinite(m->sys.u[d])) return *what = "displacement", 0;
     if (!isfinite(m->sys.v[d])) return *what = "velocity", 0;
     if (!isfinite(m->sys.a[d])) return *what = "acceleration", 0;
   }
-  return 1; /* every entry finite: the sums overflowed */
+  return 1;
 }
 
 /* ---- checkpoints (DESIGN §4) ----------------------------------------------------------
