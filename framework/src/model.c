@@ -161,6 +161,13 @@ static int32_t row_find(const shard_model *m, int32_t r, int32_t c) {
   return -1;
 }
 
+static int32_t con_min_dof(const shard_model *m, int32_t i) {
+  int32_t d = m->h_col[m->h_rowptr[i]];
+  for (int32_t r = m->h_rowptr[i] + 1; r < m->h_rowptr[i + 1]; ++r)
+    if (m->h_col[r] < d) d = m->h_col[r];
+  return d;
+}
+
 static void rebuild_pattern(shard_model *m) {
   const int32_t nd = m->ndof;
   int32_t *rp = m->k_rowptr;
@@ -205,6 +212,14 @@ static void rebuild_pattern(shard_model *m) {
     int32_t *q = m->con_pos + 4 * i;
     q[0] = row_find(m, a, a), q[1] = row_find(m, a, b), q[2] = row_find(m, b, a), q[3] = row_find(m, b, b);
   }
+  /* constraints by their lowest DOF, a counting sort with k_len as the
+   * counter: insertions append rows and twin DOFs in time order, this keeps
+   * the integrators' scans in space order */
+  for (int32_t d = 0; d <= nd; ++d) len[d] = 0;
+  for (int32_t i = 0; i < m->ncon; ++i) len[con_min_dof(m, i) + 1]++;
+  for (int32_t d = 0; d < nd; ++d) len[d + 1] += len[d];
+  for (int32_t i = 0; i < m->ncon; ++i) m->con_order[len[con_min_dof(m, i)]++] = i;
+  m->sys.con_order = m->con_order;
   m->k = (shard_csr){nd, nd, m->k_rowptr, m->k_col, m->k_val};
   m->h = (shard_csr){m->ncon, nd, m->h_rowptr, m->h_col, m->h_val};
 }
@@ -223,7 +238,7 @@ static int alloc_model(shard_model *m, int32_t ndof_max, int32_t ncon_max, int32
            ALLOC(m->h_val, 2 * ncon_max) && ALLOC(m->g0, ncon_max) && ALLOC(m->pen_f, ncon_max) &&
            ALLOC(m->pen_k, ncon_max) && ALLOC(m->pen_e, ncon_max) && ALLOC(m->gap_scratch, ncon_max) &&
            ALLOC(m->restitution, ncon_max) && ALLOC(m->impulse, ncon_max) && ALLOC(m->k_rowptr, ndof_max + 1) &&
-           ALLOC(m->k_col, kmax) && ALLOC(m->k_val, kmax) && ALLOC(m->k_len, ndof_max) &&
+           ALLOC(m->k_col, kmax) && ALLOC(m->k_val, kmax) && ALLOC(m->k_len, ndof_max + 1) && ALLOC(m->con_order, ncon_max) &&
            ALLOC(m->el_pos, 4 * (int64_t)nel) && ALLOC(m->con_pos, 4 * (int64_t)ncon_max) &&
            ALLOC(m->facet_strength, nfacet) && ALLOC(m->facet_iface, nfacet) && ALLOC(m->if_node, nfacet) &&
            ALLOC(m->if_twin, nfacet) && ALLOC(m->if_sigma, nfacet) && ALLOC(m->if_deltac, nfacet) &&
@@ -398,7 +413,7 @@ void shard_model_destroy(shard_model *m) {
   shard_contact_destroy(m->contact);
   void *all[] = {m->X, m->mass, m->minv, m->fext, m->sys.u, m->sys.v, m->sys.a, m->sys.aux, m->el_a, m->el_b,
                  m->el_k, m->el_h, m->h_rowptr, m->h_col, m->h_val, m->g0, m->pen_f, m->pen_k, m->pen_e,
-                 m->gap_scratch, m->restitution, m->impulse, m->k_rowptr, m->k_col, m->k_val, m->k_len, m->el_pos,
+                 m->gap_scratch, m->restitution, m->impulse, m->k_rowptr, m->k_col, m->k_val, m->k_len, m->con_order, m->el_pos,
                  m->con_pos, m->facet_strength, m->facet_iface, m->if_node, m->if_twin, m->if_sigma, m->if_deltac,
                  m->if_dmax, m->if_delta, m->if_t, m->if_k, m->if_rev, m->if_delta_prev, m->if_t_prev, m->if_work,
                  m->if_dmax_scratch, m->if_step_max};

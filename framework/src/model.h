@@ -46,6 +46,7 @@ typedef struct shard_model {
 
   /* stiffness K: fixed pattern, value positions of each element / constraint block */
   int32_t *k_rowptr, *k_col, *k_len;
+  int32_t *con_order; /* sys.con_order: constraints by lowest DOF */
   double *k_val;
   shard_csr k;
   int32_t *el_pos;  /* 4 per element: (a,a) (a,b) (b,a) (b,b) */

@@ -75,6 +75,11 @@ struct shard_system {
   shard_step_stats *stats;
   void *host;
   const shard_system_ops *ops;
+  /* NULL, or constraints 0..ncon-1 ordered by their lowest DOF (spatially,
+   * for the 1D models; kept current across insertions). An integrator that
+   * scans the constraints for its active set in this order gets W rows, LCP
+   * blocks and the DOFs they touch close together in memory. */
+  const int32_t *con_order;
 };
 
 #endif

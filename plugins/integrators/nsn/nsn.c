@@ -13,6 +13,7 @@
  * those DOFs receive neither acceleration nor impulse; their v and a are then
  * overwritten by the host's prescribe(). */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -152,7 +153,10 @@ static int nsn_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
   if (nc > 0) {
     sys->ops->gaps(sys, s->ut, s->g);
     if (!shard_all_finite(s->g, nc)) return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite gap at the predicted position");
-    for (int32_t c = 0; c < nc; ++c) {
+    /* rows in space order when the host has one (and is recent enough to say) */
+    const int32_t *order = sys->struct_size > offsetof(shard_system, con_order) ? sys->con_order : NULL;
+    for (int32_t q = 0; q < nc; ++q) {
+      const int32_t c = order ? order[q] : q;
       if (s->g[c] > 0.0) continue;
       if (s->closing_filter && !(shard_row_dot(h, c, v) + dt * shard_row_dot(h, c, a) < 0.0)) continue;
       s->rows[na++] = c;
@@ -211,10 +215,13 @@ static int nsn_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
       return rc;
     }
     if (!shard_all_finite(s->p, na)) return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite impulse from the LCP solver");
-    /* v̂ = M⁻¹ H_Aᵀ p and K v̂, on the DOFs the impulses reach and their K
-     * neighbours only: O(active), the rest of both vectors stays zero */
+    /* v̂ = M⁻¹ H_Aᵀ p and K v̂. When the impulses reach few DOFs, both are
+     * formed on those DOFs and their K neighbours only, O(active), the rest
+     * of both vectors staying zero; when they reach a sizeable part of the
+     * mesh (a fragmented bar with most cracks closed), K v̂ is one row-ordered
+     * pass fused with the update, which streams K instead of gathering it.
+     * Both paths sum each row of K in the same order: identical results. */
     memset(s->vhat, 0, (size_t)n * sizeof(double));
-    memset(s->kv, 0, (size_t)n * sizeof(double));
     int32_t nd = 0;
     for (int32_t j = 0; j < na; ++j) {
       const int32_t c = s->rows[j];
@@ -225,23 +232,34 @@ static int nsn_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
       }
     }
     const int32_t nv = nd;
-    for (int32_t q = 0; q < nv; ++q) {
-      const int32_t d = s->dofs[q];
-      s->vhat[d] *= minv[d];
-      for (int32_t kk = k->rowptr[d]; kk < k->rowptr[d + 1]; ++kk) {
-        const int32_t l = k->colind[kk];
-        if (!s->mark[l]) s->mark[l] = 1, s->dofs[nd++] = l;
+    if ((int64_t)nv * 8 > (int64_t)n) {
+      for (int32_t q = 0; q < nv; ++q) s->mark[s->dofs[q]] = 0;
+      for (int32_t i = 0; i < n; ++i) s->vhat[i] *= minv[i];
+      for (int32_t i = 0; i < n; ++i) {
+        s->anew[i] = s->astar[i] - hdt * minv[i] * shard_row_dot(k, i, s->vhat);
+        s->vnew[i] = v[i] + hdt * (a[i] + s->anew[i]) + s->vhat[i];
+        s->ut[i] += hdt * s->vhat[i];
       }
-    }
-    for (int32_t q = 0; q < nd; ++q) {
-      const int32_t d = s->dofs[q];
-      s->kv[d] = shard_row_dot(k, d, s->vhat);
-      s->mark[d] = 0;
-    }
-    for (int32_t i = 0; i < n; ++i) {
-      s->anew[i] = s->astar[i] - hdt * minv[i] * s->kv[i];
-      s->vnew[i] = v[i] + hdt * (a[i] + s->anew[i]) + s->vhat[i];
-      s->ut[i] += hdt * s->vhat[i];
+    } else {
+      memset(s->kv, 0, (size_t)n * sizeof(double));
+      for (int32_t q = 0; q < nv; ++q) {
+        const int32_t d = s->dofs[q];
+        s->vhat[d] *= minv[d];
+        for (int32_t kk = k->rowptr[d]; kk < k->rowptr[d + 1]; ++kk) {
+          const int32_t l = k->colind[kk];
+          if (!s->mark[l]) s->mark[l] = 1, s->dofs[nd++] = l;
+        }
+      }
+      for (int32_t q = 0; q < nd; ++q) {
+        const int32_t d = s->dofs[q];
+        s->kv[d] = shard_row_dot(k, d, s->vhat);
+        s->mark[d] = 0;
+      }
+      for (int32_t i = 0; i < n; ++i) {
+        s->anew[i] = s->astar[i] - hdt * minv[i] * s->kv[i];
+        s->vnew[i] = v[i] + hdt * (a[i] + s->anew[i]) + s->vhat[i];
+        s->ut[i] += hdt * s->vhat[i];
+      }
     }
   }
   if (!shard_all_finite(s->vnew, n) || !shard_all_finite(s->anew, n))
