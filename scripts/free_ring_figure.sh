@@ -18,7 +18,7 @@ gnuplot <<GP
 set terminal pngcairo size 1200,450 font "DejaVu Sans,10" noenhanced
 set output "$png"
 set multiplot layout 1,2
-set logscale xy; set grid; set key bottom left font ",9"; set xrange [5e-2:2e2]
+set logscale xy; set grid; set key bottom left font ",9"; set xrange [5e-4:2e2]
 set xlabel "eps_hat = strain rate / eps0"
 grady(x) = (24.0 / x**2)**(1.0/3)   # s / s0 with rho c^2 = E: (24 G_c/(rho rate^2))^(1/3) / s0
 gc(x) = (4.0 / x) * sinh(asinh(1.5 * x) / 3)

@@ -101,16 +101,22 @@ static void print_plots(const shard_plot_report *rep, const char *dir) {
            rep->written, dir, dir);
 }
 
-/* DIR/statistics.csv when the campaign has a `statistics:` block; 0 after
- * reporting a failure. */
+/* DIR/statistics.csv and, from fracture runs, DIR/fragment_sizes.csv when
+ * the campaign has a `statistics:` block; 0 after reporting a failure. */
 static int write_statistics(const shard_campaign *c, const shard_table *t, const char *dir, const char *who) {
   shard_msg msg = {{0}};
-  if (shard_campaign_write_statistics(c, t, dir, &msg) != SHARD_OK) {
+  size_t pooled = 0;
+  if (shard_campaign_write_statistics(c, t, dir, &msg) != SHARD_OK ||
+      shard_campaign_write_pooled_sizes(c, t, dir, &pooled, &msg) != SHARD_OK) {
     fprintf(stderr, "%s: %s\n", who, msg.text);
     return 0;
   }
-  if (shard_campaign_stats(c))
+  if (shard_campaign_stats(c)) {
     printf("statistics over %s -> %s/statistics.csv\n", shard_campaign_stats(c)->over, dir);
+    if (pooled)
+      printf("fragment sizes of %zu runs pooled over %s -> %s/fragment_sizes.csv\n", pooled,
+             shard_campaign_stats(c)->over, dir);
+  }
   return 1;
 }
 

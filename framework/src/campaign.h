@@ -188,7 +188,21 @@ int shard_campaign_statistics_table(const shard_campaign *c, const shard_table *
  * campaign has a `statistics:` block; SHARD_OK and nothing written without. */
 int shard_campaign_write_statistics(const shard_campaign *c, const shard_table *t, const char *dir, shard_msg *msg);
 
+/* Pool the fragment sizes of each statistics group: every ok run's
+ * dir/runs/N/fragment_sizes.csv (written by fracture runs), each size also
+ * over its own run's mean, sorted by that ratio, into dir/fragment_sizes.csv
+ * (atomically) with the group columns, `runs` (runs pooled in the group),
+ * size, size_over_mean and cumulative_number; *pooled_runs (may be NULL)
+ * counts the runs read. SHARD_OK and nothing written without a `statistics:`
+ * block or when no run has the file (a table merged away from its run
+ * directories). */
+int shard_campaign_write_pooled_sizes(const shard_campaign *c, const shard_table *t, const char *dir, size_t *pooled_runs,
+                                      shard_msg *msg);
+
 /* ---- execution (campaign_exec.c) ------------------------------------------------ */
+
+/* Digits of a run directory's number: dir/runs/0007 (at least 4). */
+int shard_campaign_index_width(size_t n_runs);
 
 typedef struct shard_campaign_progress {
   size_t total;     /* runs of this slice */

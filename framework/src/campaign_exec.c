@@ -106,7 +106,7 @@ static char *read_text(const char *path) {
 
 /* ---- run directories ------------------------------------------------------------------ */
 
-static int index_width(size_t n) {
+int shard_campaign_index_width(size_t n) {
   int w = 1;
   for (size_t k = n > 0 ? n - 1 : 0; k >= 10; k /= 10) ++w;
   return w < 4 ? 4 : w;
@@ -114,7 +114,7 @@ static int index_width(size_t n) {
 
 static void run_dir(const shard_campaign_options *opt, size_t n_runs, size_t index, char *buf, size_t n) {
   char num[32];
-  int w = index_width(n_runs);
+  int w = shard_campaign_index_width(n_runs);
   if (w > 20) w = 20;
   if (snprintf(num, sizeof num, "%0*zu", w, index) < 0) num[0] = 0;
   if (snprintf(buf, n, "%s/runs/%s", opt->out_dir, num) < 0) buf[0] = 0;

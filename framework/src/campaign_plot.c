@@ -201,9 +201,7 @@ static int split_csv_line(char *line, char **fields, int max) {
 static int history_curves(const shard_campaign_plot *p, const shard_table *t, const char *dir, curves *cs,
                           size_t n_runs) {
   int first = 1;
-  int width = 1;
-  for (size_t k = n_runs > 0 ? n_runs - 1 : 0; k >= 10; k /= 10) ++width;
-  if (width < 4) width = 4;
+  const int width = shard_campaign_index_width(n_runs);
   for (size_t r = 0; r < shard_table_n_rows(t); ++r) {
     if (!row_selected(t, r, p)) continue;
     char path[4200];

@@ -1,8 +1,10 @@
 /* host: statistics across a swept key (see campaign.h) — from the campaign
  * table, one row per combination of the other swept keys: the runs counted
  * and failed, and mean, std, ci95 (Student t, stats.c), min and max of each
- * statistic column; written as DIR/statistics.csv. */
+ * statistic column; written as DIR/statistics.csv. The fragment sizes of
+ * each such group's runs, pooled, go to DIR/fragment_sizes.csv. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -218,6 +220,29 @@ static int fill(stats_ctx *x, const shard_campaign_statistics *s, shard_table *o
   return rc;
 }
 
+/* The table columns of the group keys into gcols; the `over` column must
+ * exist too. */
+static int group_columns(const shard_campaign_statistics *s, const shard_table *t, int *gcols, shard_msg *msg) {
+  for (size_t i = 0; i <= s->n_group; ++i) {
+    const char *name = i < s->n_group ? s->group[i] : s->over;
+    int k = shard_table_find_col(t, name);
+    if (k < 0)
+      return shard_msg_set(msg, SHARD_ERR_INPUT,
+                           "statistics: the table has no column '%s' (a table of another campaign?)", name);
+    if (i < s->n_group) gcols[i] = k;
+  }
+  return SHARD_OK;
+}
+
+static void ctx_free(stats_ctx *x) {
+  for (size_t i = 0; x->members && i < shard_table_n_rows(x->t); ++i) free(x->members[i].key);
+  free(x->members);
+  free(x->groups);
+  free(x->cols);
+  free(x->names);
+  free(x->vals);
+}
+
 int shard_campaign_statistics_table(const shard_campaign *c, const shard_table *t, shard_table **out, shard_msg *msg) {
   *out = NULL;
   const shard_campaign_statistics *s = shard_campaign_stats(c);
@@ -230,25 +255,12 @@ int shard_campaign_statistics_table(const shard_campaign *c, const shard_table *
   x.vals = calloc(shard_table_n_rows(t) + 1, sizeof *x.vals);
   shard_table *st = shard_table_create();
   int rc = gcols && x.cols && x.names && x.vals && st ? SHARD_OK : SHARD_ERR_NOMEM;
-  for (size_t i = 0; rc == SHARD_OK && i <= s->n_group; ++i) {
-    const char *name = i < s->n_group ? s->group[i] : s->over;
-    int k = shard_table_find_col(t, name);
-    if (k < 0)
-      rc = shard_msg_set(msg, SHARD_ERR_INPUT,
-                         "statistics: the table has no column '%s' (a table of another campaign?)", name);
-    else if (i < s->n_group)
-      gcols[i] = k;
-  }
+  if (rc == SHARD_OK) rc = group_columns(s, t, gcols, msg);
   if (rc == SHARD_OK) rc = s->columns ? listed_columns(s, &x, msg) : default_columns(c, &x);
   if (rc == SHARD_OK) rc = make_groups(&x);
   if (rc == SHARD_OK) rc = fill(&x, s, st, msg);
   if (rc == SHARD_ERR_NOMEM) shard_msg_set(msg, rc, "statistics: out of memory");
-  for (size_t i = 0; x.members && i < shard_table_n_rows(t); ++i) free(x.members[i].key);
-  free(x.members);
-  free(x.groups);
-  free(x.cols);
-  free(x.names);
-  free(x.vals);
+  ctx_free(&x);
   free(gcols);
   if (rc != SHARD_OK) {
     shard_table_destroy(st);
@@ -264,5 +276,142 @@ int shard_campaign_write_statistics(const shard_campaign *c, const shard_table *
   int rc = shard_campaign_statistics_table(c, t, &st, msg);
   if (rc == SHARD_OK) rc = shard_table_write_file_unindexed(st, dir, "statistics.csv", msg);
   shard_table_destroy(st);
+  return rc;
+}
+
+/* ---- fragment sizes pooled over a group's runs ---------------------------------- */
+
+typedef struct pooled {
+  double size, ratio; /* size, and size over its own run's mean */
+} pooled;
+
+static int pooled_cmp(const void *a, const void *b) {
+  const pooled *x = a, *y = b;
+  return (x->ratio > y->ratio) - (x->ratio < y->ratio);
+}
+
+/* Field `col` (0-based) of a CSV line without quoting, or NULL. */
+static const char *csv_field(char *line, int col) {
+  char *p = line;
+  for (int i = 0; i < col && p; ++i) {
+    p = strchr(p, ',');
+    if (p) ++p;
+  }
+  if (!p) return NULL;
+  p[strcspn(p, ",\r\n")] = 0;
+  return p;
+}
+
+/* Append the sizes of one run's fragment_sizes.csv to *pool: 1 when read,
+ * 0 when the run has no such file, -1 with msg for a malformed one. */
+static int read_sizes(const char *path, pooled **pool, size_t *n, size_t *cap, shard_msg *msg) {
+  FILE *f = fopen(path, "r");
+  if (!f) return 0;
+  char *line = NULL;
+  size_t lcap = 0, first = *n;
+  int col = -1, st = 1;
+  long lineno = 1;
+  if (getline(&line, &lcap, f) > 0) {
+    char *tok = line;
+    for (int i = 0; tok && col < 0; ++i) {
+      size_t len = strcspn(tok, ",\r\n");
+      if (len == 4 && strncmp(tok, "size", 4) == 0) col = i;
+      tok = tok[len] == ',' ? tok + len + 1 : NULL;
+    }
+  }
+  if (col < 0) {
+    shard_msg_set(msg, SHARD_ERR_INPUT, "%s: no 'size' column", path);
+    st = -1;
+  }
+  double sum = 0.0;
+  while (st == 1 && getline(&line, &lcap, f) > 0) {
+    ++lineno;
+    const char *v = csv_field(line, col);
+    char *end = NULL;
+    double x = v ? strtod(v, &end) : NAN;
+    if (!v || end == v || *end || !(x > 0.0) || !isfinite(x)) {
+      shard_msg_set(msg, SHARD_ERR_INPUT, "%s:%ld: the size is not a positive number", path, lineno);
+      st = -1;
+      break;
+    }
+    if (*n == *cap) {
+      size_t nc = *cap ? 2 * *cap : 1024;
+      pooled *p = realloc(*pool, nc * sizeof *p);
+      if (!p) {
+        shard_msg_set(msg, SHARD_ERR_NOMEM, "fragment sizes: out of memory");
+        st = -1;
+        break;
+      }
+      *pool = p, *cap = nc;
+    }
+    (*pool)[(*n)++].size = x;
+    sum += x;
+  }
+  free(line);
+  fclose(f);
+  if (st != 1) return st;
+  const double mean = *n > first ? sum / (double)(*n - first) : 0.0;
+  for (size_t i = first; i < *n; ++i) (*pool)[i].ratio = (*pool)[i].size / mean;
+  return 1;
+}
+
+static int add_group_rows(const stats_ctx *x, const shard_campaign_statistics *s, size_t first, size_t runs,
+                          pooled *pool, size_t n, long *next, shard_table *out) {
+  qsort(pool, n, sizeof *pool, pooled_cmp);
+  int rc = SHARD_OK;
+  for (size_t i = 0; i < n && rc == SHARD_OK; ++i) {
+    int r = shard_table_add_row(out, (*next)++);
+    if (r < 0) return SHARD_ERR_NOMEM;
+    for (size_t k = 0; rc == SHARD_OK && k < s->n_group; ++k)
+      rc = shard_table_set(out, r, s->group[k], shard_table_get(x->t, first, (size_t)x->gcols[k]));
+    char num[64];
+    if (rc == SHARD_OK) rc = set_count(out, r, "runs", runs);
+    shard_format_number(pool[i].size, num, sizeof num);
+    if (rc == SHARD_OK) rc = shard_table_set(out, r, "size", num);
+    shard_format_number(pool[i].ratio, num, sizeof num);
+    if (rc == SHARD_OK) rc = shard_table_set(out, r, "size_over_mean", num);
+    shard_format_number((double)(i + 1) / (double)n, num, sizeof num);
+    if (rc == SHARD_OK) rc = shard_table_set(out, r, "cumulative_number", num);
+  }
+  return rc;
+}
+
+int shard_campaign_write_pooled_sizes(const shard_campaign *c, const shard_table *t, const char *dir, size_t *pooled_runs,
+                                      shard_msg *msg) {
+  if (pooled_runs) *pooled_runs = 0;
+  const shard_campaign_statistics *s = shard_campaign_stats(c);
+  if (!s) return SHARD_OK;
+  int *gcols = calloc(s->n_group + 1, sizeof *gcols);
+  stats_ctx x = {.t = t, .status = shard_table_find_col(t, "status"), .gcols = gcols, .n_gcols = s->n_group};
+  shard_table *out = shard_table_create();
+  int rc = gcols && out ? SHARD_OK : SHARD_ERR_NOMEM;
+  if (rc == SHARD_OK) rc = group_columns(s, t, gcols, msg);
+  if (rc == SHARD_OK) rc = make_groups(&x);
+  const int width = shard_campaign_index_width(shard_campaign_n_runs(c));
+  pooled *pool = NULL;
+  size_t cap = 0, any = 0;
+  long next = 0;
+  for (size_t g = 0; g < x.n_groups && rc == SHARD_OK; ++g) {
+    const group *gr = &x.groups[g];
+    size_t n = 0, runs = 0;
+    for (size_t i = gr->start; i < gr->start + gr->count && rc == SHARD_OK; ++i) {
+      size_t r = x.members[i].row;
+      if (!row_ok(&x, r)) continue;
+      char path[4200];
+      snprintf(path, sizeof path, "%s/runs/%0*ld/fragment_sizes.csv", dir, width, shard_table_row_index(t, r));
+      int st = read_sizes(path, &pool, &n, &cap, msg);
+      if (st < 0) rc = SHARD_ERR_INPUT;
+      else runs += (size_t)st;
+    }
+    any += runs;
+    if (rc == SHARD_OK && n > 0) rc = add_group_rows(&x, s, gr->first, runs, pool, n, &next, out);
+  }
+  if (rc == SHARD_ERR_NOMEM) shard_msg_set(msg, rc, "fragment sizes: out of memory");
+  if (rc == SHARD_OK && any > 0) rc = shard_table_write_file_unindexed(out, dir, "fragment_sizes.csv", msg);
+  if (rc == SHARD_OK && pooled_runs) *pooled_runs = any;
+  free(pool);
+  ctx_free(&x);
+  free(gcols);
+  shard_table_destroy(out);
   return rc;
 }

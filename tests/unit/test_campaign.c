@@ -616,6 +616,72 @@ static void test_campaign_statistics_across_seeds(void) {
   shard_table_destroy(t);
 }
 
+/* One run's fragment_sizes.csv as a fracture run writes it (sizes only matter). */
+static void write_sizes(const char *out, int run, const double *sizes, int n) {
+  char path[700];
+  snprintf(path, sizeof path, "%s/runs/%04d/fragment_sizes.csv", out, run);
+  FILE *f = fopen(path, "w");
+  if (!f) return;
+  fputs("rank,size,size_over_mean,cumulative_number,cumulative_mass\n", f);
+  for (int i = 0; i < n; ++i) fprintf(f, "%d,%.17g,0,0,0\n", i + 1, sizes[i]);
+  fclose(f);
+}
+
+/* Fragment sizes pooled per statistics group (on the runs of the test
+ * above: groups dt = 1e-3 with runs 0-2, dt = 2e-3 with runs 3-4 ok and run
+ * 5 crashed): each size over its own run's mean, sorted, crashed runs left
+ * out; nothing written when no run has sizes; a malformed file is an error
+ * naming its line. */
+static void test_campaign_pooled_fragment_sizes(void) {
+  const char *out = tmp_path("stats_out");
+  char table[600];
+  snprintf(table, sizeof table, "%s/campaign.csv", out);
+  shard_table *t = NULL;
+  shard_msg msg = {{0}};
+  CU_ASSERT_EQUAL_FATAL(shard_table_read_csv(table, &t, &msg), SHARD_OK);
+  shard_campaign *c = NULL;
+  shard_diag *dg = shard_diag_create();
+  CU_ASSERT_EQUAL_FATAL(shard_campaign_load(tmp_path("stats.yaml"), NULL, &c, dg), SHARD_OK);
+  size_t pooled = 99;
+  CU_ASSERT_EQUAL(shard_campaign_write_pooled_sizes(c, t, out, &pooled, &msg), SHARD_OK);
+  CU_ASSERT_EQUAL(pooled, 0); /* particle runs: no fragment files, nothing written */
+  snprintf(table, sizeof table, "%s/fragment_sizes.csv", out);
+  CU_ASSERT_EQUAL(access(table, F_OK), -1);
+  const double r0[] = {1, 2, 3}, r1[] = {3, 5}, r2[] = {1, 4}, r3[] = {2}, r4[] = {1, 3}, r5[] = {100};
+  write_sizes(out, 0, r0, 3), write_sizes(out, 1, r1, 2), write_sizes(out, 2, r2, 2);
+  write_sizes(out, 3, r3, 1), write_sizes(out, 4, r4, 2), write_sizes(out, 5, r5, 1);
+  CU_ASSERT_EQUAL(shard_campaign_write_pooled_sizes(c, t, out, &pooled, &msg), SHARD_OK);
+  CU_ASSERT_EQUAL(pooled, 5);
+  char *text = read_text(table);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+  const char *header = "time.dt,runs,size,size_over_mean,cumulative_number\n";
+  CU_CHECK_MSG(strncmp(text, header, strlen(header)) == 0, "header: %.200s", text);
+  const double size[] = {1, 1, 3, 2, 5, 3, 4, 1, 2, 3};
+  const double ratio[] = {0.4, 0.5, 0.75, 1, 1.25, 1.5, 1.6, 0.5, 1, 1.5};
+  for (size_t r = 0; r < 10; ++r) {
+    const int g = r >= 7;
+    CU_ASSERT_STRING_EQUAL(csv_cell(text, r, "time.dt"), g ? "2e-3" : "1e-3");
+    CU_ASSERT_STRING_EQUAL(csv_cell(text, r, "runs"), g ? "2" : "3");
+    CU_REL(cell_number(text, r, "size"), size[r], 1e-15);
+    CU_REL(cell_number(text, r, "size_over_mean"), ratio[r], 1e-15);
+    CU_REL(cell_number(text, r, "cumulative_number"), g ? (double)(r - 6) / 3.0 : (double)(r + 1) / 7.0, 1e-15);
+  }
+  CU_ASSERT_STRING_EQUAL(csv_cell(text, 10, "time.dt"), ""); /* the crashed run's 100 is not there */
+  free(text);
+  char bad[700];
+  snprintf(bad, sizeof bad, "%s/runs/0004/fragment_sizes.csv", out);
+  FILE *f = fopen(bad, "w");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  fputs("rank,size\n1,0.5\n2,-1\n", f);
+  fclose(f);
+  CU_ASSERT_EQUAL(shard_campaign_write_pooled_sizes(c, t, out, &pooled, &msg), SHARD_ERR_INPUT);
+  CU_CHECK_MSG(strstr(msg.text, "runs/0004/fragment_sizes.csv:3: the size is not a positive number") != NULL, "%s",
+               msg.text);
+  shard_campaign_destroy(c);
+  shard_diag_destroy(dg);
+  shard_table_destroy(t);
+}
+
 /* slope_se and slope_ci95 of a log-log plot on data with known scatter:
  * y = 3 x^1.5 10^d over five points, against least squares computed here
  * (t_{0.975,3} = 3.182446305284263). */
@@ -719,6 +785,7 @@ static const cu_test_def tests[] = {
     {"test_campaign_summary_flatten", test_campaign_summary_flatten},
     {"test_campaign_merge", test_campaign_merge},
     {"test_campaign_statistics_across_seeds", test_campaign_statistics_across_seeds},
+    {"test_campaign_pooled_fragment_sizes", test_campaign_pooled_fragment_sizes},
     {"test_campaign_slope_interval", test_campaign_slope_interval},
     {"test_campaign_schema_in_sync", test_campaign_schema_in_sync},
     {"test_campaign_zz_cleanup", test_campaign_zz_cleanup},
