@@ -238,7 +238,8 @@ static int alloc_model(shard_model *m, int32_t ndof_max, int32_t ncon_max, int32
            ALLOC(m->h_val, 2 * ncon_max) && ALLOC(m->g0, ncon_max) && ALLOC(m->pen_f, ncon_max) &&
            ALLOC(m->pen_k, ncon_max) && ALLOC(m->pen_e, ncon_max) && ALLOC(m->gap_scratch, ncon_max) &&
            ALLOC(m->restitution, ncon_max) && ALLOC(m->impulse, ncon_max) && ALLOC(m->k_rowptr, ndof_max + 1) &&
-           ALLOC(m->k_col, kmax) && ALLOC(m->k_val, kmax) && ALLOC(m->k_len, ndof_max + 1) && ALLOC(m->con_order, ncon_max) &&
+           ALLOC(m->k_col, kmax) && ALLOC(m->k_val, kmax) && ALLOC(m->k_len, ndof_max + 1) &&
+           ALLOC(m->con_order, ncon_max) &&
            ALLOC(m->el_pos, 4 * (int64_t)nel) && ALLOC(m->con_pos, 4 * (int64_t)ncon_max) &&
            ALLOC(m->facet_strength, nfacet) && ALLOC(m->facet_iface, nfacet) && ALLOC(m->if_node, nfacet) &&
            ALLOC(m->if_twin, nfacet) && ALLOC(m->if_sigma, nfacet) && ALLOC(m->if_deltac, nfacet) &&
@@ -413,8 +414,8 @@ void shard_model_destroy(shard_model *m) {
   shard_contact_destroy(m->contact);
   void *all[] = {m->X, m->mass, m->minv, m->fext, m->sys.u, m->sys.v, m->sys.a, m->sys.aux, m->el_a, m->el_b,
                  m->el_k, m->el_h, m->h_rowptr, m->h_col, m->h_val, m->g0, m->pen_f, m->pen_k, m->pen_e,
-                 m->gap_scratch, m->restitution, m->impulse, m->k_rowptr, m->k_col, m->k_val, m->k_len, m->con_order, m->el_pos,
-                 m->con_pos, m->facet_strength, m->facet_iface, m->if_node, m->if_twin, m->if_sigma, m->if_deltac,
+                 m->gap_scratch, m->restitution, m->impulse, m->k_rowptr, m->k_col, m->k_val, m->k_len, m->con_order,
+                 m->el_pos, m->con_pos, m->facet_strength, m->facet_iface, m->if_node, m->if_twin, m->if_sigma, m->if_deltac,
                  m->if_dmax, m->if_delta, m->if_t, m->if_k, m->if_rev, m->if_delta_prev, m->if_t_prev, m->if_work,
                  m->if_dmax_scratch, m->if_step_max};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) free(all[i]);

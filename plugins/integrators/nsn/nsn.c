@@ -232,14 +232,10 @@ static int nsn_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
       }
     }
     const int32_t nv = nd;
-    if ((int64_t)nv * 8 > (int64_t)n) {
+    const int dense = (int64_t)nv * 8 > (int64_t)n;
+    if (dense) {
       for (int32_t q = 0; q < nv; ++q) s->mark[s->dofs[q]] = 0;
       for (int32_t i = 0; i < n; ++i) s->vhat[i] *= minv[i];
-      for (int32_t i = 0; i < n; ++i) {
-        s->anew[i] = s->astar[i] - hdt * minv[i] * shard_row_dot(k, i, s->vhat);
-        s->vnew[i] = v[i] + hdt * (a[i] + s->anew[i]) + s->vhat[i];
-        s->ut[i] += hdt * s->vhat[i];
-      }
     } else {
       memset(s->kv, 0, (size_t)n * sizeof(double));
       for (int32_t q = 0; q < nv; ++q) {
@@ -255,11 +251,12 @@ static int nsn_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
         s->kv[d] = shard_row_dot(k, d, s->vhat);
         s->mark[d] = 0;
       }
-      for (int32_t i = 0; i < n; ++i) {
-        s->anew[i] = s->astar[i] - hdt * minv[i] * s->kv[i];
-        s->vnew[i] = v[i] + hdt * (a[i] + s->anew[i]) + s->vhat[i];
-        s->ut[i] += hdt * s->vhat[i];
-      }
+    }
+    for (int32_t i = 0; i < n; ++i) {
+      const double kv = dense ? shard_row_dot(k, i, s->vhat) : s->kv[i];
+      s->anew[i] = s->astar[i] - hdt * minv[i] * kv;
+      s->vnew[i] = v[i] + hdt * (a[i] + s->anew[i]) + s->vhat[i];
+      s->ut[i] += hdt * s->vhat[i];
     }
   }
   if (!shard_all_finite(s->vnew, n) || !shard_all_finite(s->anew, n))
