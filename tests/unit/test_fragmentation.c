@@ -1,5 +1,6 @@
 /* tests: small versions of the paper's fragmentation studies (issue 6):
- * the qualitative findings that hold at small size, on a 4 mm bar
+ * the qualitative findings that hold at small size: the time-step study on
+ * a 1 mm bar, the others on a 4 mm bar
  * (tests/cases/fracture/ring_small.yaml at h = s0/30 for the rate trend,
  * confined_small.yaml at h = s0/100 for confinement and restitution: the
  * restitution trend of N_f needs the finer mesh, see docs/reproduction.md). */
@@ -62,9 +63,43 @@ static void test_fragmentation_confinement_and_restitution(void) {
   CU_CHECK_MSG(nf[0] > nf[1], "fewer fragments at e = 0 (%.0f) than at e = 1 (%.0f) over seeds 1-3", nf[0], nf[1]);
 }
 
+/* The time step of the free bar (paper Fig. 12, small): a 1 mm bar, 500
+ * elements (h = s0/135), over 60 t0 (release and fragmentation). The penalty
+ * scheme's balance drift grows with the step from 0.2 to 0.5 dt_c faster than
+ * dt^2 (measured: 3.4e-4 at 0.2, 3.0e-2 at 0.5, fitted exponent 4.4), while
+ * NSN at 0.99 dt_c stays below the penalty drift at 0.2 dt_c (9.4e-6). */
+static void test_fragmentation_penalty_drift_grows_with_dt(void) {
+  const double fr[] = {0.2, 0.3, 0.4, 0.5};
+  const char *bar[] = {"model.length=1e-3", "model.origin=-0.5e-3", "model.elements=500", "time.stop=end",
+                       "time.end=60 * t0"};
+  double drift[4];
+  char out[512];
+  for (int i = 0; i < 4; ++i) {
+    char tag[32], set_dt[48];
+    snprintf(tag, sizeof tag, "pen_dt%g", fr[i]);
+    snprintf(set_dt, sizeof set_dt, "time.dt=%g * dt_c", fr[i]);
+    const char *sets[] = {bar[0], bar[1], bar[2], bar[3], bar[4], set_dt};
+    CU_ASSERT_EQUAL_FATAL(rh_run("cases/paper/free_ring_penalty_case", tag, sets, 6, out, sizeof out, NULL, 0), 0);
+    drift[i] = rh_summary(out, "energy.max_balance_drift");
+    printf("\n  penalty %.1f dt_c: drift %.2e, %.0f fragments", fr[i], drift[i], rh_summary(out, "fracture.fragments"));
+  }
+  /* a trend over the four steps, not step by step: each run fractures its own
+   * way (5 or 6 fragments), and 0.3 and 0.4 dt_c drift alike (4.5e-3, 4.0e-3) */
+  const double slope = rh_fit_loglog(fr, drift, 4);
+  printf("\n  penalty drift ~ dt^%.2f", slope);
+  CU_CHECK_MSG(slope > 2.0, "penalty drift grows as dt^%.2f, not faster than second order", slope);
+  CU_CHECK_MSG(drift[3] > 10 * drift[0], "penalty drift at 0.5 dt_c (%.2e) not ten times that at 0.2 (%.2e)", drift[3],
+               drift[0]);
+  CU_ASSERT_EQUAL_FATAL(rh_run("cases/paper/free_ring_case", "nsn_dt0.99", bar, 5, out, sizeof out, NULL, 0), 0);
+  const double nsn = rh_summary(out, "energy.max_balance_drift");
+  printf("\n  NSN 0.99 dt_c: drift %.2e, %.0f fragments", nsn, rh_summary(out, "fracture.fragments"));
+  CU_CHECK_MSG(nsn < drift[0], "NSN drift at 0.99 dt_c (%.2e) not below penalty at 0.2 dt_c (%.2e)", nsn, drift[0]);
+}
+
 static const cu_test_def tests[] = {
     {"test_fragmentation_size_falls_with_rate", test_fragmentation_size_falls_with_rate},
     {"test_fragmentation_confinement_and_restitution", test_fragmentation_confinement_and_restitution},
+    {"test_fragmentation_penalty_drift_grows_with_dt", test_fragmentation_penalty_drift_grows_with_dt},
     {NULL, NULL},
 };
 
