@@ -336,12 +336,13 @@ static const char **key_values(loader *L, const yt_node *key, const yt_node *v, 
   int bad = 0;
   for (size_t i = 0; vals && i < v->n; ++i) {
     const yt_node *it = v->items[i];
-    if (it->kind != YT_SCALAR || yt_is_null(it)) {
+    const int var = strncmp(key->text, "var.", 4) == 0;
+    if (it->kind != YT_SCALAR || (yt_is_null(it) && (var || !yt_is_explicit_null(it)))) {
       yt_error_at(L->d, it, "values of 'sweep.%s' must be scalars, not %s", key->text, yt_kind_str(it));
       bad = 1;
       continue;
     }
-    vals[i] = it->text;
+    vals[i] = yt_is_null(it) ? "null" : it->text; /* null: the run removes the key (--set key=null) */
   }
   *out_n = v->n;
   return bad ? NULL : vals;
@@ -460,12 +461,13 @@ static void load_set(loader *L, const yt_node *key, const yt_node *v) {
       yt_error_at(L->d, k, "invalid parameter path '%s' (dotted lower_snake keys, as given to --set)", k->text);
       continue;
     }
-    if (val->kind != YT_SCALAR || yt_is_null(val)) {
+    if (val->kind != YT_SCALAR || (yt_is_null(val) && !yt_is_explicit_null(val))) {
       yt_error_at(L->d, yt_is_null(val) ? k : val, "'set.%s' must be a scalar value, not %s", k->text,
                   yt_kind_str(val));
       continue;
     }
-    c->fixed[c->n_fixed++] = afmt(c->arena, "%s=%s", k->text, val->text);
+    /* null removes the key from every run's case (--set key=null) */
+    c->fixed[c->n_fixed++] = afmt(c->arena, "%s=%s", k->text, yt_is_null(val) ? "null" : val->text);
   }
 }
 
@@ -1369,6 +1371,8 @@ int shard_schema_write_campaign(const shard_registry *reg, FILE *out) {
       "  \"$defs\": {\n"
       "    \"path\": {\"type\": \"string\", \"pattern\": \"^[a-z_][a-z0-9_]*(\\\\.[a-z_][a-z0-9_]*)*$\"},\n"
       "    \"scalar\": {\"type\": [\"string\", \"number\", \"boolean\"]},\n"
+      "    \"setting\": {\"type\": [\"string\", \"number\", \"boolean\", \"null\"], \"description\": "
+      "\"a --set value; null removes the key from the case\"},\n"
       "    \"range\": {\n"
       "      \"type\": \"object\",\n"
       "      \"additionalProperties\": false,\n"
@@ -1388,7 +1392,7 @@ int shard_schema_write_campaign(const shard_registry *reg, FILE *out) {
       "    \"triple\": {\"type\": \"array\", \"minItems\": 3, \"maxItems\": 3, \"items\": {\"type\": [\"number\", "
       "\"string\"]}},\n"
       "    \"values\": {\"anyOf\": [{\"$ref\": \"#/$defs/scalar\"}, {\"type\": \"array\", \"minItems\": 1, "
-      "\"items\": {\"$ref\": \"#/$defs/scalar\"}}, {\"$ref\": \"#/$defs/range\"}]},\n"
+      "\"items\": {\"$ref\": \"#/$defs/setting\"}}, {\"$ref\": \"#/$defs/range\"}]},\n"
       "    \"axes\": {\"type\": \"object\", \"propertyNames\": {\"$ref\": \"#/$defs/path\"}, "
       "\"additionalProperties\": {\"$ref\": \"#/$defs/values\"}},\n"
       "    \"columns\": {\"anyOf\": [{\"type\": \"string\"}, {\"type\": \"array\", \"minItems\": 1, \"items\": "
@@ -1436,7 +1440,7 @@ int shard_schema_write_campaign(const shard_registry *reg, FILE *out) {
       "    \"base\": {\"type\": \"string\", \"description\": \"base case file, relative to the campaign file\"},\n"
       "    \"case\": {\"$ref\": \"case.schema.json\", \"description\": \"inline base case\"},\n"
       "    \"set\": {\"type\": \"object\", \"propertyNames\": {\"$ref\": \"#/$defs/path\"}, "
-      "\"additionalProperties\": {\"$ref\": \"#/$defs/scalar\"}, \"description\": \"fixed overrides of every "
+      "\"additionalProperties\": {\"$ref\": \"#/$defs/setting\"}, \"description\": \"fixed overrides of every "
       "run\"},\n"
       "    \"sweep\": {\n"
       "      \"description\": \"cartesian product of the axes, first key slowest; `zip` groups lists of one "

@@ -710,6 +710,33 @@ static int put_path(shard_case *c, const yt_source *src, const char *arg, size_t
   return SHARD_OK;
 }
 
+/* `key.path=null` (or `~`, not an empty value): remove the key and what it holds, so that
+ * the case reads as if it had never been written (its default, or its
+ * absence: an uncapped law, a contact slot the integrator does not use). A
+ * key that is not there is an error: a typo must not pass silently. */
+static int remove_path(shard_case *c, const yt_source *src, const char *arg, size_t len, shard_diag *d) {
+  char path[512];
+  if (len >= sizeof path) {
+    yt_error(d, src, 1, 1, "key path too long");
+    return SHARD_ERR_INPUT;
+  }
+  memcpy(path, arg, len);
+  path[len] = '\0';
+  char *dot = strrchr(path, '.');
+  yt_node *parent = c->root;
+  if (dot) {
+    *dot = '\0';
+    parent = yt_get_path(c->root, path);
+  }
+  const char *leaf = dot ? dot + 1 : path;
+  if (!parent || parent->kind != YT_MAP || !yt_map_remove(parent, leaf)) {
+    if (dot) *dot = '.';
+    yt_error(d, src, 1, 1, "'%s' is not in the case, so it cannot be removed ('%s=null' removes a key)", path, path);
+    return SHARD_ERR_INPUT;
+  }
+  return SHARD_OK;
+}
+
 static int apply_set(shard_case *c, const char *arg, shard_diag *d) {
   yt_source *src = yt_alloc(c->arena, sizeof *src);
   size_t n = strlen(arg) + 16;
@@ -731,6 +758,7 @@ static int apply_set(shard_case *c, const char *arg, shard_diag *d) {
   yt_node *value = NULL;
   int st = yt_load_buffer(c->arena, src, eq + 1, strlen(eq + 1), &value, d);
   if (st != SHARD_OK) return st;
+  if (yt_is_explicit_null(value)) return remove_path(c, src, arg, klen, d);
   return put_path(c, src, arg, klen, value);
 }
 

@@ -154,6 +154,15 @@ int yt_map_put(yt_arena *a, yt_node *map, yt_node *key, yt_node *value) {
   return SHARD_OK;
 }
 
+int yt_map_remove(yt_node *map, const char *key) {
+  yt_pair *p = yt_map_find(map, key);
+  if (!p) return 0;
+  size_t i = (size_t)(p - map->pairs);
+  memmove(p, p + 1, (map->n - i - 1) * sizeof *p);
+  --map->n;
+  return 1;
+}
+
 int yt_is_null(const yt_node *n) {
   static const char *const nulls[] = {"", "~", "null", "Null", "NULL"};
   if (!n || n->kind != YT_SCALAR || n->quoted) return 0;
@@ -161,6 +170,8 @@ int yt_is_null(const yt_node *n) {
     if (strcmp(n->text, nulls[i]) == 0) return 1;
   return 0;
 }
+
+int yt_is_explicit_null(const yt_node *n) { return yt_is_null(n) && n->text[0] != '\0'; }
 
 const char *yt_kind_str(const yt_node *n) {
   if (!n || yt_is_null(n)) return "an empty value";

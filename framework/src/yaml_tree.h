@@ -67,8 +67,11 @@ yt_node *yt_new_scalar(yt_arena *a, const yt_source *src, int line, int col, con
 yt_node *yt_new_map(yt_arena *a, const yt_source *src, int line, int col);
 /* Replace the value of `key` or append the pair. SHARD_OK or SHARD_ERR_NOMEM. */
 int yt_map_put(yt_arena *a, yt_node *map, yt_node *key, yt_node *value);
+/* Remove the pair of `key`, keeping the order of the others; 1 if it was there. */
+int yt_map_remove(yt_node *map, const char *key);
 
 int yt_is_null(const yt_node *n);       /* plain "", "~", "null", "Null", "NULL" */
+int yt_is_explicit_null(const yt_node *n); /* the same but not "": a null written out */
 const char *yt_kind_str(const yt_node *n); /* "a mapping", "a sequence", "a scalar", "an empty value" */
 yt_pair *yt_map_find(const yt_node *map, const char *key);
 /* Walk a dotted path of mapping keys ("model.walls.left.gap"); NULL if absent. */

@@ -232,6 +232,41 @@ static void test_campaign_errors_exact(void) {
   }
 }
 
+static void test_campaign_null_removes(void) {
+  /* null in set or in a swept list is passed as key=null: the run removes the key */
+  shard_campaign *c = NULL;
+  char first[1024];
+  int rc = load_text("base: base.yaml\n"
+                     "set: {contact.force.stiffness: ~}\n"
+                     "sweep:\n"
+                     "  zip: {var.scheme: [a, b], contact.force.alpha: [null, 10]}\n",
+                     NULL, &c, first, sizeof first);
+  CU_CHECK_MSG(rc == SHARD_OK, "load: %.400s", first);
+  if (!c) return;
+  const shard_campaign_run *r0 = shard_campaign_run_at(c, 0), *r1 = shard_campaign_run_at(c, 1);
+  CU_ASSERT_EQUAL(r0->n_sets, 2);
+  CU_ASSERT_STRING_EQUAL(r0->sets[0], "contact.force.stiffness=null");
+  CU_ASSERT_STRING_EQUAL(r0->sets[1], "contact.force.alpha=null");
+  CU_ASSERT_STRING_EQUAL(r0->values[1], "null");
+  CU_ASSERT_STRING_EQUAL(r1->sets[1], "contact.force.alpha=10");
+  shard_campaign_destroy(c);
+  /* an empty value is not a null written out, and a var.* has nothing to remove */
+  static const bad_file bad[] = {
+      {"base: base.yaml\nset: {time.dt: }\nsweep: {time.end: [1]}\n",
+       "c.yaml:2:7: error: 'set.time.dt' must be a scalar value, not an empty value"},
+      {"base: base.yaml\nsweep:\n  zip: {var.k: [1, null], time.dt: [1, 2]}\n",
+       "c.yaml:3:20: error: values of 'sweep.var.k' must be scalars, not an empty value"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+    c = NULL;
+    rc = load_text(bad[i].text, NULL, &c, first, sizeof first);
+    CU_CHECK_MSG(rc == SHARD_ERR_INPUT, "bad %zu: expected an error", i);
+    CU_CHECK_MSG(strncmp(tail(first), bad[i].error, strlen(bad[i].error)) == 0, "bad %zu:\n got  %.400s\n want %.400s", i,
+                 tail(first), bad[i].error);
+    shard_campaign_destroy(c);
+  }
+}
+
 static shard_registry *registry(void) {
   shard_registry *reg = NULL;
   shard_msg msg = {{0}};
@@ -775,6 +810,7 @@ static void test_campaign_zz_cleanup(void) { cleanup(); }
 
 static const cu_test_def tests[] = {
     {"test_campaign_product_and_zip", test_campaign_product_and_zip},
+    {"test_campaign_null_removes", test_campaign_null_removes},
     {"test_campaign_ranges", test_campaign_ranges},
     {"test_campaign_derived", test_campaign_derived},
     {"test_campaign_errors_exact", test_campaign_errors_exact},

@@ -736,6 +736,49 @@ static void test_case_set_errors(void) {
   expect_set_error("time.d t=1", "1:7", "invalid character ' ' in key path (expected key.path=value)");
   expect_set_error("integrator.plugin=verlet", "1:19", "unknown integrator plugin 'verlet'; available: nsn, moreau_jean");
   expect_set_error("model.mass=", "1:12", "'model.mass' must be a number, not an empty value");
+  expect_set_error("model.mas=null", "1:1",
+                   "'model.mas' is not in the case, so it cannot be removed ('model.mas=null' removes a key)");
+  expect_set_error("lcp.omega=~", "1:1", "'lcp.omega' is not in the case, so it cannot be removed ('lcp.omega=null' removes a key)");
+}
+
+/* The first error contains `part`. */
+static void expect_first_has(const loaded *l, const char *part) {
+  CU_CHECK_MSG(l->status == SHARD_ERR_INPUT && l->c == NULL, "status %d, expected SHARD_ERR_INPUT", l->status);
+  const char *got = shard_diag_first(l->diag);
+  CU_CHECK_MSG(got && strstr(got, part), "first error:\n    got      %s\n    expected ...%s...", got ? got : "(none)",
+               part);
+}
+
+static void test_case_set_null_removes(void) {
+  /* null removes a key (its default applies again) or a whole section */
+  const char *sets[] = {"time=~", "time={end: 2, dt: 1e-3}", "integrator.closing_filter=null"};
+  loaded l = load_sets(write_file("case.yaml", "model: {type: particle, position: 1}\n"
+                                               "integrator: {plugin: nsn, closing_filter: true}\n"
+                                               "contact: {impact: {plugin: newton_impact, restitution: 1}}\n"
+                                               "time: {end: 1, dt: 1}\n"),
+                       sets, 3);
+  expect_ok(&l);
+  if (l.c) {
+    double x = 0;
+    CU_ASSERT_EQUAL(shard_case_real(l.c, "time.end", NULL, &x, l.diag), SHARD_OK);
+    CU_NEAR(x, 2, 0);
+    CU_ASSERT_EQUAL(shard_case_real(l.c, "time.dt", NULL, &x, l.diag), SHARD_OK);
+    CU_NEAR(x, 1e-3, 0);
+    const shard_loaded_plugin *lp = NULL;
+    shard_params p;
+    CU_ASSERT_EQUAL(shard_case_plugin(l.c, "integrator", NULL, &lp, &p, l.diag), SHARD_OK);
+    CU_ASSERT_FALSE(shard_params_bool(&p, "closing_filter")); /* the default again, not the file's true */
+  }
+  unload(&l);
+  /* what is required stays required */
+  const char *req[] = {"contact.impact.restitution=null"};
+  l = load_sets(write_file("case.yaml", BALL), req, 1);
+  expect_first_has(&l, "missing required key 'restitution' in 'contact.impact'");
+  unload(&l);
+  const char *gone[] = {"time=null"};
+  l = load_sets(write_file("case.yaml", BALL), gone, 1);
+  expect_first_has(&l, "missing required section 'time'");
+  unload(&l);
 }
 
 static void test_case_set_changes_selector(void) {
@@ -971,6 +1014,7 @@ static const cu_test_def tests[] = {
     {"test_case_error_cap", test_case_error_cap},
     {"test_case_set_replaces_and_creates", test_case_set_replaces_and_creates},
     {"test_case_set_errors", test_case_set_errors},
+    {"test_case_set_null_removes", test_case_set_null_removes},
     {"test_case_set_changes_selector", test_case_set_changes_selector},
     {"test_case_set_error_order", test_case_set_error_order},
     {"test_case_resolved_round_trip", test_case_resolved_round_trip},
