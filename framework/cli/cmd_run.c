@@ -1,5 +1,6 @@
-/* shard run CASE.yaml [-o DIR] [--set key.path=value ...] [--progress|--no-progress]
- * shard run --restart DIR   (continue from DIR/checkpoint.bin with DIR/case.resolved.yaml) */
+/* shard run CASE.yaml [-o DIR] [--set key.path=value ...] [--resume] [--progress|--no-progress]
+ * shard run --restart DIR   (continue from DIR/checkpoint.bin with DIR/case.resolved.yaml)
+ * --resume: continue from DIR/checkpoint.bin when this same run wrote it, else start over */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,21 +20,24 @@ static void print_progress(void *ctx, const shard_run_progress *p) {
 }
 
 static void usage(void) {
-  fprintf(stderr, "usage: shard run CASE.yaml [-o DIR] [--set key.path=value ...] [--progress | --no-progress]\n"
-                  "       shard run --restart DIR\n");
+  fprintf(stderr, "usage: shard run CASE.yaml [-o DIR] [--set key.path=value ...] [--resume] [--progress | --no-progress]\n"
+                  "       shard run --restart DIR\n"
+                  "--resume continues from DIR/checkpoint.bin when this same run (case, plugins, version) wrote it,\n"
+                  "and starts over otherwise; --restart DIR insists on DIR's checkpoint\n");
 }
 
 int shard_cmd_run(const shard_cli *cli, int argc, char **argv) {
   const char *case_path = NULL, *out = NULL, *restart = NULL;
   char restart_case[4200];
   const char **sets = calloc((size_t)argc + 1, sizeof *sets);
-  int n_sets = 0, progress = -1;
+  int n_sets = 0, progress = -1, resume = 0;
   if (!sets) return SHARD_EXIT_FAIL;
   for (int i = 1; i < argc; ++i) {
     if ((strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) && i + 1 < argc) out = argv[++i];
     else if (strcmp(argv[i], "--set") == 0 && i + 1 < argc) sets[n_sets++] = argv[++i];
     else if (strncmp(argv[i], "--set=", 6) == 0) sets[n_sets++] = argv[i] + 6;
     else if (strcmp(argv[i], "--restart") == 0 && i + 1 < argc) restart = argv[++i];
+    else if (strcmp(argv[i], "--resume") == 0) resume = 1;
     else if (strcmp(argv[i], "--progress") == 0) progress = 1;
     else if (strcmp(argv[i], "--no-progress") == 0) progress = 0;
     else if (argv[i][0] == '-' || case_path) {
@@ -44,8 +48,8 @@ int shard_cmd_run(const shard_cli *cli, int argc, char **argv) {
     } else case_path = argv[i];
   }
   if (restart) {
-    if (case_path || out || n_sets) {
-      fprintf(stderr, "shard run: --restart DIR takes the case and outputs of DIR; no CASE, -o or --set\n");
+    if (case_path || out || n_sets || resume) {
+      fprintf(stderr, "shard run: --restart DIR takes the case and outputs of DIR; no CASE, -o, --set or --resume\n");
       free(sets);
       return SHARD_EXIT_INPUT;
     }
@@ -92,7 +96,8 @@ int shard_cmd_run(const shard_cli *cli, int argc, char **argv) {
   /* the case's output.progress (auto: on a terminal), overridden by --progress / --no-progress */
   const char *mode = shard_case_string(c, "output.progress");
   int show = progress >= 0 ? progress : mode && strcmp(mode, "always") == 0 ? 1 : mode && strcmp(mode, "never") == 0 ? 0 : isatty(2);
-  shard_run_options opt = {.out_dir = out, .on_progress = show ? print_progress : NULL, .restart = restart != NULL};
+  shard_run_options opt = {.out_dir = out, .on_progress = show ? print_progress : NULL, .restart = restart != NULL,
+                           .resume = resume};
   code = shard_run_case(c, reg, &opt, diag, &msg);
   if (shard_diag_count(diag) > 0) shard_diag_print(diag, stderr);
   if (code != 0 && msg.text[0]) fprintf(stderr, "shard run: %s\n", msg.text);

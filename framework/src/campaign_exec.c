@@ -262,6 +262,7 @@ static int start_run(const shard_campaign *c, const shard_campaign_options *opt,
   argv[argc++] = "-o";
   argv[argc++] = dir;
   argv[argc++] = "--no-progress";
+  if (opt->resume) argv[argc++] = "--resume"; /* a run killed after a checkpoint continues from it */
   for (size_t i = 0; i < run->n_sets; ++i) {
     argv[argc++] = "--set";
     argv[argc++] = (char *)run->sets[i];

@@ -91,7 +91,8 @@ static const shard_param_spec time_specs[] = {
     {"stop_after", R, "0", 0, SHARD_INF, "s", 0, 0,
      "dissipation_settled: never stop before this time (a confined bar: after it has reached the walls)"},
     {"checkpoint_every", I, "0", 0, 9.2e18, "1", 0, 0,
-     "write a checkpoint every N steps (0: never); `shard run --restart DIR` continues from the last one"},
+     "write a checkpoint every N steps (0: never); `shard run --restart DIR` continues from the last one, and so "
+     "do `shard run --resume` and `shard campaign --resume` when it is the same run's"},
     {"max_steps", I, "100000000", 1, 9.2e18, "1", 0, 0, "refuse runs that would take more steps"},
 };
 

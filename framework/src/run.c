@@ -131,11 +131,15 @@ typedef struct run {
   double next_out;
   double stop_next, stop_last_g, stop_time; /* stopping rule: next check, dissipation at the last check */
   int stop_quiet;                           /* checks in a row below 1e-3 */
+  double wall_loop_done; /* loop wall time up to the last checkpoint, over every attempt */
+  int64_t restarts;      /* times the run was continued from a checkpoint */
   /* ---- end of the checkpointed block (plain data from E0 to here) ---- */
 
   FILE *hist;
   char hist_tmp[4096];
   double wall_setup, wall_loop;
+  double loop_t0, wall_loop_prior; /* this attempt's loop start; loop time of earlier attempts */
+  int continuing;                   /* --restart, or --resume with a checkpoint of this run */
   int64_t k_start, checkpoint_every;
   shard_snapshots *snap; /* field snapshots / space-time picture, NULL when off */
   double fields_interval, fields_next;
@@ -595,12 +599,14 @@ static void write_summary(run *r, FILE *f, const char *status, const char *messa
     fprintf(f, "\"\n");
   }
   fprintf(f, "steps: %lld\n", (long long)steps);
+  if (r->restarts > 0) fprintf(f, "restarts: %lld\n", (long long)r->restarts);
   if (r->snap && shard_snapshots_note(r->snap)) fprintf(f, "note: \"%s\"\n", shard_snapshots_note(r->snap));
   if (r->stop_interval > 0)
     fprintf(f, "stopped_early: %s\nstop_time: %.17g\n", r->stop_time > 0 ? "true" : "false",
             r->stop_time > 0 ? r->stop_time : steps * r->dt);
   fprintf(f, "time:\n  end: %.17g\n  dt: %.17g\n  dt_c: %.17g\n  dt_bulk: %.17g\n  dt_over_dt_c: %.17g\n", r->T, r->dt,
           r->dt_c, r->dt_bulk, r->dt / r->dt_c);
+  /* after restarts, total and loop add the earlier attempts' loops up to their last checkpoints */
   fprintf(f, "wall_time:\n  total: %.6f\n  setup: %.6f\n  loop: %.6f\n  per_step: %.6e\n", wall_total, r->wall_setup,
           r->wall_loop, steps > 0 ? r->wall_loop / (double)steps : 0.0);
   fprintf(f,
@@ -762,8 +768,11 @@ static void compute_run_hash(run *r, const char *resolved, size_t len) {
   shard_sha256_final_hex(&h, r->run_hash);
 }
 
+static int checkpoint_resumable(const run *r);
+
 /* case.resolved.yaml and provenance.yaml; on a restart only the run hash is
- * recomputed (the files of the first run stay). */
+ * recomputed (the files of the first run stay). The run hash also decides
+ * whether a --resume continues: only from a checkpoint of this same run. */
 static int write_provenance(run *r, shard_msg *msg) {
   char *rbuf = NULL, *pbuf = NULL;
   size_t rlen = 0, plen = 0;
@@ -772,7 +781,8 @@ static int write_provenance(run *r, shard_msg *msg) {
   shard_case_write_resolved(r->c, f);
   fclose(f);
   compute_run_hash(r, rbuf, rlen);
-  if (r->opt->restart) {
+  r->continuing = r->opt->restart || (r->opt->resume && checkpoint_resumable(r));
+  if (r->continuing) {
     free(rbuf);
     return SHARD_OK;
   }
@@ -823,7 +833,7 @@ static int check_finite(const shard_model *m, const char **what) {
  * arrays, the run's accumulators, the history length. A restart rebuilds the
  * run from DIR/case.resolved.yaml exactly as the first time, then overwrites
  * the state: the continuation is bit for bit the uninterrupted run. */
-#define CK_MAGIC "SHARDCK1"
+#define CK_MAGIC "SHARDCK2"
 
 static int checkpoint_write(run *r, int64_t k, shard_msg *msg) {
   if (fflush(r->hist) != 0) return shard_msg_set(msg, SHARD_ERR_IO, "cannot write the history");
@@ -837,6 +847,7 @@ static int checkpoint_write(run *r, int64_t k, shard_msg *msg) {
   fwrite(&k, sizeof k, 1, f);
   fwrite(&hist_len, sizeof hist_len, 1, f);
   shard_model_checkpoint_write(r->m, f);
+  r->wall_loop_done = r->wall_loop_prior + (now_s() - r->loop_t0);
   fwrite((const char *)r + RUN_CK_BEGIN, 1, RUN_CK_END - RUN_CK_BEGIN, f);
   if (fclose(f) != 0) {
     free(buf);
@@ -867,10 +878,27 @@ static int checkpoint_restore(run *r, shard_msg *msg) {
   if (st != SHARD_OK) return st;
   r->k_start = k;
   r->m->sys.t = (double)k * r->dt;
+  r->wall_loop_prior = r->wall_loop_done;
+  r->restarts++;
   /* the history up to the checkpoint, then append */
   if (truncate(r->hist_tmp, hist_len) != 0 || !(r->hist = fopen(r->hist_tmp, "a")))
     return shard_msg_set(msg, SHARD_ERR_IO, "--restart: cannot continue the history %s: %s", r->hist_tmp, strerror(errno));
   return SHARD_OK;
+}
+
+/* `shard run --resume`: DIR/checkpoint.bin was written by this very run (same
+ * run hash: resolved case, plugin files, version) and its partial history is
+ * still there. Anything else (no checkpoint, another run's, an older format, a
+ * history already published) means starting over. */
+static int checkpoint_resumable(const run *r) {
+  char path[4200], magic[8], hash[64];
+  snprintf(path, sizeof path, "%s/checkpoint.bin", r->opt->out_dir);
+  FILE *f = fopen(path, "rb");
+  if (!f) return 0;
+  const int ok = fread(magic, 1, 8, f) == 8 && memcmp(magic, CK_MAGIC, 8) == 0 && fread(hash, 1, 64, f) == 64 &&
+                 memcmp(hash, r->run_hash, 64) == 0;
+  fclose(f);
+  return ok && access(r->hist_tmp, R_OK | W_OK) == 0;
 }
 
 /* Release the prescribed ends (free expansion, SPEC §6): their accelerations
@@ -1105,6 +1133,7 @@ int shard_run_case(const shard_case *c, const shard_registry *reg, const shard_r
     shard_msg_prepend(msg, "integrator '%s': start", r.integ.lp->desc->name);
     goto done;
   }
+  snprintf(r.hist_tmp, sizeof r.hist_tmp, "%s/.history.csv.partial", opt->out_dir);
   if ((st = write_provenance(&r, msg)) != SHARD_OK) goto done;
   if (shard_case_has(c, "output.fields_interval") &&
       shard_case_real(c, "output.fields_interval", &sc, &r.fields_interval, diag) != SHARD_OK) {
@@ -1117,10 +1146,17 @@ int shard_run_case(const shard_case *c, const shard_registry *reg, const shard_r
     goto done;
   if (r.fields_interval > 0 && (st = shard_snapshots_write(r.snap, 0.0, m, msg)) != SHARD_OK) goto done;
   r.fields_next = r.fields_interval;
-  snprintf(r.hist_tmp, sizeof r.hist_tmp, "%s/.history.csv.partial", opt->out_dir);
-  if (opt->restart) {
+  if (r.continuing) {
     if ((st = checkpoint_restore(&r, msg)) != SHARD_OK) goto done;
   } else {
+    /* a fresh start makes an earlier checkpoint in DIR stale: it must never
+     * be continued on top of this run's partial history */
+    char ck[4200];
+    snprintf(ck, sizeof ck, "%s/checkpoint.bin", opt->out_dir);
+    if (unlink(ck) != 0 && errno != ENOENT) {
+      st = shard_msg_set(msg, SHARD_ERR_IO, "cannot remove the stale checkpoint %s: %s", ck, strerror(errno));
+      goto done;
+    }
     if (!(r.hist = fopen(r.hist_tmp, "w"))) {
       st = shard_msg_set(msg, SHARD_ERR_IO, "cannot write the history in '%s'", opt->out_dir);
       goto done;
@@ -1132,9 +1168,9 @@ int shard_run_case(const shard_case *c, const shard_registry *reg, const shard_r
   }
   r.wall_setup = now_s() - wall0;
   int64_t steps = 0;
-  const double tl = now_s();
+  r.loop_t0 = now_s();
   st = loop(&r, &steps, msg);
-  r.wall_loop = now_s() - tl;
+  r.wall_loop = r.wall_loop_prior + (now_s() - r.loop_t0);
   /* keep what was computed, also on failure */
   shard_msg io;
   int ok = fflush(r.hist) == 0;
@@ -1152,7 +1188,7 @@ int shard_run_case(const shard_case *c, const shard_registry *reg, const shard_r
   FILE *sf = open_memstream(&sbuf, &slen);
   if (sf) {
     write_summary(&r, sf, st == SHARD_OK ? "ok" : (st == SHARD_ERR_NUMERIC ? "numerical_failure" : "failed"),
-                  st == SHARD_OK ? NULL : msg->text, steps, now_s() - wall0);
+                  st == SHARD_OK ? NULL : msg->text, steps, r.wall_loop_prior + (now_s() - wall0));
     fclose(sf);
     if (write_memstream(opt->out_dir, "summary.yaml", sbuf, slen, &io) != SHARD_OK && st == SHARD_OK)
       st = shard_msg_set(msg, SHARD_ERR_IO, "%s", io.text);

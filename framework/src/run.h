@@ -23,6 +23,7 @@ typedef struct shard_run_options {
   void (*on_progress)(void *ctx, const shard_run_progress *p);
   void *progress_ctx;
   int restart;           /* continue the run in out_dir from its last checkpoint */
+  int resume;            /* continue from out_dir's checkpoint when it is this run's, else start over */
 } shard_run_options;
 
 /* Exit-code style result: 0 ok, 2 bad input (diag holds the errors, or msg),

@@ -4,7 +4,7 @@
 # like the uninterrupted run: same history.csv, interfaces.csv, fragments.csv
 # and summary (wall times aside).
 set -euo pipefail
-shard="$1" src="$2"
+shard="$1" src=$(cd "$2" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 case="$src/tests/cases/fracture/expanding.yaml"
@@ -31,8 +31,10 @@ fi
 for f in history.csv interfaces.csv fragments.csv; do
   cmp "$tmp/full/$f" "$tmp/killed/$f" || { echo "FAIL: $f differs after restart"; exit 1; }
 done
-strip() { grep -vE '^\s+(total|setup|loop|per_step):' "$1"; }
+strip() { grep -vE '^(\s+(total|setup|loop|per_step)|restarts):' "$1"; }
 diff <(strip "$tmp/full/summary.yaml") <(strip "$tmp/killed/summary.yaml") || { echo "FAIL: summary differs"; exit 1; }
+grep -qx 'restarts: 1' "$tmp/killed/summary.yaml" || { echo "FAIL: summary does not count the restart"; exit 1; }
+grep -q '^restarts:' "$tmp/full/summary.yaml" && { echo "FAIL: restarts in an uninterrupted run"; exit 1; }
 steps=$(grep -m1 '^steps:' "$tmp/full/summary.yaml")
 echo "restart: bit-for-bit identical ($steps, killed after the first checkpoint)"
 
@@ -43,4 +45,62 @@ set +e
 set -e
 [ "$code" -eq 2 ] || { echo "FAIL: restart without checkpoint exited $code"; cat "$tmp/err"; exit 1; }
 grep -q "no checkpoint in" "$tmp/err" || { echo "FAIL: message"; cat "$tmp/err"; exit 1; }
+# DIR COMMAND...: start COMMAND in a session of its own, SIGKILL the whole
+# session (a campaign and its runs) once DIR holds a checkpoint
+kill_after_checkpoint() {
+  local dir=$1; shift
+  setsid "$@" >/dev/null 2>&1 &
+  local pid=$!
+  for _ in $(seq 1 6000); do
+    [ -f "$dir/checkpoint.bin" ] && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.01
+  done
+  kill -9 -- "-$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  [ -f "$dir/checkpoint.bin" ] && [ ! -f "$dir/summary.yaml" ] || { echo "FAIL: $dir was not killed after a checkpoint"; exit 1; }
+}
+same_run() { # DIR: the same outputs as the uninterrupted run
+  for f in history.csv interfaces.csv fragments.csv; do
+    cmp "$tmp/full/$f" "$1/$f" || { echo "FAIL: $1/$f differs from the uninterrupted run"; exit 1; }
+  done
+  diff <(strip "$tmp/full/summary.yaml") <(strip "$1/summary.yaml") || { echo "FAIL: $1 summary differs"; exit 1; }
+}
+
+# --resume continues a killed run from its checkpoint (same case and --set)
+kill_after_checkpoint "$tmp/r" "$shard" run "$case" -o "$tmp/r" "${sets[@]}"
+"$shard" run "$case" -o "$tmp/r" "${sets[@]}" --resume >/dev/null
+same_run "$tmp/r"
+grep -qx 'restarts: 1' "$tmp/r/summary.yaml" || { echo "FAIL: --resume did not continue from the checkpoint"; exit 1; }
+# ... and starts over when there is nothing to continue: an empty directory,
+# a finished run (its history is published), or a checkpoint of another run
+"$shard" run "$case" -o "$tmp/fresh" "${sets[@]}" --resume >/dev/null
+same_run "$tmp/fresh"
+"$shard" run "$case" -o "$tmp/r" "${sets[@]}" --resume >/dev/null
+same_run "$tmp/r"
+grep -q '^restarts:' "$tmp/r/summary.yaml" && { echo "FAIL: --resume continued a finished run"; exit 1; }
+kill_after_checkpoint "$tmp/o" "$shard" run "$case" -o "$tmp/o" "${sets[@]}" --set model.perturbation=0.3
+"$shard" run "$case" -o "$tmp/o" "${sets[@]}" --resume >/dev/null
+same_run "$tmp/o"
+grep -q '^restarts:' "$tmp/o/summary.yaml" && { echo "FAIL: --resume continued another run's checkpoint"; exit 1; }
+# a fresh start removes an earlier checkpoint: killed before checkpointing
+# itself, it leaves nothing that another run's --resume would continue onto
+# this run's partial history
+kill_after_checkpoint "$tmp/s" "$shard" run "$case" -o "$tmp/s" "${sets[@]}" --set model.perturbation=0.3
+"$shard" run "$case" -o "$tmp/s" "${sets[@]}" --set time.checkpoint_every=0 --set time.end=1e-9 >/dev/null
+[ ! -e "$tmp/s/checkpoint.bin" ] || { echo "FAIL: a fresh start kept another run's checkpoint"; exit 1; }
+echo "run --resume: continues its own checkpoint bit for bit, starts over otherwise"
+
+# a campaign killed while a run is between checkpoints: --resume continues that run
+cat > "$tmp/c.yaml" <<YAML
+base: $case
+set: {model.elements: 2000, time.checkpoint_every: 400}
+sweep:
+  fracture.strength.seed: [3]
+YAML
+kill_after_checkpoint "$tmp/c/runs/0000" "$shard" campaign "$tmp/c.yaml" -o "$tmp/c" -j 1 --no-progress
+"$shard" campaign "$tmp/c.yaml" -o "$tmp/c" -j 1 --no-progress --resume >/dev/null
+grep -qx 'restarts: 1' "$tmp/c/runs/0000/summary.yaml" || { echo "FAIL: the campaign run started over"; exit 1; }
+same_run "$tmp/c/runs/0000"
+grep -q ',ok,' "$tmp/c/campaign.csv" || { echo "FAIL: campaign table"; cat "$tmp/c/campaign.csv"; exit 1; }
 echo "restart: PASS"
