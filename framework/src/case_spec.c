@@ -48,8 +48,10 @@ static const shard_param_spec bar_specs[] = {
      "when the prescribed ends are released: never, when the external-work increment of a step turns negative, "
      "or at loading.release_time"},
     {"loading.release_time", R, 0, 0, SHARD_INF, "s", 0, 0, "release time for loading.release = time"},
-    {"walls.left.gap", R, 0, 0, SHARD_INF, "m", 0, 0, "rigid wall at this distance left of the left end (absent: no wall)"},
-    {"walls.right.gap", R, 0, 0, SHARD_INF, "m", 0, 0, "rigid wall at this distance right of the right end (absent: no wall)"},
+    {"walls.left.gap", R, 0, 0, SHARD_INF, "m", 0, 0, "rigid wall at this distance left of the left end (absent: no wall); on a driven end it acts from the release "
+     "(SPEC 6)"},
+    {"walls.right.gap", R, 0, 0, SHARD_INF, "m", 0, 0, "rigid wall at this distance right of the right end (absent: no wall); on a driven end it acts from the "
+     "release (SPEC 6)"},
 };
 
 static const shard_param_spec fracture_specs[] = {

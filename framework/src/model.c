@@ -365,6 +365,15 @@ static int build_bar(shard_model *m, const shard_case *c, const shard_scope *sco
     m->minv[d] = 0.0;
     m->sys.v[d] = m->presc_v[i];
   }
+  /* SPEC §6: the walls act after the release. Before it a wall on a driven
+   * end could only oppose the drive, an infinite mass that no impulse moves
+   * (its W' is 0, the LCP infeasible): the row keeps its place with a zero
+   * coefficient, so the wall reads its initial gap and stays open until
+   * shard_model_release gives the coefficient back. */
+  for (int32_t i = 0; i < m->nwall; ++i)
+    for (int32_t k = 0; k < m->n_presc; ++k)
+      if (m->h_col[m->h_rowptr[i]] == m->presc_dof[k])
+        m->wall_h[i] = m->h_val[m->h_rowptr[i]], m->h_val[m->h_rowptr[i]] = 0.0;
   m->scales = (shard_model_scales){.struct_size = sizeof(shard_model_scales), .young = E, .density = rho, .area = A,
                                    .h_mean = h, .h_min = hmin, .length = L};
   double mmin = INFINITY;
@@ -613,6 +622,8 @@ void shard_model_release(shard_model *m) {
   if (m->released) return;
   m->released = 1;
   for (int32_t i = 0; i < m->n_presc; ++i) m->minv[m->presc_dof[i]] = m->presc_minv[i];
+  for (int32_t i = 0; i < m->nwall; ++i)
+    if (m->wall_h[i] != 0.0) m->h_val[m->h_rowptr[i]] = m->wall_h[i];
 }
 
 /* ---- stable step (SPEC §3.4) ------------------------------------------------------ */

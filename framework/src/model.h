@@ -78,6 +78,7 @@ typedef struct shard_model {
   double presc_v[2];
   double presc_minv[2];
   int released;
+  double wall_h[2]; /* coefficient of wall row i while it waits for the release (0: never held) */
 
   /* force-law contact (penalty), NULL for impact laws */
   const shard_contact_law_ops *force_law;
