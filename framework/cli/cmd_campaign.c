@@ -136,9 +136,11 @@ static void put_shell_word(const char *w) {
   putchar('\'');
 }
 
-/* --dry-run: the validated runs as `shard run` command lines. */
-static void print_runs(const shard_campaign *c, const char *dir, int slice_k, int slice_n) {
-  size_t n = shard_campaign_n_runs(c), shown = 0;
+/* --dry-run: the validated runs as `shard run` command lines; with --resume,
+ * what resuming would do with each (finished runs as comments, runs with a
+ * checkpoint to continue marked) — the state of a campaign run in pieces. */
+static void print_runs(const shard_campaign *c, const char *dir, int slice_k, int slice_n, int resume) {
+  size_t n = shard_campaign_n_runs(c), shown = 0, n_done = 0, n_cont = 0;
   int width = 1;
   for (size_t k = n > 0 ? n - 1 : 0; k >= 10; k /= 10) ++width;
   if (width < 4) width = 4;
@@ -148,6 +150,18 @@ static void print_runs(const shard_campaign *c, const char *dir, int slice_k, in
     char rd[4200], num[32];
     if (snprintf(num, sizeof num, "%0*zu", width > 20 ? 20 : width, i) < 0) num[0] = 0;
     if (snprintf(rd, sizeof rd, "%s/runs/%s", dir, num) < 0) rd[0] = 0;
+    ++shown;
+    int64_t step = 0;
+    const shard_campaign_run_state st = resume ? shard_campaign_run_status(c, dir, i, &step) : SHARD_CAMPAIGN_RUN_START;
+    if (st == SHARD_CAMPAIGN_RUN_DONE) {
+      printf("# %s: done\n", rd);
+      ++n_done;
+      continue;
+    }
+    if (st == SHARD_CAMPAIGN_RUN_CONTINUE) {
+      printf("# %s: continues from its checkpoint at step %lld\n", rd, (long long)step);
+      ++n_cont;
+    }
     fputs("shard run ", stdout);
     put_shell_word(shard_campaign_base(c) ? shard_campaign_base(c) : "CASE.yaml");
     fputs(" -o ", stdout);
@@ -156,10 +170,12 @@ static void print_runs(const shard_campaign *c, const char *dir, int slice_k, in
       fputs(" --set ", stdout);
       put_shell_word(r->sets[k]);
     }
-    putchar('\n');
-    ++shown;
+    puts(resume ? " --resume" : "");
   }
-  printf("# %s: %zu runs%s, all valid cases\n", shard_campaign_name(c), shown, slice_n > 0 ? " in this slice" : "");
+  printf("# %s: %zu runs%s, all valid cases", shard_campaign_name(c), shown, slice_n > 0 ? " in this slice" : "");
+  if (resume) printf("; --resume: %zu done, %zu to continue from a checkpoint, %zu to start", n_done, n_cont,
+                     shown - n_done - n_cont);
+  putchar('\n');
 }
 
 /* ---- merge ------------------------------------------------------------------------------ */
@@ -508,7 +524,7 @@ int shard_cmd_campaign(const shard_cli *cli, int argc, char **argv) {
     out = def_out;
   }
   if (dry_run) {
-    print_runs(c, out, slice_k, slice_n);
+    print_runs(c, out, slice_k, slice_n, resume);
     code = SHARD_EXIT_OK;
     goto done;
   }

@@ -204,6 +204,15 @@ int shard_campaign_write_pooled_sizes(const shard_campaign *c, const shard_table
 /* Digits of a run directory's number: dir/runs/0007 (at least 4). */
 int shard_campaign_index_width(size_t n_runs);
 
+/* What `--resume` does with run i of a campaign in out_dir: */
+typedef enum shard_campaign_run_state {
+  SHARD_CAMPAIGN_RUN_START,    /* start it */
+  SHARD_CAMPAIGN_RUN_DONE,     /* reuse it: finished ok with an unchanged key */
+  SHARD_CAMPAIGN_RUN_CONTINUE  /* continue it from its checkpoint (at *step), if the run hash agrees */
+} shard_campaign_run_state;
+shard_campaign_run_state shard_campaign_run_status(const shard_campaign *c, const char *out_dir, size_t i,
+                                                   int64_t *step);
+
 typedef struct shard_campaign_progress {
   size_t total;     /* runs of this slice */
   size_t done;      /* finished (ok or failed), including resumed */

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "campaign.h"
+#include "run.h"
 #include "yaml_tree.h"
 
 extern char **environ;
@@ -204,6 +205,24 @@ static int reuse(const char *dir, const char *key, record *rec) {
   char st[64];
   summary_field(dir, "status", st, sizeof st);
   return strcmp(st, "ok") == 0;
+}
+
+shard_campaign_run_state shard_campaign_run_status(const shard_campaign *c, const char *out_dir, size_t i,
+                                                   int64_t *step) {
+  const shard_campaign_options opt = {.out_dir = out_dir};
+  char dir[4096], kp[4200];
+  run_dir(&opt, shard_campaign_n_runs(c), i, dir, sizeof dir);
+  char *key = run_key(c, shard_campaign_run_at(c, i));
+  record rec;
+  const int done = key && reuse(dir, key, &rec);
+  /* a checkpoint left by another run (the key changed) is not continued */
+  snprintf(kp, sizeof kp, "%s/%s", dir, KEY_FILE);
+  char *old = done ? NULL : read_text(kp);
+  const int same = key && old && strcmp(old, key) == 0;
+  free(old);
+  free(key);
+  if (done) return SHARD_CAMPAIGN_RUN_DONE;
+  return same && shard_run_checkpoint_step(dir, step) ? SHARD_CAMPAIGN_RUN_CONTINUE : SHARD_CAMPAIGN_RUN_START;
 }
 
 /* The first line of stderr that says "error", else its first non-empty line. */

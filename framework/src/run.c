@@ -886,6 +886,18 @@ static int checkpoint_restore(run *r, shard_msg *msg) {
   return SHARD_OK;
 }
 
+int shard_run_checkpoint_step(const char *dir, int64_t *step) {
+  char path[4200], magic[8], hash[64];
+  snprintf(path, sizeof path, "%s/checkpoint.bin", dir);
+  FILE *f = fopen(path, "rb");
+  if (!f) return 0;
+  const int ok = fread(magic, 1, 8, f) == 8 && memcmp(magic, CK_MAGIC, 8) == 0 && fread(hash, 1, 64, f) == 64 &&
+                 fread(step, sizeof *step, 1, f) == 1;
+  fclose(f);
+  snprintf(path, sizeof path, "%s/.history.csv.partial", dir);
+  return ok && access(path, R_OK | W_OK) == 0;
+}
+
 /* `shard run --resume`: DIR/checkpoint.bin was written by this very run (same
  * run hash: resolved case, plugin files, version) and its partial history is
  * still there. Anything else (no checkpoint, another run's, an older format, a

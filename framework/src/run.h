@@ -31,6 +31,11 @@ typedef struct shard_run_options {
 int shard_run_case(const shard_case *c, const shard_registry *reg, const shard_run_options *opt, shard_diag *diag,
                    shard_msg *msg);
 
+/* 1 when DIR holds a checkpoint a run can continue from (the current format,
+ * its partial history still there), with the step it was written at; whether
+ * it is a given run's is decided when that run starts (its run hash). */
+int shard_run_checkpoint_step(const char *dir, int64_t *step);
+
 /* Write `len` bytes to dir/name atomically (temporary file + rename). */
 int shard_write_atomic(const char *dir, const char *name, const char *data, size_t len, shard_msg *msg);
 /* mkdir -p */

@@ -99,8 +99,16 @@ sweep:
   fracture.strength.seed: [3]
 YAML
 kill_after_checkpoint "$tmp/c/runs/0000" "$shard" campaign "$tmp/c.yaml" -o "$tmp/c" -j 1 --no-progress
+# --dry-run --resume says what resuming would do
+plan=$("$shard" campaign "$tmp/c.yaml" -o "$tmp/c" --dry-run --resume)
+grep -Eq "^# $tmp/c/runs/0000: continues from its checkpoint at step [1-9][0-9]*$" <<<"$plan" &&
+  grep -q -- "--resume$" <<<"$plan" && grep -q "1 runs, all valid cases; --resume: 0 done, 1 to continue from a checkpoint, 0 to start" <<<"$plan" ||
+  { echo "FAIL: dry run before resuming:"; echo "$plan"; exit 1; }
 "$shard" campaign "$tmp/c.yaml" -o "$tmp/c" -j 1 --no-progress --resume >/dev/null
 grep -qx 'restarts: 1' "$tmp/c/runs/0000/summary.yaml" || { echo "FAIL: the campaign run started over"; exit 1; }
 same_run "$tmp/c/runs/0000"
+plan=$("$shard" campaign "$tmp/c.yaml" -o "$tmp/c" --dry-run --resume)
+grep -q "^# $tmp/c/runs/0000: done$" <<<"$plan" && grep -q -- "--resume: 1 done, 0 to continue from a checkpoint, 0 to start" <<<"$plan" ||
+  { echo "FAIL: dry run after resuming:"; echo "$plan"; exit 1; }
 grep -q ',ok,' "$tmp/c/campaign.csv" || { echo "FAIL: campaign table"; cat "$tmp/c/campaign.csv"; exit 1; }
 echo "restart: PASS"
