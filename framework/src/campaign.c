@@ -333,11 +333,17 @@ static const char **key_values(loader *L, const yt_node *key, const yt_node *v, 
     return NULL;
   }
   const char **vals = yt_alloc(L->c->arena, v->n * sizeof *vals);
+  const int var = strncmp(key->text, "var.", 4) == 0;
   int bad = 0;
   for (size_t i = 0; vals && i < v->n; ++i) {
     const yt_node *it = v->items[i];
-    const int var = strncmp(key->text, "var.", 4) == 0;
-    if (it->kind != YT_SCALAR || (yt_is_null(it) && (var || !yt_is_explicit_null(it)))) {
+    if (var && it->kind == YT_SCALAR && yt_is_explicit_null(it)) {
+      yt_error_at(L->d, it, "'sweep.%s' is a variable: it needs a value (null removes a case key, and a variable is "
+                  "not one)", key->text);
+      bad = 1;
+      continue;
+    }
+    if (it->kind != YT_SCALAR || (yt_is_null(it) && !yt_is_explicit_null(it))) {
       yt_error_at(L->d, it, "values of 'sweep.%s' must be scalars, not %s", key->text, yt_kind_str(it));
       bad = 1;
       continue;

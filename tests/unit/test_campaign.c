@@ -255,7 +255,7 @@ static void test_campaign_null_removes(void) {
       {"base: base.yaml\nset: {time.dt: }\nsweep: {time.end: [1]}\n",
        "c.yaml:2:7: error: 'set.time.dt' must be a scalar value, not an empty value"},
       {"base: base.yaml\nsweep:\n  zip: {var.k: [1, null], time.dt: [1, 2]}\n",
-       "c.yaml:3:20: error: values of 'sweep.var.k' must be scalars, not an empty value"},
+       "c.yaml:3:20: error: 'sweep.var.k' is a variable: it needs a value (null removes a case key, and a variable is not one)"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
     c = NULL;
