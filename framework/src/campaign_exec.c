@@ -25,6 +25,7 @@ extern char **environ;
 #define RESULT_FILE "result.yaml"
 #define KEY_FILE "run.key"
 #define KILL_GRACE 5.0 /* seconds between SIGTERM and SIGKILL when stopping */
+#define TABLE_EVERY 10.0 /* seconds: the longest a finished run waits for the table */
 
 typedef struct record {
   int finished;
@@ -426,6 +427,22 @@ static int build_table(const shard_campaign *c, const shard_campaign_options *op
   return SHARD_OK;
 }
 
+/* Build the table of the finished runs and write it atomically: DIR/campaign.csv,
+ * or DIR/campaign.slice-K-of-N.csv; its path in `path`. */
+static int write_table(const shard_campaign *c, const shard_campaign_options *opt, const record *recs,
+                       const char *host, char *path, size_t n_path, shard_table **out, shard_msg *msg) {
+  *out = NULL;
+  int rc = build_table(c, opt, recs, host, out, msg);
+  if (rc != SHARD_OK) return rc;
+  char name[128];
+  if (opt->slice_n > 0)
+    snprintf(name, sizeof name, "campaign.slice-%d-of-%d.csv", opt->slice_k, opt->slice_n);
+  else
+    snprintf(name, sizeof name, "campaign.csv");
+  snprintf(path, n_path, "%s/%s", opt->out_dir, name);
+  return shard_table_write_file(*out, opt->out_dir, name, msg);
+}
+
 /* ---- the loop ---------------------------------------------------------------------------- */
 
 static void report(const shard_campaign_options *opt, shard_campaign_progress *p, double t0, size_t ran,
@@ -495,7 +512,7 @@ int shard_campaign_execute(const shard_campaign *c, const shard_campaign_options
   }
   sigprocmask(SIG_BLOCK, &block, &old);
 
-  double t0 = now(), stop_at = 0, last_report = t0;
+  double t0 = now(), stop_at = 0, last_report = t0, last_table = t0;
   size_t next = 0, running = 0, ran = 0;
   int stopping = 0;
   report(opt, &prog, t0, ran, NULL);
@@ -572,6 +589,17 @@ int shard_campaign_execute(const shard_campaign *c, const shard_campaign_options
           prog.running = running - 1;
           report(opt, &prog, t0, ran, last);
           last_report = now();
+          /* the table so far, after every run of a second or more and at
+           * least every TABLE_EVERY seconds (many short runs): a long
+           * campaign can be looked at, and a hard kill keeps its table */
+          if (rec->wall >= 1.0 || last_report - last_table >= TABLE_EVERY) {
+            shard_table *partial = NULL;
+            char ignored_path[4200];
+            shard_msg ignored;
+            write_table(c, opt, recs, host, ignored_path, sizeof ignored_path, &partial, &ignored);
+            shard_table_destroy(partial);
+            last_table = now();
+          }
         }
         jb->pid = 0;
         --running;
@@ -596,18 +624,9 @@ int shard_campaign_execute(const shard_campaign *c, const shard_campaign_options
   free(todo);
 
   shard_table *t = NULL;
-  int trc = build_table(c, opt, recs, host, &t, msg);
-  if (trc == SHARD_OK) {
-    char name[128];
-    if (opt->slice_n > 0)
-      snprintf(name, sizeof name, "campaign.slice-%d-of-%d.csv", opt->slice_k, opt->slice_n);
-    else
-      snprintf(name, sizeof name, "campaign.csv");
-    snprintf(res->table_path, sizeof res->table_path, "%s/%s", opt->out_dir, name);
-    shard_msg wmsg;
-    trc = shard_table_write_file(t, opt->out_dir, name, &wmsg);
-    if (trc != SHARD_OK && rc == SHARD_OK) *msg = wmsg;
-  }
+  shard_msg wmsg;
+  int trc = write_table(c, opt, recs, host, res->table_path, sizeof res->table_path, &t, &wmsg);
+  if (trc != SHARD_OK && rc == SHARD_OK) *msg = wmsg;
   res->total = prog.total;
   res->skipped = prog.skipped;
   for (size_t i = 0; i < n; ++i)

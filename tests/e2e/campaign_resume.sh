@@ -85,6 +85,24 @@ wait $pid
 [ "$(cut -d, -f1 "$T/d/campaign.csv" | tr '\n' ' ')" = "index 0 1 2 " ] || fail "table after Ctrl-C: $(cat "$T/d/campaign.csv")"
 grep -q crashed "$T/d/campaign.csv" "$T/d.log" && fail "a run killed by Ctrl-C was recorded as crashed"
 
+# 3c. the table is written as runs finish (runs of a second or more: after
+# each), so a hard kill keeps the rows of the runs that finished
+cat > "$T/e.yaml" <<'YAML'
+base: base.yaml
+set: {integrator.sleep_at: 1, integrator.sleep: 1.2, integrator.hang_at: 2}
+sweep:
+  integrator.run: [0, 1, 2, 3]
+YAML
+setsid "$SHARD" --plugin-path "$PLUGINS" campaign "$T/e.yaml" -o "$T/e" -j 1 --no-progress >"$T/e.log" 2>&1 &
+pid=$!
+wait_for "$T/e/runs/0002/run.key"   # run 2 hangs: the campaign has written its table after run 1
+sleep 0.3
+kill -KILL -- -$pid
+wait $pid 2>/dev/null
+[ -f "$T/e/campaign.csv" ] || fail "no table after a hard kill of a campaign whose runs take a second"
+rows=$(tail -n +2 "$T/e/campaign.csv" | cut -d, -f1 | tr '\n' ' ')
+[ "$rows" = "0 1 " ] || fail "table after a hard kill: rows '$rows', expected '0 1 '"
+
 # 4. a changed run is not reused
 sed -i 's/sleep: 3/sleep: 0/' "$T/c.yaml"
 out=$(run -o "$T/c" -j 2 --resume 2>&1) || fail "resume after an edit: $out"

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Paper Fig. 13 from confined_length campaign tables (the confined bar,
+# eps_hat = 1, alpha_box = 100, over its length L, one run per seed):
+#   (a) the fracture energy per length G/L and N_f G_c / L against L, log-log,
+#       every run as a point, the seed means with their 95% Student-t
+#       intervals, the least-squares power laws fitted to all runs, and the
+#       kinetic bound rho L^2 rate^2 / 24 (the kinetic energy per length of
+#       v = rate x, all of which fracture could take);
+#   (b) G_hat / N_f = G / (N_f G_c) against L.
+# Prints the per-L table and the fitted exponents with their 95% intervals
+# (t quantile at n - 2 degrees of freedom over the n runs); the paper has
+# G/L ~ L^1.37 and N_f G_c / L ~ L^0.61. Any number of campaign.csv files
+# (split or partial campaigns) are pooled; runs whose status is not ok are
+# left out. The material is the paper's (rho = 3900, G_c = 50, rate 2.559e4,
+# section 1 m^2, the base case's): G and N_f G_c are then per unit section.
+# usage:
+#   shard campaign cases/paper/confined_length.yaml -o out/confined_length -j 2
+#   scripts/confined_length_figure.sh docs/figures/confined_length.png out/confined_length/campaign.csv
+set -euo pipefail
+[ $# -ge 2 ] || { echo "usage: $0 OUT.png CAMPAIGN.csv [CAMPAIGN.csv...]" >&2; exit 2; }
+png=$1
+shift
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# runs: L G/L NfGc/L ghat; means: L n, then mean and ci of those three; fits: name slope ci intercept n
+cat > "$tmp/prog.awk" <<'AWK'
+  FNR == 1 { delete c; for (i = 1; i <= NF; ++i) c[$i] = i
+             split("model.length status fracture.dissipation fracture.fragments fracture.g_hat_per_fragment", need, " ")
+             for (k in need) if (!(need[k] in c)) { print FILENAME ": no column " need[k] > "/dev/stderr"; exit 2 }
+             next }
+  $c["status"] == "ok" {
+    L = $c["model.length"] + 0; key = sprintf("%.6g", L)
+    v[1] = $c["fracture.dissipation"] / L; v[2] = $c["fracture.fragments"] * 50 / L; v[3] = $c["fracture.g_hat_per_fragment"]
+    if (!(key in n)) { ls[++nl] = key; len[key] = L }
+    n[key]++
+    for (k = 1; k <= 3; ++k) { s[key, k] += v[k]; s2[key, k] += v[k] * v[k] }
+    printf "%.6g %.6g %.6g %.6g\n", L, v[1], v[2], v[3] > runs
+    # least squares of log v against log L over every run, for v[1] and v[2]
+    x = log(L); m++; sx += x; sxx += x * x
+    for (k = 1; k <= 2; ++k) { y = log(v[k]); sy[k] += y; sxy[k] += x * y; syy[k] += y * y }
+  }
+  END {
+    if (nl == 0) { print "no run with status ok" > "/dev/stderr"; exit 1 }
+    for (i = 1; i <= nl; ++i) for (j = i + 1; j <= nl; ++j) if (len[ls[j]] < len[ls[i]]) { t = ls[i]; ls[i] = ls[j]; ls[j] = t }
+    for (i = 1; i <= nl; ++i) {
+      key = ls[i]; k_n = n[key]; out = len[key] " " k_n
+      for (k = 1; k <= 3; ++k) {
+        mean = s[key, k] / k_n; var = k_n > 1 ? (s2[key, k] - k_n * mean * mean) / (k_n - 1) : 0
+        out = out " " mean " " (k_n > 1 ? t975(k_n - 1) * sqrt((var > 0 ? var : 0) / k_n) : 0)
+      }
+      print out > means
+    }
+    split("G_over_L NfGc_over_L", name, " ")
+    for (k = 1; k <= 2; ++k) {
+      d = m * sxx - sx * sx
+      if (nl < 2 || d <= 0) { printf "%s nan nan nan %d\n", name[k], m > fits; continue }
+      b = (m * sxy[k] - sx * sy[k]) / d; a = (sy[k] - b * sx) / m
+      rss = syy[k] - a * sy[k] - b * sxy[k]
+      se = m > 2 ? sqrt((rss > 0 ? rss : 0) / (m - 2) / (sxx - sx * sx / m)) : 0
+      printf "%s %.6g %.6g %.6g %d\n", name[k], b, (m > 2 ? t975(m - 2) * se : 0), a, m > fits
+    }
+  }
+AWK
+awk -F, -v runs="$tmp/runs" -v means="$tmp/means" -v fits="$tmp/fits" -f "$here/lib/student_t.awk" -f "$tmp/prog.awk" "$@"
+
+read -r _ bG ciG aG nG < <(grep '^G_over_L ' "$tmp/fits")
+read -r _ bN ciN aN _ < <(grep '^NfGc_over_L ' "$tmp/fits")
+
+echo "# confined bar over its length: seed means with 95% Student-t intervals (G per unit section)"
+printf "| L [mm] | runs | G/L [J/m] | N_f G_c/L [J/m] | G_hat/N_f | kinetic bound [J/m] |\n|---|---|---|---|---|---|\n"
+awk '{ printf "| %.3g | %d | %.4g ± %.2g | %.4g ± %.2g | %.3g ± %.2g | %.4g |\n", $1 * 1e3, $2, $3, $4, $5, $6, $7, $8, 3900 * $1 * $1 * 2.559e4 * 2.559e4 / 24 }' "$tmp/means"
+printf "fitted over %s runs: G/L ~ L^(%.3f ± %.3f) (paper 1.37); N_f G_c/L ~ L^(%.3f ± %.3f) (paper 0.61)\n" \
+  "$nG" "$bG" "$ciG" "$bN" "$ciN"
+
+fitG="exp($aG) * x**$bG"
+fitN="exp($aN) * x**$bN"
+[ "$bG" = nan ] && fitG="1/0"
+[ "$bN" = nan ] && fitN="1/0"
+gnuplot <<GP
+set terminal pngcairo size 1400,560 font ",11"
+set output "$png"
+set multiplot layout 1,2
+set logscale xy
+set format x "%g"
+set xlabel "L [m]"
+set ylabel "energy per length [J/m] (per unit section)"
+set title "(a) fracture energy and N_f G_c per length against L"
+set key top left
+plot "$tmp/runs" using 1:2 with points pt 7 ps 0.5 lc rgb "#9ecae1" title "G/L, runs", \
+     "$tmp/means" using 1:3:4 with yerrorbars pt 7 lc rgb "#08519c" title "G/L, seed mean ± 95%", \
+     $fitG with lines lc rgb "#08519c" dt 2 title sprintf("fit L^{%.2f ± %.2f} (paper 1.37)", $bG, $ciG), \
+     "$tmp/runs" using 1:3 with points pt 5 ps 0.5 lc rgb "#fdae6b" title "N_f G_c/L, runs", \
+     "$tmp/means" using 1:5:6 with yerrorbars pt 5 lc rgb "#a63603" title "N_f G_c/L, seed mean ± 95%", \
+     $fitN with lines lc rgb "#a63603" dt 2 title sprintf("fit L^{%.2f ± %.2f} (paper 0.61)", $bN, $ciN), \
+     3900 * x * x * 2.559e4 * 2.559e4 / 24 with lines lc rgb "black" title "kinetic bound ρL^2 ε̇^2/24"
+unset logscale y
+set format y "%g"
+set ylabel "G_hat / N_f"
+set title "(b) fracture energy per fragment against L (paper: ≈ 2 to ≈ 10)"
+plot "$tmp/runs" using 1:4 with points pt 7 ps 0.5 lc rgb "#9ecae1" title "runs", \
+     "$tmp/means" using 1:7:8 with yerrorbars pt 7 lc rgb "#08519c" title "seed mean ± 95%"
+unset multiplot
+GP
+echo "wrote $png"
