@@ -25,7 +25,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # runs: L G/L NfGc/L ghat; means: L n, then mean and ci of those three; fits: name slope ci intercept n
-cat > "$tmp/prog.awk" <<'AWK'
+awk -F, -v runs="$tmp/runs" -v means="$tmp/means" -v fits="$tmp/fits" -f "$here/lib/student_t.awk" -f <(cat <<'AWK'
   FNR == 1 { delete c; for (i = 1; i <= NF; ++i) c[$i] = i
              split("model.length status fracture.dissipation fracture.fragments fracture.g_hat_per_fragment", need, " ")
              for (k in need) if (!(need[k] in c)) { print FILENAME ": no column " need[k] > "/dev/stderr"; exit 2 }
@@ -63,7 +63,7 @@ cat > "$tmp/prog.awk" <<'AWK'
     }
   }
 AWK
-awk -F, -v runs="$tmp/runs" -v means="$tmp/means" -v fits="$tmp/fits" -f "$here/lib/student_t.awk" -f "$tmp/prog.awk" "$@"
+) "$@"
 
 read -r _ bG ciG aG nG < <(grep '^G_over_L ' "$tmp/fits")
 read -r _ bN ciN aN _ < <(grep '^NfGc_over_L ' "$tmp/fits")
@@ -74,30 +74,36 @@ awk '{ printf "| %.3g | %d | %.4g ± %.2g | %.4g ± %.2g | %.3g ± %.2g | %.4g |
 printf "fitted over %s runs: G/L ~ L^(%.3f ± %.3f) (paper 1.37); N_f G_c/L ~ L^(%.3f ± %.3f) (paper 0.61)\n" \
   "$nG" "$bG" "$ciG" "$bN" "$ciN"
 
-fitG="exp($aG) * x**$bG"
-fitN="exp($aN) * x**$bN"
-[ "$bG" = nan ] && fitG="1/0"
-[ "$bN" = nan ] && fitN="1/0"
+# the fitted lines (none with a single length)
+fit_line() { # slope ci intercept paper -> "expression title 'text'"
+  if [ "$1" = nan ]; then echo "1/0 notitle"
+  else printf "exp(%s) * x**%s title 'fit L^{%.2f ± %.2f} (paper %s)'" "$3" "$1" "$1" "$2" "$4"; fi
+}
+fitG=$(fit_line "$bG" "$ciG" "$aG" 1.37)
+fitN=$(fit_line "$bN" "$ciN" "$aN" 0.61)
+read -r xlo xhi < <(awk 'NR == 1 { lo = $1 } { hi = $1 } END { print lo / 1.25, hi * 1.25 }' "$tmp/means")
 gnuplot <<GP
 set terminal pngcairo size 1400,560 font ",11"
 set output "$png"
 set multiplot layout 1,2
 set logscale xy
 set format x "%g"
+set xrange [$xlo:$xhi]
+set xtics (0.001, 0.0015, 0.002, 0.003, 0.005, 0.007, 0.01)
 set xlabel "L [m]"
 set ylabel "energy per length [J/m] (per unit section)"
 set title "(a) fracture energy and N_f G_c per length against L"
 set key top left
 plot "$tmp/runs" using 1:2 with points pt 7 ps 0.5 lc rgb "#9ecae1" title "G/L, runs", \
      "$tmp/means" using 1:3:4 with yerrorbars pt 7 lc rgb "#08519c" title "G/L, seed mean ± 95%", \
-     $fitG with lines lc rgb "#08519c" dt 2 title sprintf("fit L^{%.2f ± %.2f} (paper 1.37)", $bG, $ciG), \
+     $fitG with lines lc rgb "#08519c" dt 2, \
      "$tmp/runs" using 1:3 with points pt 5 ps 0.5 lc rgb "#fdae6b" title "N_f G_c/L, runs", \
      "$tmp/means" using 1:5:6 with yerrorbars pt 5 lc rgb "#a63603" title "N_f G_c/L, seed mean ± 95%", \
-     $fitN with lines lc rgb "#a63603" dt 2 title sprintf("fit L^{%.2f ± %.2f} (paper 0.61)", $bN, $ciN), \
+     $fitN with lines lc rgb "#a63603" dt 2, \
      3900 * x * x * 2.559e4 * 2.559e4 / 24 with lines lc rgb "black" title "kinetic bound ρL^2 ε̇^2/24"
 unset logscale y
 set format y "%g"
-set ylabel "G_hat / N_f"
+set ylabel "Ĝ / N_f"
 set title "(b) fracture energy per fragment against L (paper: ≈ 2 to ≈ 10)"
 plot "$tmp/runs" using 1:4 with points pt 7 ps 0.5 lc rgb "#9ecae1" title "runs", \
      "$tmp/means" using 1:7:8 with yerrorbars pt 7 lc rgb "#08519c" title "seed mean ± 95%"

@@ -11,12 +11,13 @@
 set -euo pipefail
 [ $# -ge 2 ] || { echo "usage: $0 NSN_CAMPAIGN.csv OUT.png [PENALTY_CAMPAIGN.csv]" >&2; exit 2; }
 nsn=$1 png=$2 pen=${3:-}
+here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # runs: rate s_hat G_hat N_f; means: rate n s_mean s_ci G_mean G_ci N_f_mean
 summarise() { # TABLE PREFIX
-  awk -F, -v runs="$2.runs" -v means="$2.means" '
+  awk -F, -v runs="$2.runs" -v means="$2.means" -f "$here/lib/student_t.awk" -f <(cat <<'AWK'
     NR == 1 { for (i = 1; i <= NF; ++i) c[$i] = i; next }
     $c["status"] == "ok" {
       s0 = 2.6954e-4; L = $c["model.length"]; r = $c["var.rate"] + 0
@@ -26,15 +27,16 @@ summarise() { # TABLE PREFIX
       n[r]++; ss[r] += s; s2[r] += s * s; gs[r] += g; g2[r] += g * g; nf[r] += $c["fracture.fragments"]
     }
     END {
-      split("12.706204736 4.302652730 3.182446305 2.776445105 2.570581836 2.446911851 2.364624252 2.306004135 2.262157163", t, " ")
       for (i = 1; i <= k; ++i) {
-        r = order[i]; m = n[r]; tq = m - 1 <= 9 ? t[m - 1] : t[9]  # beyond 10 runs: t_{0.975,9}, conservative
+        r = order[i]; m = n[r]; tq = t975(m - 1)
         sm = ss[r] / m; gm = gs[r] / m
         sci = m > 1 ? tq * sqrt(((s2[r] - m * sm * sm) > 0 ? s2[r] - m * sm * sm : 0) / (m - 1) / m) : 0
         gci = m > 1 ? tq * sqrt(((g2[r] - m * gm * gm) > 0 ? g2[r] - m * gm * gm : 0) / (m - 1) / m) : 0
         printf "%.6g %d %.6g %.6g %.6g %.6g %.6g\n", r, m, sm, sci, gm, gci, nf[r] / m > means
       }
-    }' "$1"
+    }
+AWK
+  ) "$1"
   sort -g -o "$2.means" "$2.means"
 }
 summarise "$nsn" "$tmp/nsn"

@@ -17,11 +17,12 @@ set -euo pipefail
 [ $# -ge 2 ] || { echo "usage: $0 OUT.png CAMPAIGN.csv [CAMPAIGN.csv...]" >&2; exit 2; }
 png=$1
 shift
+here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # runs: slot e g_hat frac_ratio total_ratio N_f; means: slot e n, then mean and ci of those four, contact J
-awk -F, -v runs="$tmp/runs" -v means="$tmp/means" '
+awk -F, -v runs="$tmp/runs" -v means="$tmp/means" -f "$here/lib/student_t.awk" -f <(cat <<'AWK'
   FNR == 1 { delete c; for (i = 1; i <= NF; ++i) c[$i] = i
              split("contact.impact.restitution status fracture.g_hat_per_fragment fracture.dissipation " \
                    "energy.contact_dissipation energy.initial energy.external_work fracture.fragments", need, " ")
@@ -41,18 +42,18 @@ awk -F, -v runs="$tmp/runs" -v means="$tmp/means" '
     for (i = 1; i <= ne; ++i) for (j = i + 1; j <= ne; ++j) if (es[j] < es[i]) { t = es[i]; es[i] = es[j]; es[j] = t }
     for (i = 1; i <= ne; ++i) slot[es[i]] = i - 1
     for (r = 1; r <= nl; ++r) { split(line[r], f, " "); print slot[f[1] + 0], line[r] > runs }
-    # t_{0.975, m-1} for m = 2 ... 10 runs; beyond, the value at 9 degrees of freedom (conservative)
-    split("12.706204736 4.302652730 3.182446305 2.776445105 2.570581836 2.446911851 2.364624252 2.306004135 2.262157163", tq, " ")
     for (i = 1; i <= ne; ++i) {
       e = es[i]; m = n[e]; out = slot[e] " " e " " m
       for (k = 1; k <= 4; ++k) {
         mean = s[e, k] / m; var = m > 1 ? (s2[e, k] - m * mean * mean) / (m - 1) : 0
-        ci = m > 1 ? tq[m - 1 <= 9 ? m - 1 : 9] * sqrt((var > 0 ? var : 0) / m) : 0
+        ci = m > 1 ? t975(m - 1) * sqrt((var > 0 ? var : 0) / m) : 0
         out = out " " mean " " ci
       }
       print out, cj[e] / m > means
     }
-  }' "$@"
+  }
+AWK
+) "$@"
 
 echo "| e | runs | N_f | G_hat/N_f | fracture / injected | (fracture + contact) / injected | contact dissipation [J] |"
 echo "|---|---|---|---|---|---|---|"
