@@ -96,11 +96,18 @@ int shard_cmd_run(const shard_cli *cli, int argc, char **argv) {
   /* the case's output.progress (auto: on a terminal), overridden by --progress / --no-progress */
   const char *mode = shard_case_string(c, "output.progress");
   int show = progress >= 0 ? progress : mode && strcmp(mode, "always") == 0 ? 1 : mode && strcmp(mode, "never") == 0 ? 0 : isatty(2);
-  shard_run_options opt = {.out_dir = out, .on_progress = show ? print_progress : NULL, .restart = restart != NULL,
-                           .resume = resume};
+  int64_t continued_from = -1;
+  shard_run_options opt = {.out_dir = out,
+                           .on_progress = show ? print_progress : NULL,
+                           .restart = restart != NULL,
+                           .resume = resume,
+                           .continued_from = &continued_from};
   code = shard_run_case(c, reg, &opt, diag, &msg);
   if (shard_diag_count(diag) > 0) shard_diag_print(diag, stderr);
   if (code != 0 && msg.text[0]) fprintf(stderr, "shard run: %s\n", msg.text);
+  const int ran = code == 0 || code == SHARD_EXIT_NUMERIC;
+  if (continued_from >= 0) printf("%s: continued from the checkpoint at step %lld\n", out, (long long)continued_from);
+  else if (resume && ran) printf("%s: no checkpoint of this run in it, started from the beginning\n", out);
   if (code == 0) printf("%s: ok -> %s\n", case_path, out);
   else if (code == SHARD_EXIT_NUMERIC) fprintf(stderr, "shard run: outputs up to the failing step are in %s\n", out);
 out:

@@ -1160,6 +1160,7 @@ int shard_run_case(const shard_case *c, const shard_registry *reg, const shard_r
   r.fields_next = r.fields_interval;
   if (r.continuing) {
     if ((st = checkpoint_restore(&r, msg)) != SHARD_OK) goto done;
+    if (opt->continued_from) *opt->continued_from = r.k_start;
   } else {
     /* a fresh start makes an earlier checkpoint in DIR stale: it must never
      * be continued on top of this run's partial history */

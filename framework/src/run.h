@@ -24,6 +24,7 @@ typedef struct shard_run_options {
   void *progress_ctx;
   int restart;           /* continue the run in out_dir from its last checkpoint */
   int resume;            /* continue from out_dir's checkpoint when it is this run's, else start over */
+  int64_t *continued_from; /* if not NULL: the step a restart or resume continued from, -1 when it started over */
 } shard_run_options;
 
 /* Exit-code style result: 0 ok, 2 bad input (diag holds the errors, or msg),

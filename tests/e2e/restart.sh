@@ -69,13 +69,15 @@ same_run() { # DIR: the same outputs as the uninterrupted run
 
 # --resume continues a killed run from its checkpoint (same case and --set)
 kill_after_checkpoint "$tmp/r" "$shard" run "$case" -o "$tmp/r" "${sets[@]}"
-"$shard" run "$case" -o "$tmp/r" "${sets[@]}" --resume >/dev/null
+out=$("$shard" run "$case" -o "$tmp/r" "${sets[@]}" --resume)
 same_run "$tmp/r"
 grep -qx 'restarts: 1' "$tmp/r/summary.yaml" || { echo "FAIL: --resume did not continue from the checkpoint"; exit 1; }
+grep -Eq "^$tmp/r: continued from the checkpoint at step [1-9][0-9]*$" <<<"$out" || { echo "FAIL: message: $out"; exit 1; }
 # ... and starts over when there is nothing to continue: an empty directory,
 # a finished run (its history is published), or a checkpoint of another run
-"$shard" run "$case" -o "$tmp/fresh" "${sets[@]}" --resume >/dev/null
+out=$("$shard" run "$case" -o "$tmp/fresh" "${sets[@]}" --resume)
 same_run "$tmp/fresh"
+grep -q "^$tmp/fresh: no checkpoint of this run in it, started from the beginning$" <<<"$out" || { echo "FAIL: message: $out"; exit 1; }
 "$shard" run "$case" -o "$tmp/r" "${sets[@]}" --resume >/dev/null
 same_run "$tmp/r"
 grep -q '^restarts:' "$tmp/r/summary.yaml" && { echo "FAIL: --resume continued a finished run"; exit 1; }
