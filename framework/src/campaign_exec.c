@@ -213,14 +213,14 @@ shard_campaign_run_state shard_campaign_run_status(const shard_campaign *c, cons
   const shard_campaign_options opt = {.out_dir = out_dir};
   char dir[4096], kp[4200];
   run_dir(&opt, shard_campaign_n_runs(c), i, dir, sizeof dir);
+  /* the directory is this run's (same key): else it starts, whatever it holds */
   char *key = run_key(c, shard_campaign_run_at(c, i));
-  record rec;
-  const int done = key && reuse(dir, key, &rec);
-  /* a checkpoint left by another run (the key changed) is not continued */
   snprintf(kp, sizeof kp, "%s/%s", dir, KEY_FILE);
-  char *old = done ? NULL : read_text(kp);
-  const int same = key && old && strcmp(old, key) == 0;
+  char *old = key ? read_text(kp) : NULL;
+  const int same = old && strcmp(old, key) == 0;
   free(old);
+  record rec;
+  const int done = same && reuse(dir, key, &rec);
   free(key);
   if (done) return SHARD_CAMPAIGN_RUN_DONE;
   return same && shard_run_checkpoint_step(dir, step) ? SHARD_CAMPAIGN_RUN_CONTINUE : SHARD_CAMPAIGN_RUN_START;

@@ -834,6 +834,7 @@ static int check_finite(const shard_model *m, const char **what) {
  * run from DIR/case.resolved.yaml exactly as the first time, then overwrites
  * the state: the continuation is bit for bit the uninterrupted run. */
 #define CK_MAGIC "SHARDCK2"
+#define HIST_PARTIAL ".history.csv.partial" /* the history until the run ends (then history.csv) */
 
 static int checkpoint_write(run *r, int64_t k, shard_msg *msg) {
   if (fflush(r->hist) != 0) return shard_msg_set(msg, SHARD_ERR_IO, "cannot write the history");
@@ -886,16 +887,23 @@ static int checkpoint_restore(run *r, shard_msg *msg) {
   return SHARD_OK;
 }
 
-int shard_run_checkpoint_step(const char *dir, int64_t *step) {
-  char path[4200], magic[8], hash[64];
+/* DIR/checkpoint.bin of the current format (its run hash and step in `hash`
+ * and `step`) with the partial history it continues still in DIR. */
+static int checkpoint_header(const char *dir, char hash[64], int64_t *step) {
+  char path[4200], magic[8];
   snprintf(path, sizeof path, "%s/checkpoint.bin", dir);
   FILE *f = fopen(path, "rb");
   if (!f) return 0;
   const int ok = fread(magic, 1, 8, f) == 8 && memcmp(magic, CK_MAGIC, 8) == 0 && fread(hash, 1, 64, f) == 64 &&
                  fread(step, sizeof *step, 1, f) == 1;
   fclose(f);
-  snprintf(path, sizeof path, "%s/.history.csv.partial", dir);
+  snprintf(path, sizeof path, "%s/" HIST_PARTIAL, dir);
   return ok && access(path, R_OK | W_OK) == 0;
+}
+
+int shard_run_checkpoint_step(const char *dir, int64_t *step) {
+  char hash[64];
+  return checkpoint_header(dir, hash, step);
 }
 
 /* `shard run --resume`: DIR/checkpoint.bin was written by this very run (same
@@ -903,14 +911,9 @@ int shard_run_checkpoint_step(const char *dir, int64_t *step) {
  * still there. Anything else (no checkpoint, another run's, an older format, a
  * history already published) means starting over. */
 static int checkpoint_resumable(const run *r) {
-  char path[4200], magic[8], hash[64];
-  snprintf(path, sizeof path, "%s/checkpoint.bin", r->opt->out_dir);
-  FILE *f = fopen(path, "rb");
-  if (!f) return 0;
-  const int ok = fread(magic, 1, 8, f) == 8 && memcmp(magic, CK_MAGIC, 8) == 0 && fread(hash, 1, 64, f) == 64 &&
-                 memcmp(hash, r->run_hash, 64) == 0;
-  fclose(f);
-  return ok && access(r->hist_tmp, R_OK | W_OK) == 0;
+  char hash[64];
+  int64_t step;
+  return checkpoint_header(r->opt->out_dir, hash, &step) && memcmp(hash, r->run_hash, 64) == 0;
 }
 
 /* Release the prescribed ends (free expansion, SPEC §6): their accelerations
@@ -1145,7 +1148,7 @@ int shard_run_case(const shard_case *c, const shard_registry *reg, const shard_r
     shard_msg_prepend(msg, "integrator '%s': start", r.integ.lp->desc->name);
     goto done;
   }
-  snprintf(r.hist_tmp, sizeof r.hist_tmp, "%s/.history.csv.partial", opt->out_dir);
+  snprintf(r.hist_tmp, sizeof r.hist_tmp, "%s/" HIST_PARTIAL, opt->out_dir);
   if ((st = write_provenance(&r, msg)) != SHARD_OK) goto done;
   if (shard_case_has(c, "output.fields_interval") &&
       shard_case_real(c, "output.fields_interval", &sc, &r.fields_interval, diag) != SHARD_OK) {
