@@ -175,14 +175,19 @@ static void summary_field(const char *dir, const char *key, char *out, size_t n)
   yt_arena_destroy(a);
 }
 
-/* Reuse a finished run (--resume): result and summary both say ok and the key matches. */
-static int reuse(const char *dir, const char *key, record *rec) {
+/* DIR holds the run of this key (its key file says so). */
+static int same_key(const char *dir, const char *key) {
   char path[4200];
   snprintf(path, sizeof path, "%s/%s", dir, KEY_FILE);
   char *old = read_text(path);
-  int same = old && strcmp(old, key) == 0;
+  const int same = old && strcmp(old, key) == 0;
   free(old);
-  if (!same) return 0;
+  return same;
+}
+
+/* DIR's run finished ok: its record from the result and summary files. */
+static int finished_ok(const char *dir, record *rec) {
+  char path[4200];
   snprintf(path, sizeof path, "%s/%s", dir, RESULT_FILE);
   yt_arena *a = yt_arena_create();
   shard_diag *d = shard_diag_create();
@@ -208,20 +213,20 @@ static int reuse(const char *dir, const char *key, record *rec) {
   return strcmp(st, "ok") == 0;
 }
 
+/* Reuse a finished run (--resume): the key matches and result and summary both say ok. */
+static int reuse(const char *dir, const char *key, record *rec) { return same_key(dir, key) && finished_ok(dir, rec); }
+
 shard_campaign_run_state shard_campaign_run_status(const shard_campaign *c, const char *out_dir, size_t i,
                                                    int64_t *step) {
   const shard_campaign_options opt = {.out_dir = out_dir};
-  char dir[4096], kp[4200];
+  char dir[4096];
   run_dir(&opt, shard_campaign_n_runs(c), i, dir, sizeof dir);
   /* the directory is this run's (same key): else it starts, whatever it holds */
   char *key = run_key(c, shard_campaign_run_at(c, i));
-  snprintf(kp, sizeof kp, "%s/%s", dir, KEY_FILE);
-  char *old = key ? read_text(kp) : NULL;
-  const int same = old && strcmp(old, key) == 0;
-  free(old);
-  record rec;
-  const int done = same && reuse(dir, key, &rec);
+  const int same = key && same_key(dir, key);
   free(key);
+  record rec;
+  const int done = same && finished_ok(dir, &rec);
   if (done) return SHARD_CAMPAIGN_RUN_DONE;
   return same && shard_run_checkpoint_step(dir, step) ? SHARD_CAMPAIGN_RUN_CONTINUE : SHARD_CAMPAIGN_RUN_START;
 }
