@@ -38,6 +38,7 @@
 #include "mtx.h"
 #include "registry.h"
 #include "shard/lcp_solver.h"
+#include "spec_probe.h"
 
 #define DENSE_N 2000 /* dense view built up to this n (lemke's dense_max default) */
 #define MAX_SOLVERS 16
@@ -679,6 +680,33 @@ static void test_lcp_contract_descriptors(void) {
     CU_CHECK_MSG(st == SHARD_OK, "%s on I z - 1: %.300s", d->name, msg.text);
     for (int k = 0; k < 3; ++k) CU_NEAR(z[k], 1.0, 1e-9);
     s->ops->destroy(self);
+    /* create called directly re-checks the table against the specs: a value
+     * beyond each finite end (and at an open one), NaN, and a defaulted key
+     * left without a value are refused with the key named */
+    for (uint32_t k = 0; k < d->n_params; ++k) {
+      const shard_param_spec *sp = &d->params[k];
+      double bad[SPEC_PROBE_MAX];
+      const int nb = spec_probe_out_of_range(sp, bad);
+      if (nb == 0) continue;
+      for (int j = 0; j <= nb; ++j) {
+        tsolver t = *s;
+        t.params.values = t.values;
+        if (j < nb) {
+          t.values[k].real = bad[j];
+          t.values[k].integer = (long long)(isfinite(bad[j]) ? bad[j] : 0);
+        } else {
+          if (!sp->def) continue;
+          t.values[k].set = 0;
+        }
+        shard_msg m2 = {{0}};
+        void *bad_self = &t; /* must be reset */
+        st = t.ops->create(&t.params, &bad_self, &m2);
+        CU_CHECK_MSG(st == SHARD_ERR_INPUT && bad_self == NULL && strstr(m2.text, sp->key),
+                     "%s: %s = %g%s: create returned %d, self %p, message '%.300s' (must name the key)", d->name,
+                     sp->key, j < nb ? bad[j] : 0.0, j < nb ? "" : " (unset)", st, bad_self, m2.text);
+        if (st == SHARD_OK) t.ops->destroy(bad_self);
+      }
+    }
   }
   CU_ASSERT(have_general);
   CU_ASSERT(have_psd);

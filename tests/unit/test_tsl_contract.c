@@ -41,6 +41,7 @@
 #include "cu_runner.h"
 #include "registry.h"
 #include "shard/tsl.h"
+#include "spec_probe.h"
 
 #define MAX_TSLS 16
 #define MAX_PARAMS 32
@@ -566,18 +567,8 @@ static void test_tsl_contract_create_refuses(void) {
     const shard_plugin *d = laws[l].desc;
     for (uint32_t k = 0; k < d->n_params; ++k) {
       const shard_param_spec *sp = &d->params[k];
-      if (sp->type != SHARD_PARAM_REAL && sp->type != SHARD_PARAM_INT) continue;
-      double bad[4];
-      int nb = 0;
-      if (sp->min > -SHARD_INF) {
-        bad[nb++] = sp->min - fmax(1.0, fabs(sp->min));
-        if (sp->flags & SHARD_PARAM_MIN_EXCLUSIVE) bad[nb++] = sp->min;
-      }
-      if (sp->max < SHARD_INF) {
-        bad[nb++] = sp->max + fmax(1.0, fabs(sp->max));
-        if (sp->flags & SHARD_PARAM_MAX_EXCLUSIVE) bad[nb++] = sp->max;
-      }
-      if (sp->type == SHARD_PARAM_REAL) bad[nb++] = NAN;
+      double bad[SPEC_PROBE_MAX];
+      const int nb = spec_probe_out_of_range(sp, bad);
       for (int j = 0; j < nb; ++j) {
         pvals pv;
         defaults(d, &pv);

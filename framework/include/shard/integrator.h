@@ -36,6 +36,15 @@ static inline int shard_all_finite(const double *x, int32_t n) {
   return 1;
 }
 
+/* setup's check of the sizes the host hands over: 1 <= ndof <= ndof_max and
+ * 0 <= ncon <= ncon_max. SHARD_OK, or SHARD_ERR_INPUT with the message. */
+static inline int shard_integrator_check_system(const shard_system *sys, shard_msg *msg) {
+  if (sys->ndof_max < sys->ndof || sys->ncon_max < sys->ncon || sys->ndof_max < 1 || sys->ncon_max < 0)
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "inconsistent system sizes (ndof %d of %d, ncon %d of %d)",
+                         (int)sys->ndof, (int)sys->ndof_max, (int)sys->ncon, (int)sys->ncon_max);
+  return SHARD_OK;
+}
+
 /* The step's sizes against those given at setup: SHARD_OK, or
  * SHARD_ERR_INTERNAL with the message (setup_done: the plugin's own flag). */
 static inline int shard_integrator_check_sizes(int setup_done, const shard_system *sys, int32_t ndof_max,

@@ -38,6 +38,22 @@ typedef struct shard_lcp_solver_ops {
   void (*destroy)(void *self); /* accepts NULL */
 } shard_lcp_solver_ops;
 
+/* The entry check of every solve: resets the report to "input error, no
+ * iterations, residual unknown" and checks that 1 <= n <= n_max and that the
+ * CSR view is n x n. Returns SHARD_OK or SHARD_ERR_INPUT with the message. */
+static inline int shard_lcp_check_problem(const shard_lcp_problem *p, int32_t n_max, shard_lcp_report *report,
+                                          shard_msg *msg) {
+  report->status = SHARD_ERR_INPUT;
+  report->iterations = 0;
+  report->residual = NAN;
+  if (p->n < 1 || p->n > n_max)
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "problem size n = %d outside the setup size 1..%d", (int)p->n,
+                         (int)n_max);
+  if (!p->csr || p->csr->nrows != p->n || p->csr->ncols != p->n)
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "the CSR view is missing or not %d x %d", (int)p->n, (int)p->n);
+  return SHARD_OK;
+}
+
 /* The complementarity residual every solver reports, so that solvers compare:
  *   r = max_i |min(z_i, w_i)| / s,   s = max(1e-300, |q|_inf, max_i |(M z)_i|)
  * with w = M z + q recomputed from the CSR view; w is overwritten. A z with a

@@ -56,6 +56,59 @@ typedef struct shard_model_scales {
   double length;    /* model length [m] */
 } shard_model_scales;
 
+/* The resolved table against its specs, as the host checks it before create:
+ * every key with a default (or required) has a value, every REAL and INT value
+ * is finite and inside its range. A plugin with parameters calls it first in
+ * create, since create may also be called directly (tests, other hosts).
+ * SHARD_OK, or SHARD_ERR_INPUT naming the first offending key. */
+static inline int shard_params_check(const shard_params *p, shard_msg *msg) {
+  if (!p) return shard_msg_set(msg, SHARD_ERR_INPUT, "no parameter table (create expects the resolved one)");
+  for (uint32_t i = 0; i < p->count; ++i) {
+    const shard_param_spec *sp = &p->specs[i];
+    if (!p->values[i].set) {
+      if (sp->def || (sp->flags & SHARD_PARAM_REQUIRED))
+        return shard_msg_set(msg, SHARD_ERR_INPUT, "parameter '%s' has no value", sp->key);
+      continue;
+    }
+    if (!shard_params_in_range(p, sp->key))
+      return shard_msg_set(msg, SHARD_ERR_INPUT, "%s = %g is outside its range (shard describe lists it)", sp->key,
+                           p->values[i].real);
+  }
+  return SHARD_OK;
+}
+
+/* A stiffness per unit area given relative to the model, k = alpha E / h_mean
+ * (parameter `rel_key`), or absolutely in Pa/m (parameter `abs_key`), never
+ * both, each inside its spec's range. Neither given: an error when `required`, else
+ * SHARD_OK with *k = NAN ("no stiffness"). Otherwise SHARD_OK with a finite
+ * *k, or SHARD_ERR_INPUT with a message naming the parameter. */
+static inline int shard_scaled_stiffness(const shard_params *p, const char *rel_key, const char *abs_key,
+                                         int required, const shard_model_scales *sc, double *k, shard_msg *msg) {
+  const int has_rel = shard_params_has(p, rel_key), has_abs = shard_params_has(p, abs_key);
+  *k = NAN;
+  if (has_rel == has_abs && (has_rel || required))
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "give %s of '%s' (alpha E / h_mean) and '%s' (Pa/m)%s",
+                         required ? "exactly one" : "at most one", rel_key, abs_key, has_rel ? ", not both" : "");
+  if (!has_rel && !has_abs) return SHARD_OK;
+  const char *key = has_rel ? rel_key : abs_key;
+  const double x = shard_params_real(p, key);
+  if (!shard_params_in_range(p, key))
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "%s = %g is outside its range (shard describe lists it)", key, x);
+  if (has_abs) {
+    *k = x;
+    return SHARD_OK;
+  }
+  if (!sc || !(sc->young > 0.0) || !(sc->h_mean > 0.0))
+    return shard_msg_set(msg, SHARD_ERR_INPUT,
+                         "%s needs a model with a Young's modulus and an element length (alpha E / h_mean); this "
+                         "model has none: give '%s' (Pa/m) instead",
+                         rel_key, abs_key);
+  *k = x * sc->young / sc->h_mean;
+  if (!isfinite(*k))
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: %g * %g / %g overflows", rel_key, x, sc->young, sc->h_mean);
+  return SHARD_OK;
+}
+
 typedef struct shard_plugin {
   uint32_t abi_version; /* SHARD_ABI_VERSION */
   uint32_t struct_size; /* sizeof(shard_plugin) */

@@ -39,28 +39,10 @@ static const shard_param_spec penalty_params[] = {
 
 static int pen_create(const shard_params *params, const shard_model_scales *scales, void **out_self, shard_msg *msg) {
   *out_self = NULL;
-  const int has_alpha = shard_params_has(params, "alpha"), has_k = shard_params_has(params, "stiffness");
-  if (has_alpha == has_k)
-    return shard_msg_set(msg, SHARD_ERR_INPUT,
-                         has_alpha ? "give exactly one of 'alpha' and 'stiffness', not both"
-                                   : "give exactly one of 'alpha' (eps_n = alpha E / h_mean) and 'stiffness' "
-                                     "(eps_n in Pa/m)");
-  const double area = scales && scales->area > 0.0 ? scales->area : 1.0;
   double eps;
-  if (has_alpha) {
-    const double alpha = shard_params_real(params, "alpha");
-    if (!(alpha > 0.0) || !isfinite(alpha))
-      return shard_msg_set(msg, SHARD_ERR_INPUT, "alpha = %g must be a finite number > 0", alpha);
-    if (!scales || !(scales->young > 0.0) || !(scales->h_mean > 0.0))
-      return shard_msg_set(msg, SHARD_ERR_INPUT,
-                           "alpha needs a model with a Young's modulus and an element length (eps_n = alpha E / "
-                           "h_mean); this model has none: give 'stiffness' (Pa/m) instead");
-    eps = alpha * scales->young / scales->h_mean;
-  } else {
-    eps = shard_params_real(params, "stiffness");
-    if (!(eps > 0.0) || !isfinite(eps))
-      return shard_msg_set(msg, SHARD_ERR_INPUT, "stiffness = %g must be a finite number > 0", eps);
-  }
+  const int rc = shard_scaled_stiffness(params, "alpha", "stiffness", 1, scales, &eps, msg);
+  if (rc != SHARD_OK) return rc;
+  const double area = scales && scales->area > 0.0 ? scales->area : 1.0;
   if (!isfinite(eps * area))
     return shard_msg_set(msg, SHARD_ERR_INPUT, "penalty stiffness eps_n A = %g * %g overflows", eps, area);
   penalty *s = calloc(1, sizeof *s);

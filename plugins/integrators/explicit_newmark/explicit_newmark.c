@@ -36,9 +36,8 @@ static uint32_t enm_n_aux(const void *self) {
 
 static int enm_setup(void *self, shard_system *sys, shard_msg *msg) {
   enm *s = self;
-  if (sys->ndof_max < sys->ndof || sys->ncon_max < sys->ncon || sys->ndof_max < 1 || sys->ncon_max < 0)
-    return shard_msg_set(msg, SHARD_ERR_INPUT, "inconsistent system sizes (ndof %d of %d, ncon %d of %d)",
-                         (int)sys->ndof, (int)sys->ndof_max, (int)sys->ncon, (int)sys->ncon_max);
+  const int rc = shard_integrator_check_system(sys, msg);
+  if (rc != SHARD_OK) return rc;
   free(s->block);
   const size_t nd = (size_t)sys->ndof_max, nc = (size_t)sys->ncon_max;
   s->block = calloc(2 * nd + nc + 1, sizeof(double));

@@ -141,9 +141,9 @@ static int32_t band_order(const shard_csr *k, int32_t n, int32_t *perm, int32_t 
 static int mj_create(const shard_params *params, const shard_model_scales *scales, void **out_self, shard_msg *msg) {
   (void)scales;
   *out_self = NULL;
-  double theta = shard_params_has(params, "theta") ? shard_params_real(params, "theta") : 0.5;
-  if (!(theta > 0.0 && theta <= 1.0))
-    return shard_msg_set(msg, SHARD_ERR_INPUT, "theta = %g is outside (0, 1]", theta);
+  const int rc = shard_params_check(params, msg);
+  if (rc != SHARD_OK) return rc;
+  const double theta = shard_params_real(params, "theta");
   mj *s = calloc(1, sizeof *s);
   if (!s) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
   s->theta = theta;
@@ -187,9 +187,8 @@ static void mj_release(mj *s) {
 
 static int mj_setup(void *self, shard_system *sys, shard_msg *msg) {
   mj *s = self;
-  if (sys->ndof_max < sys->ndof || sys->ncon_max < sys->ncon || sys->ndof_max < 1 || sys->ncon_max < 0)
-    return shard_msg_set(msg, SHARD_ERR_INPUT, "inconsistent system sizes (ndof %d of %d, ncon %d of %d)",
-                         (int)sys->ndof, (int)sys->ndof_max, (int)sys->ncon, (int)sys->ncon_max);
+  const int rc = shard_integrator_check_system(sys, msg);
+  if (rc != SHARD_OK) return rc;
   mj_release(s);
   const size_t nd = (size_t)sys->ndof_max, nc = (size_t)sys->ncon_max;
   const size_t na = nc < MJ_ACTIVE_MAX ? nc : MJ_ACTIVE_MAX;

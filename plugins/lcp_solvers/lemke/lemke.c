@@ -50,19 +50,15 @@ static const shard_param_spec lemke_params[] = {
 
 static int lemke_create(const shard_params *params, void **out_self, shard_msg *msg) {
   *out_self = NULL;
+  const int rc = shard_params_check(params, msg);
+  if (rc != SHARD_OK) return rc;
   lemke *s = calloc(1, sizeof *s);
   if (!s) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
-  s->tolerance = shard_params_has(params, "tolerance") ? shard_params_real(params, "tolerance") : 1e-9;
-  s->pivot_tolerance =
-      shard_params_has(params, "pivot_tolerance") ? shard_params_real(params, "pivot_tolerance") : 1e-11;
+  s->tolerance = shard_params_real(params, "tolerance");
+  s->pivot_tolerance = shard_params_real(params, "pivot_tolerance");
   s->max_pivots = shard_params_int(params, "max_pivots");
-  s->dense_max = shard_params_has(params, "dense_max") ? shard_params_int(params, "dense_max") : 2000;
-  s->refine_steps = shard_params_has(params, "refine_steps") ? (int)shard_params_int(params, "refine_steps") : 2;
-  if (!(s->tolerance > 0.0 && s->tolerance <= 1.0) || !(s->pivot_tolerance > 0.0 && s->pivot_tolerance <= 1e-3) ||
-      s->max_pivots < 0 || s->dense_max < 1 || s->dense_max > 20000 || s->refine_steps < 0 || s->refine_steps > 10) {
-    free(s);
-    return shard_msg_set(msg, SHARD_ERR_INPUT, "parameter out of range");
-  }
+  s->dense_max = shard_params_int(params, "dense_max");
+  s->refine_steps = (int)shard_params_int(params, "refine_steps");
   *out_self = s;
   return SHARD_OK;
 }
@@ -278,12 +274,8 @@ static int lemke_solve(void *self, const shard_lcp_problem *p, double *z, double
                        shard_msg *msg) {
   lemke *s = self;
   const int32_t n = p->n;
-  report->status = SHARD_ERR_INPUT;
-  report->iterations = 0;
-  report->residual = NAN;
-  if (n < 1 || n > s->n_max)
-    return shard_msg_set(msg, SHARD_ERR_INPUT, "problem size n = %d outside the setup size 1..%d", (int)n,
-                         (int)s->n_max);
+  const int rc = shard_lcp_check_problem(p, s->n_max, report, msg);
+  if (rc != SHARD_OK) return rc;
   if (!p->dense)
     return shard_msg_set(msg, SHARD_ERR_INPUT, "the problem has no dense view (lemke has SHARD_CAP_LCP_DENSE)");
   int trivial = 1;

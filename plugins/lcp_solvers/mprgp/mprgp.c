@@ -46,17 +46,14 @@ static const shard_param_spec mprgp_params[] = {
 
 static int mprgp_create(const shard_params *params, void **out_self, shard_msg *msg) {
   *out_self = NULL;
+  const int rc = shard_params_check(params, msg);
+  if (rc != SHARD_OK) return rc;
   mprgp *s = calloc(1, sizeof *s);
   if (!s) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
-  s->tolerance = shard_params_has(params, "tolerance") ? shard_params_real(params, "tolerance") : 1e-10;
-  s->max_iterations = shard_params_has(params, "max_iterations") ? shard_params_int(params, "max_iterations") : 10000;
-  s->alpha_factor = shard_params_has(params, "alpha_factor") ? shard_params_real(params, "alpha_factor") : 1.9;
-  s->gamma = shard_params_has(params, "gamma") ? shard_params_real(params, "gamma") : 1.0;
-  if (!(s->tolerance > 0.0 && s->tolerance <= 1.0) || s->max_iterations < 1 ||
-      !(s->alpha_factor > 0.0 && s->alpha_factor <= 2.0) || !(s->gamma > 0.0 && isfinite(s->gamma))) {
-    free(s);
-    return shard_msg_set(msg, SHARD_ERR_INPUT, "parameter out of range");
-  }
+  s->tolerance = shard_params_real(params, "tolerance");
+  s->max_iterations = shard_params_int(params, "max_iterations");
+  s->alpha_factor = shard_params_real(params, "alpha_factor");
+  s->gamma = shard_params_real(params, "gamma");
   *out_self = s;
   return SHARD_OK;
 }
@@ -168,14 +165,8 @@ static int mprgp_solve(void *self, const shard_lcp_problem *prob, double *z, dou
   mprgp *s = self;
   const int32_t n = prob->n;
   const shard_csr *a = prob->csr;
-  report->status = SHARD_ERR_INPUT;
-  report->iterations = 0;
-  report->residual = NAN;
-  if (n < 1 || n > s->n_max)
-    return shard_msg_set(msg, SHARD_ERR_INPUT, "problem size n = %d outside the setup size 1..%d", (int)n,
-                         (int)s->n_max);
-  if (!a || a->nrows != n || a->ncols != n)
-    return shard_msg_set(msg, SHARD_ERR_INPUT, "the CSR view is missing or not %d x %d", (int)n, (int)n);
+  const int rc = shard_lcp_check_problem(prob, s->n_max, report, msg);
+  if (rc != SHARD_OK) return rc;
 
   if (!(prob->flags & SHARD_LCP_SYMMETRIC)) {
     /* not declared symmetric: check (O(nnz log), no allocation) */

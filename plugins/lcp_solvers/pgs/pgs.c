@@ -29,20 +29,13 @@ static const shard_param_spec pgs_params[] = {
 
 static int pgs_create(const shard_params *params, void **out_self, shard_msg *msg) {
   *out_self = NULL;
+  const int rc = shard_params_check(params, msg);
+  if (rc != SHARD_OK) return rc;
   pgs *s = calloc(1, sizeof *s);
   if (!s) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
-  s->omega = shard_params_has(params, "omega") ? shard_params_real(params, "omega") : 1.0;
-  s->tolerance = shard_params_has(params, "tolerance") ? shard_params_real(params, "tolerance") : 1e-12;
-  s->max_sweeps = shard_params_has(params, "max_sweeps") ? shard_params_int(params, "max_sweeps") : 10000;
-  if (!(s->omega > 0.0 && s->omega < 2.0)) {
-    double om = s->omega;
-    free(s);
-    return shard_msg_set(msg, SHARD_ERR_INPUT, "omega = %g outside (0, 2)", om);
-  }
-  if (!(s->tolerance > 0.0 && s->tolerance <= 1.0) || s->max_sweeps < 1) {
-    free(s);
-    return shard_msg_set(msg, SHARD_ERR_INPUT, "tolerance must be in (0, 1] and max_sweeps >= 1");
-  }
+  s->omega = shard_params_real(params, "omega");
+  s->tolerance = shard_params_real(params, "tolerance");
+  s->max_sweeps = shard_params_int(params, "max_sweeps");
   *out_self = s;
   return SHARD_OK;
 }
@@ -70,14 +63,8 @@ static int pgs_solve(void *self, const shard_lcp_problem *p, double *z, double *
   pgs *s = self;
   const int32_t n = p->n;
   const shard_csr *a = p->csr;
-  report->status = SHARD_ERR_INPUT;
-  report->iterations = 0;
-  report->residual = NAN;
-  if (n < 1 || n > s->n_max)
-    return shard_msg_set(msg, SHARD_ERR_INPUT, "problem size n = %d outside the setup size 1..%d", (int)n,
-                         (int)s->n_max);
-  if (!a || a->nrows != n || a->ncols != n)
-    return shard_msg_set(msg, SHARD_ERR_INPUT, "the CSR view is missing or not %d x %d", (int)n, (int)n);
+  const int rc = shard_lcp_check_problem(p, s->n_max, report, msg);
+  if (rc != SHARD_OK) return rc;
   for (int32_t i = 0; i < n; ++i) {
     double d = 0.0;
     for (int32_t k = a->rowptr[i]; k < a->rowptr[i + 1]; ++k)

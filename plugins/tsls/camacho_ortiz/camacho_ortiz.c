@@ -56,33 +56,13 @@ static const shard_param_spec co_params[] = {
 
 static int co_create(const shard_params *params, const shard_model_scales *scales, void **out_self, shard_msg *msg) {
   *out_self = NULL;
-  const int has_alpha = shard_params_has(params, "cap.alpha"), has_k = shard_params_has(params, "cap.stiffness");
-  if (has_alpha && has_k)
-    return shard_msg_set(msg, SHARD_ERR_INPUT,
-                         "give at most one of 'cap.alpha' (k_cap = alpha E / h_mean) and 'cap.stiffness' (k_cap in "
-                         "Pa/m), not both");
-  double kcap = SHARD_INF;
-  if (has_alpha) {
-    const double alpha = shard_params_real(params, "cap.alpha");
-    if (!(alpha >= 0.0) || !isfinite(alpha))
-      return shard_msg_set(msg, SHARD_ERR_INPUT, "cap.alpha = %g must be a finite number >= 0", alpha);
-    if (!scales || !(scales->young > 0.0) || !(scales->h_mean > 0.0))
-      return shard_msg_set(msg, SHARD_ERR_INPUT,
-                           "cap.alpha needs a model with a Young's modulus and an element length (k_cap = alpha E / "
-                           "h_mean); this model has none: give 'cap.stiffness' (Pa/m) instead");
-    kcap = alpha * scales->young / scales->h_mean;
-    if (!isfinite(kcap))
-      return shard_msg_set(msg, SHARD_ERR_INPUT, "cap.alpha: k_cap = %g * %g / %g overflows", alpha, scales->young,
-                           scales->h_mean);
-  } else if (has_k) {
-    kcap = shard_params_real(params, "cap.stiffness");
-    if (!(kcap > 0.0) || !isfinite(kcap))
-      return shard_msg_set(msg, SHARD_ERR_INPUT, "cap.stiffness = %g must be a finite number > 0", kcap);
-  }
+  double kcap;
+  const int rc = shard_scaled_stiffness(params, "cap.alpha", "cap.stiffness", 0, scales, &kcap, msg);
+  if (rc != SHARD_OK) return rc;
   camacho_ortiz *s = calloc(1, sizeof *s);
   if (!s) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
-  s->capped = has_alpha || has_k;
-  s->kcap = kcap;
+  s->capped = !isnan(kcap);
+  s->kcap = s->capped ? kcap : SHARD_INF;
   s->kmax = s->capped ? kcap : DBL_MAX;
   *out_self = s;
   return SHARD_OK;
