@@ -32,9 +32,12 @@ static const shard_param_spec my_params[] = {
 };
 
 static int my_create(const shard_params *params, const shard_model_scales *scales, void **out_self, shard_msg *msg) {
+  *out_self = NULL;
+  const int rc = shard_params_check(params, msg); /* the host did; a direct caller may not */
+  if (rc != SHARD_OK) return rc;
   my_self *s = calloc(1, sizeof *s);
   if (!s) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
-  s->damping = shard_params_real(params, "damping"); /* validated and defaulted by the host */
+  s->damping = shard_params_real(params, "damping"); /* defaulted by the host */
   *out_self = s;
   return SHARD_OK;
 }
