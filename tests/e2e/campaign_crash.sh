@@ -5,22 +5,8 @@
 # and a message says how to render them when gnuplot is not on PATH.
 # usage: campaign_crash.sh SHARD SOURCE_DIR BUILD_DIR
 set -u
-SHARD=$1 BUILD=$3
-PLUGINS=$BUILD/tests/plugins/crash
-fail() { echo "FAIL: $*"; exit 1; }
-[ -f "$PLUGINS/test_crash.so" ] || fail "$PLUGINS/test_crash.so not built (tests/plugins/CMakeLists.txt needs add_subdirectory(crash))"
-T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-# the value of column NAME in the row of run INDEX of a campaign.csv
-cell() { awk -F, -v idx="$2" -v name="$3" 'NR==1{for(i=1;i<=NF;i++) c[$i]=i; next} $1==idx{print $c[name]}' "$1"; }
+. "$2/tests/e2e/lib/campaign.sh"
 
-cat > "$T/base.yaml" <<'YAML'
-name: tiny
-model: {type: particle, mass: 1.0, position: 1.0}
-integrator: {plugin: test_crash}
-contact:
-  force: {plugin: penalty, stiffness: 1e6}
-time: {end: 0.01, dt: 1e-3}
-YAML
 cat > "$T/c.yaml" <<'YAML'
 base: base.yaml
 set: {integrator.crash_at: 2, integrator.hang_at: 4}

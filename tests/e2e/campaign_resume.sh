@@ -5,24 +5,11 @@
 # equals a fresh run's in every column but wall time and host.
 # usage: campaign_resume.sh SHARD SOURCE_DIR BUILD_DIR
 set -u
-SHARD=$1 BUILD=$3
-PLUGINS=$BUILD/tests/plugins/crash
-fail() { echo "FAIL: $*"; exit 1; }
-[ -f "$PLUGINS/test_crash.so" ] || fail "$PLUGINS/test_crash.so not built (tests/plugins/CMakeLists.txt needs add_subdirectory(crash))"
-T=$(mktemp -d); trap 'kill -KILL -- -$pid 2>/dev/null; rm -rf "$T"' EXIT
+. "$2/tests/e2e/lib/campaign.sh"
+trap 'kill -KILL -- -$pid 2>/dev/null; rm -rf "$T"' EXIT
 pid=0
-strip() { awk -F, 'NR==1{for(i=1;i<=NF;i++) if($i=="wall_time"||$i=="host"||$i ~ /^wall_time\./) d[i]=1}
-  {o="";for(i=1;i<=NF;i++) if(!d[i]) o=o (o==""?"":",") $i; print o}' "$1"; }
 wait_for() { for _ in $(seq 300); do [ -e "$1" ] && return 0; sleep 0.1; done; fail "timed out waiting for $1"; }
 
-cat > "$T/base.yaml" <<'YAML'
-name: tiny
-model: {type: particle, mass: 1.0, position: 1.0}
-integrator: {plugin: test_crash}
-contact:
-  force: {plugin: penalty, stiffness: 1e6}
-time: {end: 0.01, dt: 1e-3}
-YAML
 cat > "$T/c.yaml" <<'YAML'
 base: base.yaml
 set: {integrator.sleep_at: 3, integrator.sleep: 3}
