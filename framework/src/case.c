@@ -88,12 +88,6 @@ static void range_text(const shard_param_spec *s, char *buf, size_t n) {
     snprintf(buf + k, n - (size_t)k, " %s", s->unit);
 }
 
-static int in_range(const shard_param_spec *s, double v) {
-  if (v < s->min || (v == s->min && (s->flags & SHARD_PARAM_MIN_EXCLUSIVE))) return 0;
-  if (v > s->max || (v == s->max && (s->flags & SHARD_PARAM_MAX_EXCLUSIVE))) return 0;
-  return 1;
-}
-
 static int has_range(const shard_param_spec *s) { return isfinite(s->min) || isfinite(s->max); }
 
 /* The YAML 1.1 spellings of NaN and infinities. */
@@ -622,7 +616,7 @@ static int check_value(const yt_node *node, const shard_param_spec *spec, const 
     value_error(d, node, full, 0, "'%s' must be an integer, got %s", full, num_str(x, num, sizeof num));
     return SHARD_ERR_INPUT;
   }
-  if (has_range(spec) && !in_range(spec, x)) {
+  if (has_range(spec) && !shard_param_admits(spec, x)) { /* x is finite here */
     char range[160];
     range_text(spec, range, sizeof range);
     value_error(d, node, full, 0, "'%s' must be %s, got %s", full, range, num_str(x, num, sizeof num));

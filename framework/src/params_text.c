@@ -22,9 +22,7 @@ int shard_param_parse(const shard_param_spec *sp, const char *text, shard_param_
       snprintf(err, errlen, "expects an integer, got '%s'", text);
       return 0;
     }
-    int lo_ok = (sp->flags & SHARD_PARAM_MIN_EXCLUSIVE) ? x > sp->min : x >= sp->min;
-    int hi_ok = (sp->flags & SHARD_PARAM_MAX_EXCLUSIVE) ? x < sp->max : x <= sp->max;
-    if (!lo_ok || !hi_ok) {
+    if (!shard_param_admits(sp, x)) {
       snprintf(err, errlen, "value %s outside %s%g, %g%s", text, (sp->flags & SHARD_PARAM_MIN_EXCLUSIVE) ? "(" : "[",
                sp->min, sp->max, (sp->flags & SHARD_PARAM_MAX_EXCLUSIVE) ? ")" : "]");
       return 0;

@@ -187,12 +187,6 @@ static void fmt_range(const shard_param_spec *s, char *buf, size_t n) {
            (s->flags & SHARD_PARAM_MAX_EXCLUSIVE) ? ")" : "]");
 }
 
-static int in_range(const shard_param_spec *s, double v) {
-  if ((s->flags & SHARD_PARAM_MIN_EXCLUSIVE) ? !(v > s->min) : !(v >= s->min)) return 0;
-  if ((s->flags & SHARD_PARAM_MAX_EXCLUSIVE) ? !(v < s->max) : !(v <= s->max)) return 0;
-  return 1;
-}
-
 /* One spec entry; `label` is "<path>: <kind> '<name>'". */
 static int check_param(const char *label, const shard_param_spec *s, uint32_t i, shard_msg *msg) {
   if (!valid_key(s->key))
@@ -228,7 +222,7 @@ static int check_param(const char *label, const shard_param_spec *s, uint32_t i,
     if (end == d || *end != '\0' || !isfinite(v) || errno == ERANGE)
       return shard_msg_set(msg, SHARD_ERR_PLUGIN, "%s: parameter '%s': default '%s' is not a finite real number",
                            label, key, d);
-    if (!in_range(s, v)) {
+    if (!shard_param_admits(s, v)) {
       fmt_range(s, range, sizeof range);
       return shard_msg_set(msg, SHARD_ERR_PLUGIN, "%s: parameter '%s': default '%s' is out of range %s", label, key,
                            d, range);
@@ -242,7 +236,7 @@ static int check_param(const char *label, const shard_param_spec *s, uint32_t i,
     if (end == d || *end != '\0' || errno == ERANGE)
       return shard_msg_set(msg, SHARD_ERR_PLUGIN, "%s: parameter '%s': default '%s' is not an integer", label, key,
                            d);
-    if (!in_range(s, (double)v)) {
+    if (!shard_param_admits(s, (double)v)) {
       fmt_range(s, range, sizeof range);
       return shard_msg_set(msg, SHARD_ERR_PLUGIN, "%s: parameter '%s': default '%s' is out of range %s", label, key,
                            d, range);

@@ -76,22 +76,28 @@ static inline const char *shard_params_string(const shard_params *p, const char 
   return v ? v->string : 0;
 }
 
-/* The value of `key` against its own spec: 1 when it is unset, or finite and
- * inside [min, max] (open ends per the flags); 0 otherwise. The host checks
- * this before create; plugins re-check what they compute from, since create
- * may also be called directly (tests, other hosts). */
+/* v inside the range of spec s (open ends per its flags); NaN never is. */
+static inline int shard_param_admits(const shard_param_spec *s, double v) {
+  if ((s->flags & SHARD_PARAM_MIN_EXCLUSIVE) ? !(v > s->min) : !(v >= s->min)) return 0;
+  return (s->flags & SHARD_PARAM_MAX_EXCLUSIVE) ? v < s->max : v <= s->max;
+}
+
+/* Value i of the table against its spec: 1 when it is unset or not a number
+ * type, or finite and admitted; 0 otherwise. */
+static inline int shard_params_value_in_range(const shard_params *p, uint32_t i) {
+  const shard_param_spec *sp = &p->specs[i];
+  if (!p->values[i].set || (sp->type != SHARD_PARAM_REAL && sp->type != SHARD_PARAM_INT)) return 1;
+  return isfinite(p->values[i].real) && shard_param_admits(sp, p->values[i].real);
+}
+
+/* The value of `key` against its own spec (shard_params_value_in_range; 1 for
+ * an unknown key). The host checks this before create; plugins re-check what
+ * they compute from, since create may also be called directly (tests, other
+ * hosts). */
 static inline int shard_params_in_range(const shard_params *p, const char *key) {
   if (!p) return 1;
-  for (uint32_t i = 0; i < p->count; ++i) {
-    const shard_param_spec *sp = &p->specs[i];
-    if (strcmp(sp->key, key) != 0) continue;
-    if (!p->values[i].set || (sp->type != SHARD_PARAM_REAL && sp->type != SHARD_PARAM_INT)) return 1;
-    const double x = p->values[i].real;
-    if (!isfinite(x)) return 0;
-    if ((sp->flags & SHARD_PARAM_MIN_EXCLUSIVE) ? !(x > sp->min) : !(x >= sp->min)) return 0;
-    if ((sp->flags & SHARD_PARAM_MAX_EXCLUSIVE) ? !(x < sp->max) : !(x <= sp->max)) return 0;
-    return 1;
-  }
+  for (uint32_t i = 0; i < p->count; ++i)
+    if (strcmp(p->specs[i].key, key) == 0) return shard_params_value_in_range(p, i);
   return 1;
 }
 

@@ -70,7 +70,7 @@ static inline int shard_params_check(const shard_params *p, shard_msg *msg) {
         return shard_msg_set(msg, SHARD_ERR_INPUT, "parameter '%s' has no value", sp->key);
       continue;
     }
-    if (!shard_params_in_range(p, sp->key))
+    if (!shard_params_value_in_range(p, i))
       return shard_msg_set(msg, SHARD_ERR_INPUT, "%s = %g is outside its range (shard describe lists it)", sp->key,
                            p->values[i].real);
   }
