@@ -9,6 +9,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "shard/plugin.h"
 #include "shard/system.h"
@@ -55,6 +56,24 @@ static inline int shard_integrator_check_sizes(int setup_done, const shard_syste
                          "system has %d DOFs and %d constraints, more than the %d and %d given at setup",
                          (int)sys->ndof, (int)sys->ncon, (int)ndof_max, (int)ncon_max);
   return SHARD_OK;
+}
+
+/* The LCP's warm start: p[j] = the last step's impulse on constraint rows[j]
+ * (clipped at zero), or 0 when the host keeps none. */
+static inline void shard_integrator_warm_start(const shard_system *sys, const int32_t *rows, int32_t na, double *p) {
+  for (int32_t j = 0; j < na; ++j) p[j] = sys->impulse ? fmax(sys->impulse[rows[j]], 0.0) : 0.0;
+}
+
+/* A step's contact outcome for the host: sys->impulse holds p[j] on
+ * constraint rows[j] and zero elsewhere (the next step's warm start and the
+ * host's contact dissipation read it), and stats->n_active = na. */
+static inline void shard_integrator_publish_impulses(shard_system *sys, const int32_t *rows, const double *p,
+                                                     int32_t na) {
+  if (sys->impulse) {
+    memset(sys->impulse, 0, (size_t)sys->ncon * sizeof(double));
+    for (int32_t j = 0; j < na; ++j) sys->impulse[rows[j]] = p[j];
+  }
+  if (sys->stats) sys->stats->n_active = na;
 }
 
 typedef struct shard_integrator_ops {

@@ -130,8 +130,8 @@ static int cdl_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
       const int32_t c = s->rows[j];
       const double e = sys->restitution ? sys->restitution[c] : 0.0;
       s->q[j] = shard_row_dot(h, c, s->vfree) + e * shard_row_dot(h, c, vh);
-      s->p[j] = sys->impulse ? fmax(sys->impulse[c], 0.0) : 0.0;
     }
+    shard_integrator_warm_start(sys, s->rows, na, s->p);
     /* H M⁻¹ Hᵀ with M⁻¹ ≥ 0 is symmetric positive semidefinite */
     rc = sys->ops->lcp_solve(sys, w, s->q, SHARD_LCP_SYMMETRIC | SHARD_LCP_PSD, s->p, msg);
     if (rc != SHARD_OK) {
@@ -171,11 +171,7 @@ static int cdl_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
     sys->a[i] = (s->vfree[i] - aux[i]) / dt;
     aux[i] = s->vfree[i];
   }
-  if (sys->impulse) {
-    memset(sys->impulse, 0, (size_t)nc * sizeof(double));
-    for (int32_t j = 0; j < na; ++j) sys->impulse[s->rows[j]] = s->p[j];
-  }
-  if (sys->stats) sys->stats->n_active = na;
+  shard_integrator_publish_impulses(sys, s->rows, s->p, na);
   sys->ops->prescribe(sys, t1, sys->v, sys->a);
   /* prescribed DOFs (minv = 0): their staggered velocity follows the imposed
    * motion, v_{n+3/2} = v(t_{n+1}) + Δt/2 a(t_{n+1}), as at start */

@@ -439,8 +439,8 @@ static int mj_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
       const int32_t c = s->rows[j];
       const double e = sys->restitution ? sys->restitution[c] : 0.0;
       s->q[j] = shard_row_dot(h, c, s->b) + e * shard_row_dot(h, c, v);
-      s->p[j] = sys->impulse ? fmax(sys->impulse[c], 0.0) : 0.0;
     }
+    shard_integrator_warm_start(sys, s->rows, na, s->p);
     /* S is SPD (dpbtrf succeeded), so W = H S⁻¹ Hᵀ is symmetric PSD */
     rc = sys->ops->lcp_solve(sys, &w, s->q, SHARD_LCP_SYMMETRIC | SHARD_LCP_PSD, s->p, msg);
     if (rc != SHARD_OK) {
@@ -481,11 +481,7 @@ static int mj_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
     sys->a[i] = (s->b[i] - v[i]) / dt;
     sys->v[i] = s->b[i];
   }
-  if (sys->impulse) {
-    memset(sys->impulse, 0, (size_t)nc * sizeof(double));
-    for (int32_t j = 0; j < na; ++j) sys->impulse[s->rows[j]] = s->p[j];
-  }
-  if (sys->stats) sys->stats->n_active = na;
+  shard_integrator_publish_impulses(sys, s->rows, s->p, na);
   sys->ops->prescribe(sys, t1, sys->v, sys->a);
   return SHARD_OK;
 }

@@ -195,7 +195,7 @@ static int nsn_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
     if (w->nrows != na || w->ncols != na)
       return shard_msg_set(msg, SHARD_ERR_INTERNAL, "contact operator is %dx%d for %d active constraints",
                            (int)w->nrows, (int)w->ncols, (int)na);
-    /* q = H_A [(1+e) v_n + Δt/2 (a_n + a*)]; warm start from the last impulses */
+    /* q = H_A [(1+e) v_n + Δt/2 (a_n + a*)]; the LCP starts from the last impulses */
     for (int32_t j = 0; j < na; ++j) {
       const int32_t c = s->rows[j];
       const double e = sys->restitution ? sys->restitution[c] : 0.0;
@@ -206,8 +206,8 @@ static int nsn_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
         hacc += h->val[kk] * (a[col] + s->astar[col]);
       }
       s->q[j] = (1.0 + e) * hv + hdt * hacc;
-      s->p[j] = sys->impulse ? fmax(sys->impulse[c], 0.0) : 0.0;
     }
+    shard_integrator_warm_start(sys, s->rows, na, s->p);
     rc = sys->ops->lcp_solve(sys, w, s->q, certify(w), s->p, msg);
     if (rc != SHARD_OK) {
       shard_msg_prepend(msg, "contact LCP on %d active constraint%s", (int)na, na == 1 ? "" : "s");
@@ -268,11 +268,7 @@ static int nsn_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
   memcpy(sys->u, s->ut, (size_t)n * sizeof(double));
   memcpy(sys->v, s->vnew, (size_t)n * sizeof(double));
   memcpy(sys->a, s->anew, (size_t)n * sizeof(double));
-  if (sys->impulse) {
-    memset(sys->impulse, 0, (size_t)nc * sizeof(double));
-    for (int32_t j = 0; j < na; ++j) sys->impulse[s->rows[j]] = s->p[j];
-  }
-  if (sys->stats) sys->stats->n_active = na;
+  shard_integrator_publish_impulses(sys, s->rows, s->p, na);
   sys->ops->prescribe(sys, t1, sys->v, sys->a);
   return SHARD_OK;
 }
