@@ -86,7 +86,9 @@ static const shard_param_spec time_specs[] = {
     {"dt_estimate", C, "default", 0, 0, "", 0, "default|paper",
      "stable step estimate: default (2/sqrt(lambda_max), SPEC 3.4) or the paper's formula"},
     {"energy_guard", R, "100", 1, SHARD_INF, "1", 0, 0,
-     "stop as unstable when the mechanical energy exceeds this multiple of the injected energy"},
+     "stop as unstable when the mechanical energy exceeds this multiple of the injected energy, times "
+     "1/(1 - (dt/dt_c_default)^2) for the Newmark-form schemes (NSN, CDL, explicit Newmark), whose stable runs "
+     "can show that much more (docs/theory.md 7)"},
     {"stop", C, "end", 0, 0, "", 0, "end|dissipation_settled",
      "end: run to time.end; dissipation_settled: stop earlier once the fracture dissipation changed by less than "
      "1e-3 (relative) at three checks in a row, checks 10 s_bar / c apart (SPEC 6)"},
