@@ -8,7 +8,9 @@
 #       v = rate x, all of which fracture could take);
 #   (b) G_hat / N_f = G / (N_f G_c) against L.
 # Prints the per-L table and the fitted exponents with their 95% intervals
-# (t quantile at n - 2 degrees of freedom over the n runs); the paper has
+# (t quantile at n - 2 degrees of freedom over the n runs), and the same
+# fit over the seed means, one point per length (which weights the lengths
+# alike while a campaign in progress has more runs at some); the paper has
 # G/L ~ L^1.37 and N_f G_c / L ~ L^0.61. Any number of campaign.csv files
 # (split or partial campaigns) are pooled; runs whose status is not ok are
 # left out. The material is the paper's (rho = 3900, G_c = 50, rate 2.559e4,
@@ -51,6 +53,9 @@ awk -F, -v runs="$tmp/runs" -v means="$tmp/means" -v fits="$tmp/fits" -f "$here/
         out = out " " mean " " (k_n > 1 ? t975(k_n - 1) * sqrt((var > 0 ? var : 0) / k_n) : 0)
       }
       print out > means
+      # the same fit over the seed means, one point per length
+      x = log(len[key]); mm++; msx += x; msxx += x * x
+      for (k = 1; k <= 2; ++k) { y = log(s[key, k] / k_n); msy[k] += y; msxy[k] += x * y; msyy[k] += y * y }
     }
     split("G_over_L NfGc_over_L", name, " ")
     for (k = 1; k <= 2; ++k) {
@@ -60,6 +65,12 @@ awk -F, -v runs="$tmp/runs" -v means="$tmp/means" -v fits="$tmp/fits" -f "$here/
       rss = syy[k] - a * sy[k] - b * sxy[k]
       se = m > 2 ? sqrt((rss > 0 ? rss : 0) / (m - 2) / (sxx - sx * sx / m)) : 0
       printf "%s %.6g %.6g %.6g %d\n", name[k], b, (m > 2 ? t975(m - 2) * se : 0), a, m > fits
+      d = mm * msxx - msx * msx
+      if (mm < 3 || d <= 0) { printf "%s_means nan nan nan %d\n", name[k], mm > fits; continue }
+      b = (mm * msxy[k] - msx * msy[k]) / d; a = (msy[k] - b * msx) / mm
+      rss = msyy[k] - a * msy[k] - b * msxy[k]
+      se = sqrt((rss > 0 ? rss : 0) / (mm - 2) / (msxx - msx * msx / mm))
+      printf "%s_means %.6g %.6g %.6g %d\n", name[k], b, t975(mm - 2) * se, a, mm > fits
     }
   }
 AWK
@@ -73,6 +84,10 @@ printf "| L [mm] | runs | G/L [J/m] | N_f G_c/L [J/m] | G_hat/N_f | kinetic boun
 awk '{ printf "| %.3g | %d | %.4g ± %.2g | %.4g ± %.2g | %.3g ± %.2g | %.4g |\n", $1 * 1e3, $2, $3, $4, $5, $6, $7, $8, 3900 * $1 * $1 * 2.559e4 * 2.559e4 / 24 }' "$tmp/means"
 printf "fitted over %s runs: G/L ~ L^(%.3f ± %.3f) (paper 1.37); N_f G_c/L ~ L^(%.3f ± %.3f) (paper 0.61)\n" \
   "$nG" "$bG" "$ciG" "$bN" "$ciN"
+read -r _ mbG mciG _ mnG < <(grep '^G_over_L_means ' "$tmp/fits")
+read -r _ mbN mciN _ _ < <(grep '^NfGc_over_L_means ' "$tmp/fits")
+printf "fitted over the %s seed means (one point per length): G/L ~ L^(%.3f ± %.3f); N_f G_c/L ~ L^(%.3f ± %.3f)\n" \
+  "$mnG" "$mbG" "$mciG" "$mbN" "$mciN"
 
 # the fitted lines (none with a single length)
 fit_line() { # slope ci intercept paper -> "expression title 'text'"
