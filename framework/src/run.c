@@ -22,9 +22,8 @@
 #include "shard/lcp_solver.h"
 #include "shard/tsl.h"
 
-#ifndef SHARD_GIT_COMMIT
-#define SHARD_GIT_COMMIT "unknown"
-#endif
+/* the commit of this build (generated at build time: cmake/shard_commit.cmake) */
+extern const char shard_git_commit[];
 
 /* ---- files ---------------------------------------------------------------- */
 
@@ -793,7 +792,7 @@ static int write_provenance(run *r, shard_msg *msg) {
   f = open_memstream(&pbuf, &plen);
   if (!f) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
   fprintf(f, "shard_version: \"%s\"\nshard_commit: \"%s\"\nabi: \"%u.%u\"\ncase_file: \"%s\"\n", SHARD_VERSION,
-          SHARD_GIT_COMMIT, SHARD_ABI_MAJOR, SHARD_ABI_MINOR, shard_case_path(r->c));
+          shard_git_commit, SHARD_ABI_MAJOR, SHARD_ABI_MINOR, shard_case_path(r->c));
   fprintf(f, "plugins:\n");
   hash_plugin(&r->integ, f, "integrator");
   hash_plugin(&r->impact, f, "contact.impact");
