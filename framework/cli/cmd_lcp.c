@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "commands.h"
+#include "expr.h"
 #include "params_text.h"
 #include "mtx.h"
 #include "registry.h"
@@ -130,42 +131,19 @@ static int parse_args(int argc, char **argv, lcp_args *a) {
 
 /* ------------------------------------------------------------ suggestions */
 
-static size_t edit_distance(const char *a, const char *b) {
-  size_t la = strlen(a), lb = strlen(b);
-  if (la > 63 || lb > 63) return 64;
-  size_t row[64];
-  for (size_t j = 0; j <= lb; ++j) row[j] = j;
-  for (size_t i = 1; i <= la; ++i) {
-    size_t diag = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= lb; ++j) {
-      size_t up = row[j];
-      size_t best = diag + (a[i - 1] == b[j - 1] ? 0 : 1);
-      if (up + 1 < best) best = up + 1;
-      if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
-      row[j] = best;
-      diag = up;
-    }
-  }
-  return row[lb];
-}
-
 static void unknown_solver(const shard_registry *reg, const char *name) {
-  const char *best = NULL;
-  size_t bd = 4;
+  const char *names[64];
+  size_t n = 0;
   char list[512] = "";
   size_t used = 0;
   for (size_t i = 0; i < shard_registry_count(reg); ++i) {
     const shard_plugin *d = shard_registry_at(reg, i)->desc;
     if (d->kind != SHARD_KIND_LCP_SOLVER) continue;
-    size_t dist = edit_distance(name, d->name);
-    if (dist < bd) {
-      bd = dist;
-      best = d->name;
-    }
+    if (n < sizeof names / sizeof names[0]) names[n++] = d->name;
     int w = snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "", d->name);
     if (w > 0 && (size_t)w < sizeof list - used) used += (size_t)w;
   }
+  const char *best = shard_suggest(name, names, n);
   fprintf(stderr, "shard lcp: unknown LCP solver '%s'", name);
   if (best) fprintf(stderr, "; did you mean '%s'?", best);
   fprintf(stderr, " (available: %s)\n", used ? list : "none found; check --plugin-path");
@@ -198,15 +176,10 @@ static int resolve_params(const shard_plugin *d, const lcp_args *a, shard_param_
     if (k == d->n_params) {
       char key[128];
       snprintf(key, sizeof key, "%.*s", (int)(klen < 127 ? klen : 127), a->sets[i]);
-      const char *best = NULL;
-      size_t bd = 4;
-      for (uint32_t j = 0; j < d->n_params; ++j) {
-        size_t dist = edit_distance(key, d->params[j].key);
-        if (dist < bd) {
-          bd = dist;
-          best = d->params[j].key;
-        }
-      }
+      const char *keys[64];
+      size_t nk = 0;
+      for (uint32_t j = 0; j < d->n_params && nk < sizeof keys / sizeof keys[0]; ++j) keys[nk++] = d->params[j].key;
+      const char *best = shard_suggest(key, keys, nk);
       fprintf(stderr, "shard lcp: --set '%s': solver '%s' has no parameter '%s'", a->sets[i], d->name, key);
       if (best) fprintf(stderr, "; did you mean '%s'?", best);
       fprintf(stderr, " (parameters:");

@@ -33,4 +33,16 @@ m=${dumps[0]}
 [ -f "$m" ] || fail "no dumped problem"
 "$shard" lcp --solver lemke "$m" "${m%.M.mtx}.q.mtx" > "$tmp/lcp.out" || fail "shard lcp on the dump"
 grep -q "^status: ok" "$tmp/lcp.out" || { cat "$tmp/lcp.out"; fail "shard lcp output"; }
+# a misspelt solver or parameter: exit 2 with the closest name
+lcp_refuses() { # expected stderr, shard lcp arguments...
+  local want=$1 code
+  shift
+  set +e
+  "$shard" lcp "$@" "$m" "${m%.M.mtx}.q.mtx" >/dev/null 2>"$tmp/bad.err"; code=$?
+  set -e
+  [ "$code" -eq 2 ] || fail "shard lcp $* exited $code"
+  grep -qF "$want" "$tmp/bad.err" || { cat "$tmp/bad.err"; fail "shard lcp $*: message"; }
+}
+lcp_refuses "unknown LCP solver 'lemk'; did you mean 'lemke'?" --solver lemk
+lcp_refuses "solver 'pgs' has no parameter 'tolerence'; did you mean 'tolerance'?" --solver pgs --set tolerence=1e-3
 echo "lcp_policy: PASS ($fallbacks fallbacks, ${#dumps[@]} dumped problems)"
