@@ -2,67 +2,14 @@
  * file, capabilities in words, and its parameter table (key, type, default,
  * range, unit, required, doc). --markdown prints only the parameter table as
  * markdown (what scripts/update-plugin-docs.sh puts in the plugin READMEs). */
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "case.h"
 #include "commands.h"
 #include "registry.h"
-
-static const char *type_str(int type) {
-  switch (type) {
-  case SHARD_PARAM_REAL:
-    return "real";
-  case SHARD_PARAM_INT:
-    return "int";
-  case SHARD_PARAM_BOOL:
-    return "bool";
-  case SHARD_PARAM_STRING:
-    return "string";
-  case SHARD_PARAM_CHOICE:
-    return "choice";
-  default:
-    return "?";
-  }
-}
-
-static void fmt_bound(double v, char *buf, size_t n) {
-  if (isinf(v))
-    snprintf(buf, n, "%sinf", v < 0 ? "-" : "");
-  else
-    snprintf(buf, n, "%.10g", v);
-}
-
-/* "[0, 1]", "(0, inf)"; choices "a | b" for CHOICE; "-" otherwise */
-static void fmt_range(const shard_param_spec *s, char *buf, size_t n) {
-  if (s->type == SHARD_PARAM_REAL || s->type == SHARD_PARAM_INT) {
-    if (isinf(s->min) && s->min < 0 && isinf(s->max) && s->max > 0) {
-      snprintf(buf, n, "any");
-      return;
-    }
-    char lo[40], hi[40];
-    fmt_bound(s->min, lo, sizeof lo);
-    fmt_bound(s->max, hi, sizeof hi);
-    int open_lo = (s->flags & SHARD_PARAM_MIN_EXCLUSIVE) || isinf(s->min);
-    int open_hi = (s->flags & SHARD_PARAM_MAX_EXCLUSIVE) || isinf(s->max);
-    snprintf(buf, n, "%s%s, %s%s", open_lo ? "(" : "[", lo, hi, open_hi ? ")" : "]");
-  } else if (s->type == SHARD_PARAM_CHOICE && s->choices) {
-    size_t k = 0;
-    for (const char *p = s->choices; *p && k + 4 < n; ++p) {
-      if (*p == '|') {
-        buf[k++] = ',';
-        buf[k++] = ' ';
-      } else {
-        buf[k++] = *p;
-      }
-    }
-    buf[k] = '\0';
-  } else {
-    snprintf(buf, n, "-");
-  }
-}
 
 static void print_caps(uint64_t caps) {
   static const struct {
@@ -97,42 +44,7 @@ static void print_caps(uint64_t caps) {
 
 static const char *or_dash(const char *s) { return s && *s ? s : "-"; }
 
-/* markdown cell: '|' escaped */
-static void md_cell(const char *s) {
-  fputs("| ", stdout);
-  for (; *s; ++s) {
-    if (*s == '|') fputc('\\', stdout);
-    fputc(*s, stdout);
-  }
-  fputc(' ', stdout);
-}
-
-static void print_markdown(const shard_plugin *d) {
-  if (d->n_params == 0) {
-    printf("This plugin has no parameters.\n");
-    return;
-  }
-  printf("| key | type | default | range | unit | required | description |\n");
-  printf("|---|---|---|---|---|---|---|\n");
-  for (uint32_t i = 0; i < d->n_params; ++i) {
-    const shard_param_spec *s = &d->params[i];
-    char range[256], key[256], def[256];
-    fmt_range(s, range, sizeof range);
-    snprintf(key, sizeof key, "`%s`", s->key);
-    if (s->def)
-      snprintf(def, sizeof def, "`%s`", s->def);
-    else
-      snprintf(def, sizeof def, "-");
-    md_cell(key);
-    md_cell(type_str(s->type));
-    md_cell(def);
-    md_cell(range);
-    md_cell(or_dash(s->unit));
-    md_cell((s->flags & SHARD_PARAM_REQUIRED) ? "yes" : "no");
-    md_cell(or_dash(s->doc));
-    printf("|\n");
-  }
-}
+static void print_markdown(const shard_plugin *d) { shard_param_table_markdown(stdout, d->params, d->n_params); }
 
 static int max_int(int a, int b) { return a > b ? a : b; }
 
@@ -145,9 +57,9 @@ static void print_table(const shard_plugin *d) {
   for (uint32_t i = 0; i < d->n_params; ++i) {
     const shard_param_spec *s = &d->params[i];
     char range[256];
-    fmt_range(s, range, sizeof range);
+    shard_param_range_text(s, range, sizeof range);
     w[0] = max_int(w[0], (int)strlen(s->key));
-    w[1] = max_int(w[1], (int)strlen(type_str(s->type)));
+    w[1] = max_int(w[1], (int)strlen(shard_param_type_name(s->type)));
     w[2] = max_int(w[2], (int)strlen(or_dash(s->def)));
     w[3] = max_int(w[3], (int)strlen(range));
     w[4] = max_int(w[4], (int)strlen(or_dash(s->unit)));
@@ -158,9 +70,9 @@ static void print_table(const shard_plugin *d) {
   for (uint32_t i = 0; i < d->n_params; ++i) {
     const shard_param_spec *s = &d->params[i];
     char range[256];
-    fmt_range(s, range, sizeof range);
-    printf("  %-*s  %-*s  %-*s  %-*s  %-*s  %-*s  %s\n", w[0], s->key, w[1], type_str(s->type), w[2], or_dash(s->def),
-           w[3], range, w[4], or_dash(s->unit), w[5], (s->flags & SHARD_PARAM_REQUIRED) ? "yes" : "no",
+    shard_param_range_text(s, range, sizeof range);
+    printf("  %-*s  %-*s  %-*s  %-*s  %-*s  %-*s  %s\n", w[0], s->key, w[1], shard_param_type_name(s->type), w[2],
+           or_dash(s->def), w[3], range, w[4], or_dash(s->unit), w[5], (s->flags & SHARD_PARAM_REQUIRED) ? "yes" : "no",
            s->doc ? s->doc : "");
   }
 }

@@ -368,7 +368,7 @@ int shard_schema_write_case(const shard_registry *reg, FILE *out) {
 
 /* ---- Markdown ------------------------------------------------------------------------ */
 
-static const char *type_name(shard_param_type t) {
+const char *shard_param_type_name(shard_param_type t) {
   static const char *const names[] = {[SHARD_PARAM_REAL] = "real", [SHARD_PARAM_INT] = "int",
                                       [SHARD_PARAM_BOOL] = "bool", [SHARD_PARAM_STRING] = "string",
                                       [SHARD_PARAM_CHOICE] = "choice"};
@@ -382,7 +382,7 @@ static void md_bound(double v, char *buf, size_t n) {
     snprintf(buf, n, "%g", v);
 }
 
-static void md_range(const shard_param_spec *s, char *buf, size_t n) {
+void shard_param_range_text(const shard_param_spec *s, char *buf, size_t n) {
   if (s->type == SHARD_PARAM_CHOICE) {
     size_t k = 0;
     for (const char *p = s->choices ? s->choices : ""; *p && k + 4 < n; ++p)
@@ -415,7 +415,7 @@ static void md_cell(FILE *out, const char *s) {
   fputc(' ', out);
 }
 
-static void md_table(FILE *out, const shard_param_spec *specs, uint32_t n) {
+void shard_param_table_markdown(FILE *out, const shard_param_spec *specs, uint32_t n) {
   if (n == 0) {
     fputs("No parameters.\n\n", out);
     return;
@@ -429,9 +429,9 @@ static void md_table(FILE *out, const shard_param_spec *specs, uint32_t n) {
       snprintf(def, sizeof def, "`%s`", s->def);
     else
       snprintf(def, sizeof def, "-");
-    md_range(s, range, sizeof range);
+    shard_param_range_text(s, range, sizeof range);
     md_cell(out, key);
-    md_cell(out, type_name(s->type));
+    md_cell(out, shard_param_type_name(s->type));
     md_cell(out, def);
     md_cell(out, range);
     md_cell(out, s->unit && *s->unit ? s->unit : "-");
@@ -449,7 +449,7 @@ static void md_section(FILE *out, const shard_registry *reg, const shard_case_se
     fprintf(out, "### Top-level keys\n\n");
   if (s->n_specs) {
     if (s->selector) fprintf(out, "Keys valid with every `%s`:\n\n", s->selector);
-    md_table(out, s->specs, s->n_specs);
+    shard_param_table_markdown(out, s->specs, s->n_specs);
   }
   if (!s->selector) return;
   variant_view vs[64];
@@ -461,7 +461,7 @@ static void md_section(FILE *out, const shard_registry *reg, const shard_case_se
   if (nv == 0) fprintf(out, "No %s plugin is loaded.\n\n", shard_plugin_kind_str(s->plugin_kind));
   for (size_t i = 0; i < nv; ++i) {
     fprintf(out, "#### `%s: %s`\n\n%s\n\n", s->selector, vs[i].name, vs[i].doc ? vs[i].doc : "");
-    md_table(out, vs[i].specs, vs[i].n_specs);
+    shard_param_table_markdown(out, vs[i].specs, vs[i].n_specs);
   }
 }
 
