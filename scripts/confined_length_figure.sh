@@ -59,19 +59,19 @@ awk -F, -v runs="$tmp/runs" -v means="$tmp/means" -v fits="$tmp/fits" -f "$here/
     }
     split("G_over_L NfGc_over_L", name, " ")
     for (k = 1; k <= 2; ++k) {
-      d = m * sxx - sx * sx
-      if (nl < 2 || d <= 0) { printf "%s nan nan nan %d\n", name[k], m > fits; continue }
-      b = (m * sxy[k] - sx * sy[k]) / d; a = (sy[k] - b * sx) / m
-      rss = syy[k] - a * sy[k] - b * sxy[k]
-      se = m > 2 ? sqrt((rss > 0 ? rss : 0) / (m - 2) / (sxx - sx * sx / m)) : 0
-      printf "%s %.6g %.6g %.6g %d\n", name[k], b, (m > 2 ? t975(m - 2) * se : 0), a, m > fits
-      d = mm * msxx - msx * msx
-      if (mm < 3 || d <= 0) { printf "%s_means nan nan nan %d\n", name[k], mm > fits; continue }
-      b = (mm * msxy[k] - msx * msy[k]) / d; a = (msy[k] - b * msx) / mm
-      rss = msyy[k] - a * msy[k] - b * msxy[k]
-      se = sqrt((rss > 0 ? rss : 0) / (mm - 2) / (msxx - msx * msx / mm))
-      printf "%s_means %.6g %.6g %.6g %d\n", name[k], b, t975(mm - 2) * se, a, mm > fits
+      lsq(name[k], m, sx, sxx, sy[k], sxy[k], syy[k], nl >= 2)
+      lsq(name[k] "_means", mm, msx, msxx, msy[k], msxy[k], msyy[k], mm >= 3)
     }
+  }
+  # least squares y = a + b x from the sums over m points: "label slope ci95 intercept m"
+  # to fits, or nan when `enough` is false or the x are all equal (no interval under 3 points)
+  function lsq(label, m, sx, sxx, sy, sxy, syy, enough,    d, a, b, rss, se) {
+    d = m * sxx - sx * sx
+    if (!enough || d <= 0) { printf "%s nan nan nan %d\n", label, m > fits; return }
+    b = (m * sxy - sx * sy) / d; a = (sy - b * sx) / m
+    rss = syy - a * sy - b * sxy
+    se = m > 2 ? sqrt((rss > 0 ? rss : 0) / (m - 2) / (sxx - sx * sx / m)) : 0
+    printf "%s %.6g %.6g %.6g %d\n", label, b, (m > 2 ? t975(m - 2) * se : 0), a, m > fits
   }
 AWK
 ) "$@"
