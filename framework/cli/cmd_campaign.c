@@ -1,4 +1,4 @@
-/* shard campaign FILE [-o DIR] [-j N] [--slice K/N] [--resume] [--timeout S] [--no-progress]
+/* shard campaign FILE [-o DIR] [-j N] [--slice K/N] [--runs A-B] [--resume] [--timeout S] [--no-progress]
  * shard campaign merge OUT_DIR DIR... [--campaign FILE]
  *
  * Under `mpirun -n P` (a build with MPI): rank r runs slice r+1 of P, rank 0
@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +26,7 @@
 
 static void usage(FILE *out) {
   fprintf(out,
-          "usage: shard campaign CAMPAIGN.yaml [-o DIR] [-j N] [--slice K/N] [--resume] [--timeout S] "
+          "usage: shard campaign CAMPAIGN.yaml [-o DIR] [-j N] [--slice K/N] [--runs A-B] [--resume] [--timeout S] "
           "[--no-progress] [--dry-run | --plots-only]\n"
           "       shard campaign merge OUT_DIR DIR|TABLE.csv ... [--campaign CAMPAIGN.yaml]\n"
           "       mpirun -n P shard campaign CAMPAIGN.yaml [-o DIR] [-j N] [--resume]   (MPI builds)\n");
@@ -78,6 +79,22 @@ static int parse_slice(const char *s, int *k, int *n) {
   if (end == s2 || *end || b < 1 || a < 1 || a > b || b > INT_MAX) return 0;
   *k = (int)a;
   *n = (int)b;
+  return 1;
+}
+
+/* --runs A-B (inclusive run indices) or --runs A (one run) */
+static int parse_range(const char *s, size_t *first, size_t *last) {
+  char *end = NULL;
+  if (*s < '0' || *s > '9') return 0;
+  unsigned long long a = strtoull(s, &end, 10), b = a;
+  if (*end == '-') {
+    const char *s2 = end + 1;
+    if (*s2 < '0' || *s2 > '9') return 0;
+    b = strtoull(s2, &end, 10);
+  }
+  if (*end || b < a || b > SIZE_MAX) return 0;
+  *first = (size_t)a;
+  *last = (size_t)b;
   return 1;
 }
 
@@ -139,13 +156,15 @@ static void put_shell_word(const char *w) {
 /* --dry-run: the validated runs as `shard run` command lines; with --resume,
  * what resuming would do with each (finished runs as comments, runs with a
  * checkpoint to continue marked) — the state of a campaign run in pieces. */
-static void print_runs(const shard_campaign *c, const char *dir, int slice_k, int slice_n, int resume) {
+static void print_runs(const shard_campaign *c, const shard_campaign_options *opt) {
+  const char *dir = opt->out_dir;
+  const int resume = opt->resume;
   size_t n = shard_campaign_n_runs(c), shown = 0, n_done = 0, n_cont = 0;
   int width = 1;
   for (size_t k = n > 0 ? n - 1 : 0; k >= 10; k /= 10) ++width;
   if (width < 4) width = 4;
   for (size_t i = 0; i < n; ++i) {
-    if (slice_n > 0 && (int)(i % (size_t)slice_n) != slice_k - 1) continue;
+    if (!shard_campaign_selected(opt, i)) continue;
     const shard_campaign_run *r = shard_campaign_run_at(c, i);
     char rd[4200], num[32];
     if (snprintf(num, sizeof num, "%0*zu", width > 20 ? 20 : width, i) < 0) num[0] = 0;
@@ -172,7 +191,8 @@ static void print_runs(const shard_campaign *c, const char *dir, int slice_k, in
     }
     puts(resume ? " --resume" : "");
   }
-  printf("# %s: %zu runs%s, all valid cases", shard_campaign_name(c), shown, slice_n > 0 ? " in this slice" : "");
+  printf("# %s: %zu run%s%s, all valid cases", shard_campaign_name(c), shown, shown == 1 ? "" : "s",
+         opt->slice_n > 0 || opt->have_range ? " selected" : "");
   if (resume) printf("; --resume: %zu done, %zu to continue from a checkpoint, %zu to start", n_done, n_cont,
                      shown - n_done - n_cont);
   putchar('\n');
@@ -425,7 +445,8 @@ static int run_mpi(const shard_campaign *c, shard_campaign_options *opt, int *ex
 int shard_cmd_campaign(const shard_cli *cli, int argc, char **argv) {
   if (argc >= 2 && strcmp(argv[1], "merge") == 0) return cmd_merge(argc - 1, argv + 1);
   const char *file = NULL, *out = NULL;
-  int jobs = 1, slice_k = 0, slice_n = 0, resume = 0, progress = -1, dry_run = 0, plots_only = 0;
+  int jobs = 1, slice_k = 0, slice_n = 0, resume = 0, progress = -1, dry_run = 0, plots_only = 0, have_range = 0;
+  size_t range_first = 0, range_last = 0;
   double timeout = 0;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
@@ -446,6 +467,12 @@ int shard_cmd_campaign(const shard_cli *cli, int argc, char **argv) {
         fprintf(stderr, "shard campaign: --slice takes K/N with 1 <= K <= N, got '%s'\n", argv[i]);
         return SHARD_EXIT_INPUT;
       }
+    } else if (strcmp(a, "--runs") == 0 && i + 1 < argc) {
+      if (!parse_range(argv[++i], &range_first, &range_last)) {
+        fprintf(stderr, "shard campaign: --runs takes run indices A-B with A <= B (or one index), got '%s'\n", argv[i]);
+        return SHARD_EXIT_INPUT;
+      }
+      have_range = 1;
     } else if (strcmp(a, "--resume") == 0) {
       resume = 1;
     } else if (strcmp(a, "--timeout") == 0 && i + 1 < argc) {
@@ -523,8 +550,29 @@ int shard_cmd_campaign(const shard_cli *cli, int argc, char **argv) {
     snprintf(def_out, sizeof def_out, "out/%s", shard_campaign_name(c));
     out = def_out;
   }
+  progress_ctx pc = {progress < 0 ? isatty(2) : progress, -1, 0};
+  shard_campaign_options opt = {.out_dir = out,
+                                .exe = exe,
+                                .plugin_path = cli->plugin_path,
+                                .jobs = jobs,
+                                .slice_k = slice_k,
+                                .slice_n = slice_n,
+                                .have_range = have_range,
+                                .range_first = range_first,
+                                .range_last = range_last,
+                                .resume = resume,
+                                .timeout = timeout,
+                                .handle_signals = 1,
+                                .progress = on_progress,
+                                .progress_ctx = &pc};
+  if (have_range && range_last >= shard_campaign_n_runs(c)) {
+    fprintf(stderr, "shard campaign: --runs %zu-%zu: %s has %zu runs, indices 0-%zu\n", range_first, range_last, file,
+            shard_campaign_n_runs(c), shard_campaign_n_runs(c) ? shard_campaign_n_runs(c) - 1 : 0);
+    code = SHARD_EXIT_INPUT;
+    goto done;
+  }
   if (dry_run) {
-    print_runs(c, out, slice_k, slice_n, resume);
+    print_runs(c, &opt);
     code = SHARD_EXIT_OK;
     goto done;
   }
@@ -545,18 +593,6 @@ int shard_cmd_campaign(const shard_cli *cli, int argc, char **argv) {
     shard_table_destroy(t);
     goto done;
   }
-  progress_ctx pc = {progress < 0 ? isatty(2) : progress, -1, 0};
-  shard_campaign_options opt = {.out_dir = out,
-                                .exe = exe,
-                                .plugin_path = cli->plugin_path,
-                                .jobs = jobs,
-                                .slice_k = slice_k,
-                                .slice_n = slice_n,
-                                .resume = resume,
-                                .timeout = timeout,
-                                .handle_signals = 1,
-                                .progress = on_progress,
-                                .progress_ctx = &pc};
 #ifdef SHARD_HAVE_MPI
   if (world > 1) {
     run_mpi(c, &opt, &code);

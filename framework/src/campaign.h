@@ -230,6 +230,8 @@ typedef struct shard_campaign_options {
   const char *plugin_path; /* --plugin-path passed on to the runs, or NULL */
   int jobs;                /* parallel runs, >= 1 */
   int slice_k, slice_n;    /* run indices with index % n == k - 1; n = 0: all */
+  int have_range;          /* --runs A-B: only indices first..last (and the slice's) */
+  size_t range_first, range_last;
   int resume;              /* reuse finished runs with an unchanged key */
   double timeout;          /* seconds per run, overrides the file's; 0: the file's */
   int handle_signals;      /* SIGINT/SIGTERM stop the campaign cleanly */
@@ -242,6 +244,9 @@ typedef struct shard_campaign_result {
   int interrupted;        /* stopped by a signal: the table has what finished */
   char table_path[4096];  /* the table written */
 } shard_campaign_result;
+
+/* Whether run i is one of those the options select (slice and range). */
+int shard_campaign_selected(const shard_campaign_options *opt, size_t i);
 
 /* Run the campaign (or its slice) and write the table: DIR/campaign.csv, or
  * DIR/campaign.slice-K-of-N.csv. SHARD_OK when the table was written (runs

@@ -459,6 +459,11 @@ static void report(const shard_campaign_options *opt, shard_campaign_progress *p
   opt->progress(opt->progress_ctx, p);
 }
 
+int shard_campaign_selected(const shard_campaign_options *opt, size_t i) {
+  if (opt->slice_n > 0 && (int)(i % (size_t)opt->slice_n) != opt->slice_k - 1) return 0;
+  return !opt->have_range || (i >= opt->range_first && i <= opt->range_last);
+}
+
 int shard_campaign_execute(const shard_campaign *c, const shard_campaign_options *opt, shard_table **out_table,
                            shard_campaign_result *res, shard_msg *msg) {
   memset(res, 0, sizeof *res);
@@ -466,6 +471,10 @@ int shard_campaign_execute(const shard_campaign *c, const shard_campaign_options
   if (opt->jobs < 1) return shard_msg_set(msg, SHARD_ERR_INPUT, "-j must be at least 1");
   if (opt->slice_n < 0 || (opt->slice_n > 0 && (opt->slice_k < 1 || opt->slice_k > opt->slice_n)))
     return shard_msg_set(msg, SHARD_ERR_INPUT, "invalid slice %d/%d", opt->slice_k, opt->slice_n);
+  size_t n = shard_campaign_n_runs(c);
+  if (opt->have_range && (opt->range_first > opt->range_last || opt->range_last >= n))
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "--runs %zu-%zu: the campaign has %zu runs, indices 0-%zu",
+                         opt->range_first, opt->range_last, n, n ? n - 1 : 0);
   int rc = mkdirs(opt->out_dir, msg);
   if (rc != SHARD_OK) return rc;
   char base[4096];
@@ -477,7 +486,6 @@ int shard_campaign_execute(const shard_campaign *c, const shard_campaign_options
   gethostname(host, sizeof host - 1);
   double timeout = opt->timeout > 0 ? opt->timeout : shard_campaign_timeout(c);
 
-  size_t n = shard_campaign_n_runs(c);
   record *recs = calloc(n + 1, sizeof *recs);
   size_t *todo = calloc(n + 1, sizeof *todo);
   job *jobs = calloc((size_t)opt->jobs, sizeof *jobs);
@@ -490,7 +498,7 @@ int shard_campaign_execute(const shard_campaign *c, const shard_campaign_options
   shard_campaign_progress prog = {0};
   size_t n_todo = 0;
   for (size_t i = 0; i < n; ++i) {
-    if (opt->slice_n > 0 && (int)(i % (size_t)opt->slice_n) != opt->slice_k - 1) continue;
+    if (!shard_campaign_selected(opt, i)) continue;
     prog.total++;
     if (opt->resume) {
       char dir[4096];

@@ -60,6 +60,18 @@ grep -q "shard campaign merge: run 0 appears in two tables" <<<"$err" || fail "d
 err=$(run --slice 3/2 2>&1)
 [ $? -eq 2 ] || fail "--slice 3/2 accepted"
 grep -q "shard campaign: --slice takes K/N with 1 <= K <= N, got '3/2'" <<<"$err" || fail "slice message: $err"
+# --runs A-B: a range of run indices, alone or within a slice; rows as in the -j run
+run -o "$T/range" --runs 1-3 >/dev/null 2>&1
+[ "$(cut -d, -f1 "$T/range/campaign.csv" | tr '\n' ' ')" = "index 1 2 3 " ] || fail "--runs 1-3 holds $(cut -d, -f1 "$T/range/campaign.csv")"
+diff <(strip "$T/all/campaign.csv" | sed -n '1p;3,5p') <(strip "$T/range/campaign.csv") || fail "--runs rows differ from the -j run"
+plan=$(run -o "$T/range" --runs 1-3 --slice 2/2 --resume --dry-run)
+[ "$(grep -c '^# .*: done$' <<<"$plan")" -eq 1 ] && grep -q "^# c: 2 runs selected, all valid cases; --resume: 1 done, 0 to continue from a checkpoint, 1 to start$" <<<"$plan" ||
+  fail "--runs with --slice: $plan"
+err=$(run -o "$T/range" --runs 2-9 2>&1)
+[ $? -eq 2 ] || fail "--runs beyond the campaign accepted"
+grep -q "shard campaign: --runs 2-9: .*c.yaml has 9 runs, indices 0-8" <<<"$err" || fail "--runs message: $err"
+err=$(run --runs 5-3 2>&1)
+[ $? -eq 2 ] && grep -q "shard campaign: --runs takes run indices A-B with A <= B (or one index), got '5-3'" <<<"$err" || fail "--runs 5-3: $err"
 # an inline base case runs from DIR/case.yaml, resumable like a base file
 cat > "$T/inline.yaml" <<'YAML'
 name: inline

@@ -104,7 +104,7 @@ kill_after_checkpoint "$tmp/c/runs/0000" "$shard" campaign "$tmp/c.yaml" -o "$tm
 # --dry-run --resume says what resuming would do
 plan=$("$shard" campaign "$tmp/c.yaml" -o "$tmp/c" --dry-run --resume)
 grep -Eq "^# $tmp/c/runs/0000: continues from its checkpoint at step [1-9][0-9]*$" <<<"$plan" &&
-  grep -q -- "--resume$" <<<"$plan" && grep -q "1 runs, all valid cases; --resume: 0 done, 1 to continue from a checkpoint, 0 to start" <<<"$plan" ||
+  grep -q -- "--resume$" <<<"$plan" && grep -q "1 run, all valid cases; --resume: 0 done, 1 to continue from a checkpoint, 0 to start" <<<"$plan" ||
   { echo "FAIL: dry run before resuming:"; echo "$plan"; exit 1; }
 "$shard" campaign "$tmp/c.yaml" -o "$tmp/c" -j 1 --no-progress --resume >/dev/null
 grep -qx 'restarts: 1' "$tmp/c/runs/0000/summary.yaml" || { echo "FAIL: the campaign run started over"; exit 1; }
