@@ -237,18 +237,22 @@ static int solve_with(const shard_contact_solver *s, const shard_lcp_problem *p,
   return st;
 }
 
+/* The dense row-major copy of a block, for a solver with SHARD_CAP_LCP_DENSE
+ * that is about to solve it (made once, and only then: a sparse primary with
+ * a dense fallback copies nothing while the primary succeeds). */
+static void dense_view(shard_contact *c, const shard_contact_solver *s, shard_lcp_problem *prob) {
+  if (!(s->caps & SHARD_CAP_LCP_DENSE) || prob->dense || prob->n > c->dense_max) return;
+  memset(c->dense, 0, (size_t)prob->n * (size_t)prob->n * sizeof(double));
+  const shard_csr *a = prob->csr;
+  for (int32_t i = 0; i < a->nrows; ++i)
+    for (int32_t e = a->rowptr[i]; e < a->rowptr[i + 1]; ++e) c->dense[(size_t)i * a->nrows + a->colind[e]] = a->val[e];
+  prob->dense = c->dense;
+}
+
 /* Solve one independent block with the policy: primary solver, dump, fallback. */
 static int solve_block(shard_contact *c, shard_lcp_problem *prob, double *z, int32_t block, shard_step_stats *stats,
                        shard_msg *msg) {
-    const int need_dense = ((c->policy.primary.caps | (c->policy.fallback.ops ? c->policy.fallback.caps : 0)) &
-                            SHARD_CAP_LCP_DENSE) != 0;
-    if (need_dense && prob->n <= c->dense_max) {
-      memset(c->dense, 0, (size_t)prob->n * (size_t)prob->n * sizeof(double));
-      const shard_csr *a = prob->csr;
-      for (int32_t i = 0; i < a->nrows; ++i)
-        for (int32_t e = a->rowptr[i]; e < a->rowptr[i + 1]; ++e) c->dense[(size_t)i * a->nrows + a->colind[e]] = a->val[e];
-      prob->dense = c->dense;
-    }
+    dense_view(c, &c->policy.primary, prob);
     shard_lcp_report rep;
     const shard_contact_solver *used = &c->policy.primary;
     int st;
@@ -264,6 +268,7 @@ static int solve_block(shard_contact *c, shard_lcp_problem *prob, double *z, int
       if (c->policy.fallback.ops) {
         shard_msg first = *msg;
         used = &c->policy.fallback;
+        dense_view(c, used, prob);
         if ((used->caps & SHARD_CAP_LCP_DENSE) && !prob->dense)
           st = shard_msg_set(msg, SHARD_ERR_UNSUPPORTED, "block of %d coupled contacts exceeds the dense limit %d",
                              (int)prob->n, (int)c->dense_max);
@@ -320,6 +325,7 @@ int shard_contact_lcp_solve(shard_contact *c, const shard_csr *w, const double *
   for (int32_t i = 0; i < n; ++i) c->parent[i] = i, c->count[i] = 0;
   for (int32_t i = 0; i < n; ++i)
     for (int32_t e = w->rowptr[i]; e < w->rowptr[i + 1]; ++e) {
+      if (w->colind[e] == i) continue; /* the diagonal joins nothing */
       int32_t a = uf_find(c->parent, i), b = uf_find(c->parent, w->colind[e]);
       if (a != b) c->parent[a > b ? a : b] = a < b ? a : b;
     }

@@ -102,6 +102,7 @@ typedef struct run {
 
   /* previous state for increments */
   double *u_prev, *v_prev, *gap;
+  int fext_any; /* a body force: the external work needs every DOF's du (else only the driven ones') */
 
   /* energies */
   double E0, W_ext, W_abs, C_dis, H0, B0, drift_max, energy_max;
@@ -501,7 +502,8 @@ static void energy_increments(run *r) {
   shard_model *m = r->m;
   const double *u = m->sys.u, *v = m->sys.v;
   double dw = 0, dc = 0;
-  for (int32_t d = 0; d < m->ndof; ++d) dw += m->fext[d] * (u[d] - r->u_prev[d]);
+  if (r->fext_any) /* else fext = 0 adds exact zeros: dw stays +0 */
+    for (int32_t d = 0; d < m->ndof; ++d) dw += m->fext[d] * (u[d] - r->u_prev[d]);
   if (m->n_presc && !m->released) {
     double reac[2];
     shard_model_reactions(m, u, reac);
@@ -950,7 +952,10 @@ static int loop(run *r, int64_t *out_steps, shard_msg *msg) {
   int64_t k;
   for (k = r->k_start + 1; k <= r->nsteps; ++k) {
     const double t_prev = sys->t, t = (double)k * r->dt;
-    memcpy(r->u_prev, sys->u, (size_t)m->ndof * sizeof(double));
+    if (r->fext_any)
+      memcpy(r->u_prev, sys->u, (size_t)m->ndof * sizeof(double));
+    else
+      for (int32_t i = 0; i < m->n_presc; ++i) r->u_prev[m->presc_dof[i]] = sys->u[m->presc_dof[i]];
     memcpy(r->v_prev, sys->v, (size_t)m->ndof * sizeof(double));
     /* sys->impulse keeps the last step's impulses: integrators warm-start
      * their LCP from them and overwrite every entry */
@@ -1146,6 +1151,7 @@ int shard_run_case(const shard_case *c, const shard_registry *reg, const shard_r
   r.u_prev = calloc((size_t)m->ndof_max, sizeof(double));
   r.v_prev = calloc((size_t)m->ndof_max, sizeof(double));
   r.gap = calloc((size_t)m->ncon_max + 1, sizeof(double));
+  for (int32_t d = 0; d < m->ndof_max && r.u_prev; ++d) r.fext_any |= m->fext[d] != 0.0; /* fext is set once, at build */
   if ((n_aux && !sys->aux) || !r.u_prev || !r.v_prev || !r.gap) {
     st = shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
     goto done;
