@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# scripts/stored-campaign.sh end to end, on a machine that "goes away" twice:
+# a store pinned to HEAD is built from its commit, its campaign is killed
+# after the first checkpoint, saved and the work directory deleted; run again
+# from the store alone, the run continues from the saved checkpoint and ends
+# bit for bit like an uninterrupted run of the pinned build; saved again and
+# restored on an empty work directory, every run is reused.
+# usage: stored_campaign.sh SHARD SOURCE_DIR BUILD_DIR
+set -uo pipefail
+src=$(cd "$2" && pwd)
+fail() { echo "FAIL: $*"; exit 1; }
+git -C "$src" rev-parse --verify -q HEAD >/dev/null || fail "$src is not a git checkout: the stored campaigns pin commits"
+T=$(mktemp -d)
+commit=$(git -C "$src" rev-parse HEAD)
+cleanup() {
+  git -C "$src" worktree remove --force "$T/pin/$commit/src" >/dev/null 2>&1
+  git -C "$src" worktree prune >/dev/null 2>&1
+  rm -rf "$T"
+}
+trap cleanup EXIT
+export SHARD_PIN_ROOT=$T/pin SHARD_WORK_ROOT=$T/work
+sc="$src/scripts/stored-campaign.sh"
+store=$T/results/stored
+work=$T/work/stored
+strip() { awk -F, 'NR==1{for(i=1;i<=NF;i++) if($i=="wall_time"||$i=="host"||$i ~ /^wall_time\./||$i=="restarts") d[i]=1}
+  {o="";for(i=1;i<=NF;i++) if(!d[i]) o=o (o==""?"":",") $i; print o}' "$1"; }
+
+"$sc" new "$store" tests/cases/fracture/stored_campaign.yaml HEAD >/dev/null || fail "new"
+grep -qx "commit: $commit" "$store/pin" && grep -qx "campaign: tests/cases/fracture/stored_campaign.yaml" "$store/pin" ||
+  fail "pin: $(cat "$store/pin")"
+out=$("$sc" new "$store" tests/cases/fracture/stored_campaign.yaml 2>&1) && fail "a second new over a pin succeeded"
+grep -q "pin exists" <<<"$out" || fail "second new: $out"
+out=$("$sc" new "$T/results/x" tests/cases/nowhere.yaml 2>&1) && fail "new with a missing campaign succeeded"
+grep -q "not in commit" <<<"$out" || fail "missing campaign: $out"
+
+# first machine: killed after the first checkpoint of run 0
+setsid "$sc" run "$store" -j 1 >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 1 12000); do
+  [ -f "$work/runs/0000/checkpoint.bin" ] && break
+  kill -0 "$pid" 2>/dev/null || break
+  sleep 0.01
+done
+kill -9 -- "-$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+[ -f "$work/runs/0000/checkpoint.bin" ] || fail "no checkpoint written (did the pinned build fail? $T/pin)"
+[ ! -f "$work/runs/0000/summary.yaml" ] || fail "run 0 finished before it could be killed; make it longer"
+"$sc" save "$store" >/dev/null || fail "save"
+[ -f "$store/runs/0000/checkpoint.bin.gz" ] && [ -f "$store/runs/0000/run.key" ] || fail "save kept no checkpoint: $(ls -A "$store/runs/0000")"
+[ ! -e "$store/runs/0000/checkpoint.bin" ] || fail "an uncompressed checkpoint in the store"
+
+# second machine: only the store
+rm -rf "$T/work"
+plan=$("$sc" status "$store") || fail "status"
+grep -q "^# .*/runs/0000: continues from its checkpoint at step " <<<"$plan" || fail "status: $plan"
+"$sc" run "$store" -j 1 >/dev/null 2>&1 || fail "run from the store"
+[ "$(awk -F, 'NR>1 && $4=="ok"' "$work/campaign.csv" | wc -l)" -eq 2 ] || fail "table: $(cat "$work/campaign.csv")"
+grep -qx 'restarts: 1' "$work/runs/0000/summary.yaml" || fail "run 0 did not continue from the saved checkpoint"
+# against the pinned build run straight through
+pinned="$T/pin/$commit"
+"$pinned/install/bin/shard" campaign "$pinned/src/tests/cases/fracture/stored_campaign.yaml" -o "$T/direct" --no-progress >/dev/null ||
+  fail "direct campaign"
+for f in history.csv interfaces.csv fragments.csv; do
+  cmp "$T/direct/runs/0000/$f" "$work/runs/0000/$f" || fail "$f of the continued run differs"
+done
+diff <(strip "$T/direct/campaign.csv") <(strip "$work/campaign.csv") || fail "table differs from the straight run"
+
+# third machine: everything done, nothing runs again
+"$sc" save "$store" >/dev/null || fail "second save"
+[ ! -e "$store/runs/0000/checkpoint.bin.gz" ] || fail "a finished run kept its checkpoint in the store"
+[ -f "$store/runs/0000/history.csv.gz" ] && [ -f "$store/campaign.csv" ] || fail "store after the end: $(ls -A "$store" "$store/runs/0000")"
+rm -rf "$T/work"
+plan=$("$sc" status "$store") || fail "status after the end"
+grep -q "; --resume: 2 done, 0 to continue from a checkpoint, 0 to start$" <<<"$plan" || fail "final status: $plan"
+out=$("$sc" run "$store" -j 1 2>&1) || fail "rerun: $out"
+grep -q "(2 reused)" <<<"$out" || fail "rerun: $out"
+cmp <(gzip -dc "$store/runs/0001/history.csv.gz") "$work/runs/0001/history.csv" || fail "restored history differs"
+echo PASS
