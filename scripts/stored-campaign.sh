@@ -70,7 +70,8 @@ copy_runs() {
     done
     for f in history.csv .history.csv.partial checkpoint.bin; do
       if [ "$how" = pack ]; then
-        if [ -f "$d/$f" ]; then gzip -9 -n -c "$d/$f" > "$to/runs/$n/$f.gz.tmp" && mv "$to/runs/$n/$f.gz.tmp" "$to/runs/$n/$f.gz"
+        # a run that ended (summary written) needs no checkpoint to go on
+        if [ -f "$d/$f" ] && { [ "$f" = history.csv ] || [ ! -f "$d/summary.yaml" ]; }; then gzip -9 -n -c "$d/$f" > "$to/runs/$n/$f.gz.tmp" && mv "$to/runs/$n/$f.gz.tmp" "$to/runs/$n/$f.gz"
         else rm -f "$to/runs/$n/$f.gz"; fi
       else
         if [ -f "$d/$f.gz" ]; then gzip -d -c "$d/$f.gz" > "$to/runs/$n/$f.tmp" && mv "$to/runs/$n/$f.tmp" "$to/runs/$n/$f"
