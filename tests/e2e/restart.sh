@@ -7,24 +7,13 @@ set -euo pipefail
 shard="$1" src=$(cd "$2" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+. "$src/tests/e2e/lib/kill.sh"
 case="$src/tests/cases/fracture/expanding.yaml"
 sets=(--set model.elements=2000 --set time.checkpoint_every=400 --no-progress)
 
 "$shard" run "$case" -o "$tmp/full" "${sets[@]}" >/dev/null
 
-"$shard" run "$case" -o "$tmp/killed" "${sets[@]}" >/dev/null 2>&1 &
-pid=$!
-for _ in $(seq 1 6000); do
-  [ -f "$tmp/killed/checkpoint.bin" ] && break
-  kill -0 "$pid" 2>/dev/null || break
-  sleep 0.01
-done
-kill -9 "$pid" 2>/dev/null || true
-wait "$pid" 2>/dev/null || true
-if [ -f "$tmp/killed/summary.yaml" ]; then
-  echo "FAIL: the run finished before it could be killed; make it longer"; exit 1
-fi
-[ -f "$tmp/killed/checkpoint.bin" ] || { echo "FAIL: no checkpoint written"; exit 1; }
+kill_after_checkpoint "$tmp/killed" "$shard" run "$case" -o "$tmp/killed" "${sets[@]}"
 [ ! -f "$tmp/killed/history.csv" ] || { echo "FAIL: history.csv published by a killed run"; exit 1; }
 
 "$shard" run --restart "$tmp/killed" --no-progress >/dev/null
@@ -45,21 +34,6 @@ set +e
 set -e
 [ "$code" -eq 2 ] || { echo "FAIL: restart without checkpoint exited $code"; cat "$tmp/err"; exit 1; }
 grep -q "no checkpoint in" "$tmp/err" || { echo "FAIL: message"; cat "$tmp/err"; exit 1; }
-# DIR COMMAND...: start COMMAND in a session of its own, SIGKILL the whole
-# session (a campaign and its runs) once DIR holds a checkpoint
-kill_after_checkpoint() {
-  local dir=$1; shift
-  setsid "$@" >/dev/null 2>&1 &
-  local pid=$!
-  for _ in $(seq 1 6000); do
-    [ -f "$dir/checkpoint.bin" ] && break
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.01
-  done
-  kill -9 -- "-$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || true
-  [ -f "$dir/checkpoint.bin" ] && [ ! -f "$dir/summary.yaml" ] || { echo "FAIL: $dir was not killed after a checkpoint"; exit 1; }
-}
 same_run() { # DIR: the same outputs as the uninterrupted run
   for f in history.csv interfaces.csv fragments.csv; do
     cmp "$tmp/full/$f" "$1/$f" || { echo "FAIL: $1/$f differs from the uninterrupted run"; exit 1; }

@@ -9,6 +9,7 @@
 set -uo pipefail
 src=$(cd "$2" && pwd)
 fail() { echo "FAIL: $*"; exit 1; }
+. "$src/tests/e2e/lib/kill.sh"
 git -C "$src" rev-parse --verify -q HEAD >/dev/null || fail "$src is not a git checkout: the stored campaigns pin commits"
 T=$(mktemp -d)
 commit=$(git -C "$src" rev-parse HEAD)
@@ -34,17 +35,7 @@ out=$("$sc" new "$T/results/x" tests/cases/nowhere.yaml 2>&1) && fail "new with 
 grep -q "not in commit" <<<"$out" || fail "missing campaign: $out"
 
 # first machine: killed after the first checkpoint of run 0
-setsid "$sc" run "$store" -j 1 >/dev/null 2>&1 &
-pid=$!
-for _ in $(seq 1 12000); do
-  [ -f "$work/runs/0000/checkpoint.bin" ] && break
-  kill -0 "$pid" 2>/dev/null || break
-  sleep 0.01
-done
-kill -9 -- "-$pid" 2>/dev/null
-wait "$pid" 2>/dev/null
-[ -f "$work/runs/0000/checkpoint.bin" ] || fail "no checkpoint written (did the pinned build fail? $T/pin)"
-[ ! -f "$work/runs/0000/summary.yaml" ] || fail "run 0 finished before it could be killed; make it longer"
+kill_after_checkpoint "$work/runs/0000" "$sc" run "$store" -j 1
 "$sc" save "$store" >/dev/null || fail "save"
 [ -f "$store/runs/0000/checkpoint.bin.gz" ] && [ -f "$store/runs/0000/run.key" ] || fail "save kept no checkpoint: $(ls -A "$store/runs/0000")"
 [ ! -e "$store/runs/0000/checkpoint.bin" ] || fail "an uncompressed checkpoint in the store"

@@ -1,0 +1,18 @@
+# Sourced by the e2e scripts that stop a run the hard way.
+# kill_after_checkpoint DIR COMMAND...: start COMMAND in a session of its own
+# and SIGKILL the whole session (a campaign, a wrapper script and their runs)
+# once DIR holds a checkpoint; fails the test when DIR has no checkpoint then,
+# or holds a finished run (make the run longer).
+kill_after_checkpoint() {
+  local dir=$1; shift
+  setsid "$@" >/dev/null 2>&1 &
+  local pid=$!
+  for _ in $(seq 1 12000); do
+    [ -f "$dir/checkpoint.bin" ] && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.01
+  done
+  kill -9 -- "-$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  [ -f "$dir/checkpoint.bin" ] && [ ! -f "$dir/summary.yaml" ] || { echo "FAIL: $dir was not killed after a checkpoint"; exit 1; }
+}
