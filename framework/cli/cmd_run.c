@@ -1,6 +1,7 @@
 /* shard run CASE.yaml [-o DIR] [--set key.path=value ...] [--resume] [--progress|--no-progress]
  * shard run --restart DIR   (continue from DIR/checkpoint.bin with DIR/case.resolved.yaml)
  * --resume: continue from DIR/checkpoint.bin when this same run wrote it, else start over */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,11 +20,29 @@ static void print_progress(void *ctx, const shard_run_progress *p) {
   fflush(stderr);
 }
 
+/* SIGINT / SIGTERM: finish the step in progress, then stop (a run with
+ * checkpoints writes one there, see SHARD_RUN_STOPPED); a second signal
+ * kills at once (SA_RESETHAND). */
+static volatile sig_atomic_t stop_signal = 0;
+static void on_stop_signal(int sig) { stop_signal = sig; }
+
+static void catch_stop_signals(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESETHAND;
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+}
+
 static void usage(void) {
   fprintf(stderr, "usage: shard run CASE.yaml [-o DIR] [--set key.path=value ...] [--resume] [--progress | --no-progress]\n"
                   "       shard run --restart DIR\n"
                   "--resume continues from DIR/checkpoint.bin when this same run (case, plugins, version) wrote it,\n"
-                  "and starts over otherwise; --restart DIR insists on DIR's checkpoint\n");
+                  "and starts over otherwise; --restart DIR insists on DIR's checkpoint\n"
+                  "SIGINT or SIGTERM stops after the step in progress: a run with time.checkpoint_every writes a\n"
+                  "checkpoint there (continue with --resume), any other writes its outputs so far (status stopped)\n");
 }
 
 int shard_cmd_run(const shard_cli *cli, int argc, char **argv) {
@@ -101,10 +120,17 @@ int shard_cmd_run(const shard_cli *cli, int argc, char **argv) {
                            .on_progress = show ? print_progress : NULL,
                            .restart = restart != NULL,
                            .resume = resume,
-                           .continued_from = &continued_from};
+                           .continued_from = &continued_from,
+                           .stop = &stop_signal};
+  catch_stop_signals();
   code = shard_run_case(c, reg, &opt, diag, &msg);
   if (shard_diag_count(diag) > 0) shard_diag_print(diag, stderr);
-  if (code != 0 && msg.text[0]) fprintf(stderr, "shard run: %s\n", msg.text);
+  if (code == SHARD_RUN_STOPPED) {
+    fprintf(stderr, "shard run: %s: %s\n", strsignal(stop_signal), msg.text);
+    code = 128 + stop_signal; /* as a shell reports a process the signal ended */
+  } else if (code != 0 && msg.text[0]) {
+    fprintf(stderr, "shard run: %s\n", msg.text);
+  }
   const int ran = code == 0 || code == SHARD_EXIT_NUMERIC;
   if (continued_from >= 0) printf("%s: continued from the checkpoint at step %lld\n", out, (long long)continued_from);
   else if (resume && ran) printf("%s: no checkpoint of this run in it, started from the beginning\n", out);

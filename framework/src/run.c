@@ -147,6 +147,7 @@ typedef struct run {
   int spacetime;
   double stop_interval; /* > 0: dissipation_settled stopping rule */
   char run_hash[65];
+  int stopped; /* stopped on request (opt->stop) after the last step */
 } run;
 
 #define RUN_CK_BEGIN offsetof(run, E0)
@@ -1056,6 +1057,16 @@ static int loop(run *r, int64_t *out_steps, shard_msg *msg) {
     if (r->checkpoint_every > 0 && k % r->checkpoint_every == 0 && k < r->nsteps &&
         (st = checkpoint_write(r, k, msg)) != SHARD_OK)
       break;
+    if (k < r->nsteps && r->opt->stop && *r->opt->stop) { /* a signal: stop here, resumable */
+      r->stopped = 1;
+      if (r->checkpoint_every > 0) {
+        if (k % r->checkpoint_every != 0) st = checkpoint_write(r, k, msg);
+      } else if (!written) {
+        history_row(r, k, t, 1);
+      }
+      ++k;
+      break;
+    }
     if (show && (k & 255) == 0) {
       const double nw = now_s();
       if (nw - last_print > 0.5) progress(r, k, t0, 0), last_print = nw;
@@ -1208,6 +1219,18 @@ int shard_run_case(const shard_case *c, const shard_registry *reg, const shard_r
   r.loop_t0 = now_s();
   st = loop(&r, &steps, msg);
   r.wall_loop = r.wall_loop_prior + (now_s() - r.loop_t0);
+  if (r.stopped && r.checkpoint_every > 0 && st == SHARD_OK) {
+    /* the checkpoint at the last step and the partial history are the run so
+     * far: no summary, nothing published, --resume continues it */
+    const int ok = fflush(r.hist) == 0;
+    code = ok ? SHARD_RUN_STOPPED : 1;
+    if (ok)
+      shard_msg_set(msg, SHARD_OK, "stopped after step %lld (t = %.9g s): checkpoint written, continue with --resume",
+                    (long long)steps, (double)steps * r.dt);
+    else
+      shard_msg_set(msg, SHARD_ERR_IO, "stopped after step %lld, but the history could not be written", (long long)steps);
+    goto done;
+  }
   /* keep what was computed, also on failure */
   shard_msg io;
   int ok = fflush(r.hist) == 0;
@@ -1224,8 +1247,13 @@ int shard_run_case(const shard_case *c, const shard_registry *reg, const shard_r
   size_t slen = 0;
   FILE *sf = open_memstream(&sbuf, &slen);
   if (sf) {
-    write_summary(&r, sf, st == SHARD_OK ? "ok" : (st == SHARD_ERR_NUMERIC ? "numerical_failure" : "failed"),
-                  st == SHARD_OK ? NULL : msg->text, steps, r.wall_loop_prior + (now_s() - wall0));
+    if (r.stopped && st == SHARD_OK)
+      shard_msg_set(msg, SHARD_OK, "stopped on request after step %lld (t = %.9g s)", (long long)steps,
+                    (double)steps * r.dt);
+    write_summary(&r, sf,
+                  st == SHARD_OK ? (r.stopped ? "stopped" : "ok")
+                                 : (st == SHARD_ERR_NUMERIC ? "numerical_failure" : "failed"),
+                  st == SHARD_OK && !r.stopped ? NULL : msg->text, steps, r.wall_loop_prior + (now_s() - wall0));
     fclose(sf);
     if (write_memstream(opt->out_dir, "summary.yaml", sbuf, slen, &io) != SHARD_OK && st == SHARD_OK)
       st = shard_msg_set(msg, SHARD_ERR_IO, "%s", io.text);
@@ -1235,7 +1263,7 @@ int shard_run_case(const shard_case *c, const shard_registry *reg, const shard_r
     if (st2 == SHARD_OK) st2 = write_interfaces(&r, &io);
     if (st2 != SHARD_OK && st == SHARD_OK) st = shard_msg_set(msg, st2, "%s", io.text);
   }
-  code = st == SHARD_OK ? 0 : st == SHARD_ERR_NUMERIC ? 3 : st == SHARD_ERR_INPUT ? 2 : 1;
+  code = st == SHARD_OK ? (r.stopped ? SHARD_RUN_STOPPED : 0) : st == SHARD_ERR_NUMERIC ? 3 : st == SHARD_ERR_INPUT ? 2 : 1;
 done:
   if (code == 1 && st == SHARD_ERR_INPUT) code = 2;
   if (r.hist) fclose(r.hist);

@@ -3,6 +3,7 @@
 #ifndef SHARD_RUN_H
 #define SHARD_RUN_H
 
+#include <signal.h>
 #include <stdint.h>
 
 #include "case.h"
@@ -25,10 +26,21 @@ typedef struct shard_run_options {
   int restart;           /* continue the run in out_dir from its last checkpoint */
   int resume;            /* continue from out_dir's checkpoint when it is this run's, else start over */
   int64_t *continued_from; /* if not NULL: the step a restart or resume continued from, -1 when it started over */
+  /* if not NULL: set nonzero (by a signal handler, say) to stop the run
+   * after the step in progress, see SHARD_RUN_STOPPED */
+  volatile sig_atomic_t *stop;
 } shard_run_options;
 
+/* shard_run_case's result when *opt->stop was set: a run that writes
+ * checkpoints (time.checkpoint_every) leaves DIR/checkpoint.bin at its last
+ * step and its partial history, no summary, so that --resume continues it
+ * bit for bit; any other run writes its outputs up to that step with status
+ * "stopped". */
+#define SHARD_RUN_STOPPED 4
+
 /* Exit-code style result: 0 ok, 2 bad input (diag holds the errors, or msg),
- * 3 numerical failure (outputs written up to the failing step), 1 other. */
+ * 3 numerical failure (outputs written up to the failing step),
+ * SHARD_RUN_STOPPED (4) stopped on request, 1 other. */
 int shard_run_case(const shard_case *c, const shard_registry *reg, const shard_run_options *opt, shard_diag *diag,
                    shard_msg *msg);
 

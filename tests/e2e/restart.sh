@@ -67,6 +67,30 @@ kill_after_checkpoint "$tmp/s" "$shard" run "$case" -o "$tmp/s" "${sets[@]}" --s
 [ ! -e "$tmp/s/checkpoint.bin" ] || { echo "FAIL: a fresh start kept another run's checkpoint"; exit 1; }
 echo "run --resume: continues its own checkpoint bit for bit, starts over otherwise"
 
+# SIGTERM: the step in progress ends, a checkpoint is written there (none is
+# due: checkpoint_every exceeds the run) and --resume continues from it
+nock=(--set model.elements=2000 --set time.checkpoint_every=100000 --no-progress)
+"$shard" run "$case" -o "$tmp/full2" "${nock[@]}" >/dev/null
+signal_after_rows TERM "$tmp/t/.history.csv.partial" "$shard" run "$case" -o "$tmp/t" "${nock[@]}"
+[ "$status" -eq 143 ] || { echo "FAIL: SIGTERM: exit status $status, expected 143"; exit 1; }
+[ -f "$tmp/t/checkpoint.bin" ] && [ ! -e "$tmp/t/summary.yaml" ] && [ ! -e "$tmp/t/history.csv" ] ||
+  { echo "FAIL: SIGTERM left $(ls -A "$tmp/t")"; exit 1; }
+out=$("$shard" run "$case" -o "$tmp/t" "${nock[@]}" --resume)
+grep -Eq "^$tmp/t: continued from the checkpoint at step [1-9][0-9]*$" <<<"$out" || { echo "FAIL: after SIGTERM: $out"; exit 1; }
+for f in history.csv interfaces.csv fragments.csv; do
+  cmp "$tmp/full2/$f" "$tmp/t/$f" || { echo "FAIL: $f differs after a SIGTERM and --resume"; exit 1; }
+done
+# SIGINT on a run without checkpoints: its outputs up to that step, status stopped
+signal_after_rows INT "$tmp/i/.history.csv.partial" "$shard" run "$case" -o "$tmp/i" --set model.elements=2000 --no-progress
+[ "$status" -eq 130 ] || { echo "FAIL: SIGINT: exit status $status, expected 130"; exit 1; }
+grep -qx 'status: stopped' "$tmp/i/summary.yaml" && grep -Eq '^message: "stopped on request after step [1-9][0-9]* ' "$tmp/i/summary.yaml" ||
+  { echo "FAIL: SIGINT summary: $(head -3 "$tmp/i/summary.yaml")"; exit 1; }
+last=$(tail -1 "$tmp/i/history.csv" | cut -d, -f1)
+grep -qx "steps: $last" "$tmp/i/summary.yaml" || { echo "FAIL: SIGINT: history ends at step $last, summary says $(grep '^steps:' "$tmp/i/summary.yaml")"; exit 1; }
+cmp <(head -n "$(wc -l <"$tmp/i/history.csv")" "$tmp/full/history.csv" | head -n -1) <(head -n -1 "$tmp/i/history.csv") ||
+  { echo "FAIL: SIGINT: the history before the stop differs from the full run's"; exit 1; }
+echo "signals: a checkpoint at the step of a SIGTERM, outputs so far on a SIGINT"
+
 # a campaign killed while a run is between checkpoints: --resume continues that run
 cat > "$tmp/c.yaml" <<YAML
 base: $case
@@ -87,4 +111,21 @@ plan=$("$shard" campaign "$tmp/c.yaml" -o "$tmp/c" --dry-run --resume)
 grep -q "^# $tmp/c/runs/0000: done$" <<<"$plan" && grep -q -- "--resume: 1 done, 0 to continue from a checkpoint, 0 to start" <<<"$plan" ||
   { echo "FAIL: dry run after resuming:"; echo "$plan"; exit 1; }
 grep -q ',ok,' "$tmp/c/campaign.csv" || { echo "FAIL: campaign table"; cat "$tmp/c/campaign.csv"; exit 1; }
+# a campaign stopped by SIGTERM passes it on: its run checkpoints at the step
+# it was in (none was due), and --resume continues from there
+cat > "$tmp/c2.yaml" <<YAML
+base: $case
+set: {model.elements: 2000, time.checkpoint_every: 100000}
+sweep:
+  fracture.strength.seed: [3]
+YAML
+signal_after_rows TERM "$tmp/c2/runs/0000/.history.csv.partial" "$shard" campaign "$tmp/c2.yaml" -o "$tmp/c2" -j 1 --no-progress
+[ "$status" -eq 1 ] || { echo "FAIL: a campaign stopped by SIGTERM exited $status"; exit 1; }
+plan=$("$shard" campaign "$tmp/c2.yaml" -o "$tmp/c2" --dry-run --resume)
+grep -Eq "^# $tmp/c2/runs/0000: continues from its checkpoint at step [1-9][0-9]*$" <<<"$plan" ||
+  { echo "FAIL: the stopped campaign's run has no checkpoint: $plan"; exit 1; }
+"$shard" campaign "$tmp/c2.yaml" -o "$tmp/c2" -j 1 --no-progress --resume >/dev/null
+for f in history.csv interfaces.csv fragments.csv; do
+  cmp "$tmp/full2/$f" "$tmp/c2/runs/0000/$f" || { echo "FAIL: $f of the campaign run stopped by SIGTERM differs"; exit 1; }
+done
 echo "restart: PASS"

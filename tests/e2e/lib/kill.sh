@@ -16,3 +16,21 @@ kill_after_checkpoint() {
   wait "$pid" 2>/dev/null || true
   [ -f "$dir/checkpoint.bin" ] && [ ! -f "$dir/summary.yaml" ] || { echo "FAIL: $dir was not killed after a checkpoint"; exit 1; }
 }
+
+# signal_after_rows SIG FILE COMMAND...: start COMMAND, send it SIG once FILE
+# (a partial history) holds 20 kB, and set `status` to COMMAND's exit status;
+# fails the test when COMMAND ended before it could be signalled.
+signal_after_rows() {
+  local sig=$1 file=$2; shift 2
+  "$@" >/dev/null 2>&1 &
+  local pid=$!
+  for _ in $(seq 1 12000); do
+    [ -f "$file" ] && [ "$(stat -c %s "$file" 2>/dev/null || echo 0)" -ge 20000 ] && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.01
+  done
+  kill -0 "$pid" 2>/dev/null || { echo "FAIL: '$*' ended before it could be signalled; make it longer"; exit 1; }
+  kill "-$sig" "$pid"
+  status=0
+  wait "$pid" || status=$?
+}
