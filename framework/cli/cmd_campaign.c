@@ -565,9 +565,8 @@ int shard_cmd_campaign(const shard_cli *cli, int argc, char **argv) {
                                 .handle_signals = 1,
                                 .progress = on_progress,
                                 .progress_ctx = &pc};
-  if (have_range && range_last >= shard_campaign_n_runs(c)) {
-    fprintf(stderr, "shard campaign: --runs %zu-%zu: %s has %zu runs, indices 0-%zu\n", range_first, range_last, file,
-            shard_campaign_n_runs(c), shard_campaign_n_runs(c) ? shard_campaign_n_runs(c) - 1 : 0);
+  if (shard_campaign_check_selection(c, &opt, &msg) != SHARD_OK) {
+    fprintf(stderr, "shard campaign: %s: %s\n", file, msg.text);
     code = SHARD_EXIT_INPUT;
     goto done;
   }

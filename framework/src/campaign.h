@@ -245,8 +245,10 @@ typedef struct shard_campaign_result {
   char table_path[4096];  /* the table written */
 } shard_campaign_result;
 
-/* Whether run i is one of those the options select (slice and range). */
+/* Whether run i is one of those the options select (slice and range), and
+ * whether the slice and range fit the campaign (else SHARD_ERR_INPUT). */
 int shard_campaign_selected(const shard_campaign_options *opt, size_t i);
+int shard_campaign_check_selection(const shard_campaign *c, const shard_campaign_options *opt, shard_msg *msg);
 
 /* Run the campaign (or its slice) and write the table: DIR/campaign.csv, or
  * DIR/campaign.slice-K-of-N.csv. SHARD_OK when the table was written (runs

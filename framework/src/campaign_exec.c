@@ -464,18 +464,25 @@ int shard_campaign_selected(const shard_campaign_options *opt, size_t i) {
   return !opt->have_range || (i >= opt->range_first && i <= opt->range_last);
 }
 
+int shard_campaign_check_selection(const shard_campaign *c, const shard_campaign_options *opt, shard_msg *msg) {
+  if (opt->slice_n < 0 || (opt->slice_n > 0 && (opt->slice_k < 1 || opt->slice_k > opt->slice_n)))
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "invalid slice %d/%d", opt->slice_k, opt->slice_n);
+  const size_t n = shard_campaign_n_runs(c);
+  if (opt->have_range && (opt->range_first > opt->range_last || opt->range_last >= n))
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "--runs %zu-%zu: the campaign has %zu runs, indices 0-%zu",
+                         opt->range_first, opt->range_last, n, n ? n - 1 : 0);
+  return SHARD_OK;
+}
+
 int shard_campaign_execute(const shard_campaign *c, const shard_campaign_options *opt, shard_table **out_table,
                            shard_campaign_result *res, shard_msg *msg) {
   memset(res, 0, sizeof *res);
   if (out_table) *out_table = NULL;
   if (opt->jobs < 1) return shard_msg_set(msg, SHARD_ERR_INPUT, "-j must be at least 1");
-  if (opt->slice_n < 0 || (opt->slice_n > 0 && (opt->slice_k < 1 || opt->slice_k > opt->slice_n)))
-    return shard_msg_set(msg, SHARD_ERR_INPUT, "invalid slice %d/%d", opt->slice_k, opt->slice_n);
-  size_t n = shard_campaign_n_runs(c);
-  if (opt->have_range && (opt->range_first > opt->range_last || opt->range_last >= n))
-    return shard_msg_set(msg, SHARD_ERR_INPUT, "--runs %zu-%zu: the campaign has %zu runs, indices 0-%zu",
-                         opt->range_first, opt->range_last, n, n ? n - 1 : 0);
-  int rc = mkdirs(opt->out_dir, msg);
+  int rc = shard_campaign_check_selection(c, opt, msg);
+  if (rc != SHARD_OK) return rc;
+  const size_t n = shard_campaign_n_runs(c);
+  rc = mkdirs(opt->out_dir, msg);
   if (rc != SHARD_OK) return rc;
   char base[4096];
   if (shard_campaign_base(c))

@@ -69,7 +69,7 @@ plan=$(run -o "$T/range" --runs 1-3 --slice 2/2 --resume --dry-run)
   fail "--runs with --slice: $plan"
 err=$(run -o "$T/range" --runs 2-9 2>&1)
 [ $? -eq 2 ] || fail "--runs beyond the campaign accepted"
-grep -q "shard campaign: --runs 2-9: .*c.yaml has 9 runs, indices 0-8" <<<"$err" || fail "--runs message: $err"
+grep -q "shard campaign: .*c.yaml: --runs 2-9: the campaign has 9 runs, indices 0-8" <<<"$err" || fail "--runs message: $err"
 err=$(run --runs 5-3 2>&1)
 [ $? -eq 2 ] && grep -q "shard campaign: --runs takes run indices A-B with A <= B (or one index), got '5-3'" <<<"$err" || fail "--runs 5-3: $err"
 # an inline base case runs from DIR/case.yaml, resumable like a base file
