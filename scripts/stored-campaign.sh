@@ -117,7 +117,7 @@ case $cmd in
     load "$1"
     build_pin
     mkdir -p "$work"
-    [ -d "$work/runs" ] || copy_runs "$store" "$work" unpack
+    copy_runs "$store" "$work" unpack
     "$prefix/bin/shard" campaign "$src/$campaign" -o "$work" "${select[@]}" --resume --dry-run | grep '^#'
     ;;
   *) usage ;;
