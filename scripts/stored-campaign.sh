@@ -111,7 +111,10 @@ case $cmd in
     for f in campaign.csv statistics.csv fragment_sizes.csv; do
       if [ -f "$work/$f" ]; then cp -p "$work/$f" "$store/$f"; fi
     done
-    du -sh "$store" | sed 's/\t.*/ in the store/'
+    ok=$(grep -lx 'status: ok' "$store"/runs/*/result.yaml 2>/dev/null | wc -l)
+    other=$(grep -Lx 'status: ok' "$store"/runs/*/result.yaml 2>/dev/null | wc -l)
+    ck=$(ls "$store"/runs/*/checkpoint.bin.gz 2>/dev/null | wc -l)
+    echo "$store: $ok runs ok, $other failed, $ck to continue from a checkpoint; $(du -sh "$store" | cut -f1) in the store"
     ;;
   status)
     load "$1"
