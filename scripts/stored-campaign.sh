@@ -111,9 +111,14 @@ case $cmd in
     for f in campaign.csv statistics.csv fragment_sizes.csv; do
       if [ -f "$work/$f" ]; then cp -p "$work/$f" "$store/$f"; fi
     done
-    ok=$(grep -lx 'status: ok' "$store"/runs/*/result.yaml 2>/dev/null | wc -l)
-    other=$(grep -Lx 'status: ok' "$store"/runs/*/result.yaml 2>/dev/null | wc -l)
-    ck=$(ls "$store"/runs/*/checkpoint.bin.gz 2>/dev/null | wc -l)
+    ok=0 other=0 ck=0
+    for d in "$store"/runs/*/; do
+      [ -d "$d" ] || continue
+      if [ -f "$d/result.yaml" ]; then
+        if grep -qx 'status: ok' "$d/result.yaml"; then ok=$((ok + 1)); else other=$((other + 1)); fi
+      fi
+      if [ -f "$d/checkpoint.bin.gz" ]; then ck=$((ck + 1)); fi
+    done
     echo "$store: $ok runs ok, $other failed, $ck to continue from a checkpoint; $(du -sh "$store" | cut -f1) in the store"
     ;;
   status)

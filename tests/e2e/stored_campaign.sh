@@ -36,7 +36,8 @@ grep -q "not in commit" <<<"$out" || fail "missing campaign: $out"
 
 # first machine: killed after the first checkpoint of run 0
 kill_after_checkpoint "$work/runs/0000" "$sc" run "$store" -j 1
-"$sc" save "$store" >/dev/null || fail "save"
+out=$("$sc" save "$store") || fail "save"
+grep -q "^$store: 0 runs ok, 0 failed, 1 to continue from a checkpoint; " <<<"$out" || fail "save says: $out"
 [ -f "$store/runs/0000/checkpoint.bin.gz" ] && [ -f "$store/runs/0000/run.key" ] || fail "save kept no checkpoint: $(ls -A "$store/runs/0000")"
 [ ! -e "$store/runs/0000/checkpoint.bin" ] || fail "an uncompressed checkpoint in the store"
 
@@ -57,7 +58,8 @@ done
 diff <(strip "$T/direct/campaign.csv") <(strip "$work/campaign.csv") || fail "table differs from the straight run"
 
 # third machine: everything done, nothing runs again
-"$sc" save "$store" >/dev/null || fail "second save"
+out=$("$sc" save "$store") || fail "second save"
+grep -q "^$store: 2 runs ok, 0 failed, 0 to continue from a checkpoint; " <<<"$out" || fail "second save says: $out"
 [ ! -e "$store/runs/0000/checkpoint.bin.gz" ] || fail "a finished run kept its checkpoint in the store"
 [ -f "$store/runs/0000/history.csv.gz" ] && [ -f "$store/campaign.csv" ] || fail "store after the end: $(ls -A "$store" "$store/runs/0000")"
 rm -rf "$T/work"
