@@ -5,22 +5,24 @@
 # from the store alone, the run continues from the saved checkpoint and ends
 # bit for bit like an uninterrupted run of the pinned build; saved again and
 # restored on an empty work directory, every run is reused.
-# usage: stored_campaign.sh SHARD SOURCE_DIR BUILD_DIR
+# usage: stored_campaign.sh SHARD SOURCE_DIR BUILD_DIR (needs git)
 set -uo pipefail
 src=$(cd "$2" && pwd)
 fail() { echo "FAIL: $*"; exit 1; }
 . "$src/tests/e2e/lib/kill.sh"
-git -C "$src" rev-parse --verify -q HEAD >/dev/null || fail "$src is not a git checkout: the stored campaigns pin commits"
 T=$(mktemp -d)
-commit=$(git -C "$src" rev-parse HEAD)
-cleanup() {
-  git -C "$src" worktree remove --force "$T/pin/$commit/src" >/dev/null 2>&1
-  git -C "$src" worktree prune >/dev/null 2>&1
-  rm -rf "$T"
-}
-trap cleanup EXIT
+trap 'rm -rf "$T"' EXIT
+# the source tree as it is (uncommitted changes included) in a repository of
+# the test's own: the store pins its HEAD, and the worktree the script adds
+# stays out of the developer's repository
+repo=$T/repo
+mkdir -p "$repo"
+tar -C "$src" --exclude=./.git --exclude='./build*' --exclude=./out -cf - . | tar -C "$repo" -xf - || fail "copy of $src"
+git -C "$repo" init -q && git -C "$repo" add -A &&
+  git -C "$repo" -c user.name=shard-test -c user.email=test@shard.invalid commit -qm "tree under test" || fail "git repository of the tree"
+commit=$(git -C "$repo" rev-parse HEAD)
 export SHARD_PIN_ROOT=$T/pin SHARD_WORK_ROOT=$T/work
-sc="$src/scripts/stored-campaign.sh"
+sc="$repo/scripts/stored-campaign.sh"
 store=$T/results/stored
 work=$T/work/stored
 strip() { awk -F, 'NR==1{for(i=1;i<=NF;i++) if($i=="wall_time"||$i=="host"||$i ~ /^wall_time\./||$i=="restarts") d[i]=1}
