@@ -47,6 +47,8 @@ load() {
 
 build_pin() {
   if [ -x "$prefix/bin/shard" ]; then return; fi
+  command -v cmake >/dev/null && command -v git >/dev/null ||
+    die "building the pin needs git, cmake and shard's libraries: run scripts/install-deps.sh first"
   mkdir -p "$pin_root/$commit"
   if [ ! -d "$src" ]; then
     git -C "$repo" worktree add --detach "$src" "$commit" >/dev/null
