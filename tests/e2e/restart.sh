@@ -34,11 +34,15 @@ set +e
 set -e
 [ "$code" -eq 2 ] || { echo "FAIL: restart without checkpoint exited $code"; cat "$tmp/err"; exit 1; }
 grep -q "no checkpoint in" "$tmp/err" || { echo "FAIL: message"; cat "$tmp/err"; exit 1; }
-same_run() { # DIR: the same outputs as the uninterrupted run
+same_run() { # DIR [REF]: the same outputs as the uninterrupted run REF (default $tmp/full)
+  local ref=${2:-$tmp/full}
   for f in history.csv interfaces.csv fragments.csv; do
-    cmp "$tmp/full/$f" "$1/$f" || { echo "FAIL: $1/$f differs from the uninterrupted run"; exit 1; }
+    cmp "$ref/$f" "$1/$f" || { echo "FAIL: $1/$f differs from the uninterrupted run"; exit 1; }
   done
-  diff <(strip "$tmp/full/summary.yaml") <(strip "$1/summary.yaml") || { echo "FAIL: $1 summary differs"; exit 1; }
+  diff <(strip "$ref/summary.yaml") <(strip "$1/summary.yaml") || { echo "FAIL: $1 summary differs"; exit 1; }
+}
+one_run_campaign() { # FILE CHECKPOINT_EVERY: a campaign of the case's one run at seed 3
+  printf 'base: %s\nset: {model.elements: 2000, time.checkpoint_every: %s}\nsweep:\n  fracture.strength.seed: [3]\n' "$case" "$2" >"$1"
 }
 
 # --resume continues a killed run from its checkpoint (same case and --set)
@@ -77,9 +81,7 @@ signal_after_rows TERM "$tmp/t/.history.csv.partial" "$shard" run "$case" -o "$t
   { echo "FAIL: SIGTERM left $(ls -A "$tmp/t")"; exit 1; }
 out=$("$shard" run "$case" -o "$tmp/t" "${nock[@]}" --resume)
 grep -Eq "^$tmp/t: continued from the checkpoint at step [1-9][0-9]*$" <<<"$out" || { echo "FAIL: after SIGTERM: $out"; exit 1; }
-for f in history.csv interfaces.csv fragments.csv; do
-  cmp "$tmp/full2/$f" "$tmp/t/$f" || { echo "FAIL: $f differs after a SIGTERM and --resume"; exit 1; }
-done
+same_run "$tmp/t" "$tmp/full2"
 # SIGINT on a run without checkpoints: its outputs up to that step, status stopped
 signal_after_rows INT "$tmp/i/.history.csv.partial" "$shard" run "$case" -o "$tmp/i" --set model.elements=2000 --no-progress
 [ "$status" -eq 130 ] || { echo "FAIL: SIGINT: exit status $status, expected 130"; exit 1; }
@@ -92,12 +94,7 @@ cmp <(head -n "$(wc -l <"$tmp/i/history.csv")" "$tmp/full/history.csv" | head -n
 echo "signals: a checkpoint at the step of a SIGTERM, outputs so far on a SIGINT"
 
 # a campaign killed while a run is between checkpoints: --resume continues that run
-cat > "$tmp/c.yaml" <<YAML
-base: $case
-set: {model.elements: 2000, time.checkpoint_every: 400}
-sweep:
-  fracture.strength.seed: [3]
-YAML
+one_run_campaign "$tmp/c.yaml" 400
 kill_after_checkpoint "$tmp/c/runs/0000" "$shard" campaign "$tmp/c.yaml" -o "$tmp/c" -j 1 --no-progress
 # --dry-run --resume says what resuming would do
 plan=$("$shard" campaign "$tmp/c.yaml" -o "$tmp/c" --dry-run --resume)
@@ -113,19 +110,12 @@ grep -q "^# $tmp/c/runs/0000: done$" <<<"$plan" && grep -q -- "--resume: 1 done,
 grep -q ',ok,' "$tmp/c/campaign.csv" || { echo "FAIL: campaign table"; cat "$tmp/c/campaign.csv"; exit 1; }
 # a campaign stopped by SIGTERM passes it on: its run checkpoints at the step
 # it was in (none was due), and --resume continues from there
-cat > "$tmp/c2.yaml" <<YAML
-base: $case
-set: {model.elements: 2000, time.checkpoint_every: 100000}
-sweep:
-  fracture.strength.seed: [3]
-YAML
+one_run_campaign "$tmp/c2.yaml" 100000
 signal_after_rows TERM "$tmp/c2/runs/0000/.history.csv.partial" "$shard" campaign "$tmp/c2.yaml" -o "$tmp/c2" -j 1 --no-progress
 [ "$status" -eq 1 ] || { echo "FAIL: a campaign stopped by SIGTERM exited $status"; exit 1; }
 plan=$("$shard" campaign "$tmp/c2.yaml" -o "$tmp/c2" --dry-run --resume)
 grep -Eq "^# $tmp/c2/runs/0000: continues from its checkpoint at step [1-9][0-9]*$" <<<"$plan" ||
   { echo "FAIL: the stopped campaign's run has no checkpoint: $plan"; exit 1; }
 "$shard" campaign "$tmp/c2.yaml" -o "$tmp/c2" -j 1 --no-progress --resume >/dev/null
-for f in history.csv interfaces.csv fragments.csv; do
-  cmp "$tmp/full2/$f" "$tmp/c2/runs/0000/$f" || { echo "FAIL: $f of the campaign run stopped by SIGTERM differs"; exit 1; }
-done
+same_run "$tmp/c2/runs/0000" "$tmp/full2"
 echo "restart: PASS"
