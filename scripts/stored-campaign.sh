@@ -6,6 +6,7 @@
 #   scripts/stored-campaign.sh new STORE CAMPAIGN.yaml [COMMIT [A-B]]   # pin (default HEAD), runs A..B
 #   scripts/stored-campaign.sh run STORE [-j N]    # build the pin if needed, restore, run --resume
 #   scripts/stored-campaign.sh save STORE          # copy what the work directory holds into STORE
+#   scripts/stored-campaign.sh stop STORE          # stop its running campaign cleanly, then save
 #   scripts/stored-campaign.sh status STORE        # runs done / to continue / to start
 #
 # STORE/pin holds `commit: C`, `campaign: cases/paper/X.yaml` and, when the
@@ -19,6 +20,10 @@
 # result.yaml, summary.yaml, case.resolved.yaml, provenance.yaml,
 # fragment_sizes.csv, stdout/stderr) and, gzipped, its history and, while
 # unfinished, its checkpoint; STORE also keeps the campaign's tables.
+# `stop` sends SIGTERM to the campaign `run` started (its pid is in the work
+# directory): each run ends its step and writes a checkpoint there, so the
+# save that follows loses no step. End a session (a batch job's time limit)
+# with it.
 # SHARD_PIN_ROOT (default /var/tmp/shard-pin) holds the pinned builds,
 # SHARD_WORK_ROOT (default /var/tmp/shard-work) the work directories.
 set -euo pipefail
@@ -27,7 +32,7 @@ pin_root=${SHARD_PIN_ROOT:-/var/tmp/shard-pin}
 work_root=${SHARD_WORK_ROOT:-/var/tmp/shard-work}
 
 die() { echo "stored-campaign: $*" >&2; exit 2; }
-usage() { sed -n '6,9p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '6,10p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 field() { sed -n "s/^$2: *//p" "$1/pin" | head -n1; }
 
 load() {
@@ -83,6 +88,24 @@ copy_runs() {
   done
 }
 
+# copy the work directory into the store and count its runs
+save() {
+  [ -d "$work" ] || die "$work: no work directory to save (run it first)"
+  copy_runs "$work" "$store" pack
+  for f in campaign.csv statistics.csv fragment_sizes.csv; do
+    if [ -f "$work/$f" ]; then cp -p "$work/$f" "$store/$f"; fi
+  done
+  ok=0 other=0 ck=0
+  for d in "$store"/runs/*/; do
+    [ -d "$d" ] || continue
+    if [ -f "$d/result.yaml" ]; then
+      if grep -qx 'status: ok' "$d/result.yaml"; then ok=$((ok + 1)); else other=$((other + 1)); fi
+    fi
+    if [ -f "$d/checkpoint.bin.gz" ]; then ck=$((ck + 1)); fi
+  done
+  echo "$store: $ok runs ok, $other failed, $ck to continue from a checkpoint; $(du -sh "$store" | cut -f1) in the store"
+}
+
 [ $# -ge 2 ] || usage
 cmd=$1
 shift
@@ -104,24 +127,31 @@ case $cmd in
     build_pin
     mkdir -p "$work"
     copy_runs "$store" "$work" unpack
+    echo $$ > "$work/.campaign.pid" # exec keeps the pid: stop finds the campaign by it
     exec "$prefix/bin/shard" campaign "$src/$campaign" -o "$work" "${select[@]}" --resume --no-progress "$@"
     ;;
   save)
     load "$1"
-    [ -d "$work" ] || die "$work: no work directory to save (run it first)"
-    copy_runs "$work" "$store" pack
-    for f in campaign.csv statistics.csv fragment_sizes.csv; do
-      if [ -f "$work/$f" ]; then cp -p "$work/$f" "$store/$f"; fi
-    done
-    ok=0 other=0 ck=0
-    for d in "$store"/runs/*/; do
-      [ -d "$d" ] || continue
-      if [ -f "$d/result.yaml" ]; then
-        if grep -qx 'status: ok' "$d/result.yaml"; then ok=$((ok + 1)); else other=$((other + 1)); fi
-      fi
-      if [ -f "$d/checkpoint.bin.gz" ]; then ck=$((ck + 1)); fi
-    done
-    echo "$store: $ok runs ok, $other failed, $ck to continue from a checkpoint; $(du -sh "$store" | cut -f1) in the store"
+    save
+    ;;
+  stop)
+    load "$1"
+    pid=$(cat "$work/.campaign.pid" 2>/dev/null || true)
+    # the pid is this store's campaign only while its command line names the work directory
+    if [ -n "$pid" ] && tr '\0' '\n' < "/proc/$pid/cmdline" 2>/dev/null | grep -qxF "$work"; then
+      kill -TERM "$pid"
+      # a zombie (an exited child of the caller) has an empty command line
+      for _ in $(seq 1 3000); do
+        [ -n "$(tr -d '\0' < "/proc/$pid/cmdline" 2>/dev/null)" ] || break
+        sleep 0.1
+      done
+      [ -z "$(tr -d '\0' < "/proc/$pid/cmdline" 2>/dev/null)" ] || die "campaign $pid still running 300 s after SIGTERM; nothing saved"
+      echo "$store: campaign $pid stopped"
+    else
+      echo "$store: no campaign of this store runs on this machine"
+    fi
+    rm -f "$work/.campaign.pid"
+    save
     ;;
   status)
     load "$1"

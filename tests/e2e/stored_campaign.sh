@@ -2,9 +2,11 @@
 # scripts/stored-campaign.sh end to end, on a machine that "goes away" twice:
 # a store pinned to HEAD is built from its commit, its campaign is killed
 # after the first checkpoint, saved and the work directory deleted; run again
-# from the store alone, the run continues from the saved checkpoint and ends
-# bit for bit like an uninterrupted run of the pinned build; saved again and
-# restored on an empty work directory, every run is reused.
+# from the store alone, run 0 continues from the saved checkpoint, and the
+# campaign is stopped (`stop`: SIGTERM, checkpoint, save) during run 1 and run
+# once more; both runs end bit for bit like uninterrupted runs of the pinned
+# build; saved again and restored on an empty work directory, every run is
+# reused.
 # usage: stored_campaign.sh SHARD SOURCE_DIR BUILD_DIR (needs git)
 set -uo pipefail
 src=$(cd "$2" && pwd)
@@ -47,15 +49,39 @@ grep -q "^$store: 0 runs ok, 0 failed, 1 to continue from a checkpoint; " <<<"$o
 rm -rf "$T/work"
 plan=$("$sc" status "$store") || fail "status"
 grep -q "^# .*/runs/0000: continues from its checkpoint at step " <<<"$plan" || fail "status: $plan"
+# the session ends while run 1 is going: stop signals the campaign, which
+# checkpoints run 1 at its current step, and saves
+"$sc" run "$store" -j 1 >/dev/null 2>&1 &
+runner=$!
+for _ in $(seq 1 12000); do
+  [ "$(stat -c %s "$work/runs/0001/.history.csv.partial" 2>/dev/null || echo 0)" -ge 20000 ] && break
+  kill -0 "$runner" 2>/dev/null || break
+  sleep 0.01
+done
+kill -0 "$runner" 2>/dev/null || fail "the campaign ended before it could be stopped; make run 1 longer"
+out=$("$sc" stop "$store") || fail "stop: $out"
+wait "$runner"
+grep -q "^$store: campaign $runner stopped$" <<<"$out" && grep -q "^$store: 1 runs ok, 0 failed, 1 to continue from a checkpoint; " <<<"$out" ||
+  fail "stop says: $out"
+[ -f "$store/runs/0001/checkpoint.bin.gz" ] && [ ! -e "$work/.campaign.pid" ] || fail "stop: $(ls -A "$store/runs/0001" "$work")"
+# the checkpoint is of the step the signal ended, the last one in the history (no step lost)
+step=$(gzip -dc "$store/runs/0001/.history.csv.partial.gz" | tail -n1 | cut -d, -f1)
+plan=$("$sc" status "$store") || fail "status after stop"
+grep -q "^# .*/runs/0001: continues from its checkpoint at step $step\$" <<<"$plan" || fail "stop: last step $step, but $plan"
+out=$("$sc" stop "$store") || fail "stop with nothing running: $out"
+grep -q "^$store: no campaign of this store runs on this machine$" <<<"$out" || fail "stop with nothing running says: $out"
 "$sc" run "$store" -j 1 >/dev/null 2>&1 || fail "run from the store"
 [ "$(awk -F, 'NR==1{for(i=1;i<=NF;i++) c[$i]=i; next} $c["status"]=="ok"' "$work/campaign.csv" | wc -l)" -eq 2 ] || fail "table: $(cat "$work/campaign.csv")"
 grep -qx 'restarts: 1' "$work/runs/0000/summary.yaml" || fail "run 0 did not continue from the saved checkpoint"
+grep -qx 'restarts: 1' "$work/runs/0001/summary.yaml" || fail "run 1 did not continue from the checkpoint of its stop"
 # against the pinned build run straight through
 pinned="$T/pin/$commit"
 "$pinned/install/bin/shard" campaign "$pinned/src/tests/cases/fracture/stored_campaign.yaml" -o "$T/direct" --no-progress >/dev/null ||
   fail "direct campaign"
-for f in history.csv interfaces.csv fragments.csv; do
-  cmp "$T/direct/runs/0000/$f" "$work/runs/0000/$f" || fail "$f of the continued run differs"
+for r in 0000 0001; do
+  for f in history.csv interfaces.csv fragments.csv; do
+    cmp "$T/direct/runs/$r/$f" "$work/runs/$r/$f" || fail "$f of the continued run $r differs"
+  done
 done
 diff <(strip "$T/direct/campaign.csv") <(strip "$work/campaign.csv") || fail "table differs from the straight run"
 
