@@ -313,15 +313,35 @@ static int solve_scalar(shard_contact *c, const shard_csr *w, const double *q, i
   return 1;
 }
 
-int shard_contact_lcp_solve(shard_contact *c, const shard_csr *w, const double *q, uint32_t flags, double *z,
-                            shard_step_stats *stats, shard_msg *msg) {
+/* The connected components of W as index intervals, when they are: rows
+ * in space order on a 1D chain give a banded W whose components are runs of
+ * consecutive rows, each row linked to an earlier one of its run. One pass:
+ * start[b] .. start[b+1] - 1 are the rows of block b (blocks in increasing
+ * order, rows ascending: the order union-find gives). Returns the number of
+ * blocks, or -1 when some row's first link is forward only or reaches back
+ * past its run, and union-find must decide. */
+static int32_t interval_blocks(const shard_csr *w, int32_t *start) {
   const int32_t n = w->nrows;
-  if (n == 0) return SHARD_OK;
-  if (n > c->ncon_max || w->rowptr[n] > c->b_cap)
-    return shard_msg_set(msg, SHARD_ERR_UNSUPPORTED, "LCP of %d unknowns and %lld entries exceeds the preallocated %d/%lld",
-                         (int)n, (long long)w->rowptr[n], (int)c->ncon_max, (long long)c->b_cap);
-  if (!c->policy.primary.ops) return shard_msg_set(msg, SHARD_ERR_INTERNAL, "no LCP solver configured");
-  /* connected components (union-find over the entries) */
+  int32_t nb = 0, b0 = 0, reach = -1;
+  for (int32_t i = 0; i < n; ++i) {
+    if (i == b0) start[nb++] = i, reach = i;
+    int linked = i == b0;
+    for (int32_t e = w->rowptr[i]; e < w->rowptr[i + 1]; ++e) {
+      const int32_t j = w->colind[e];
+      if (j < b0) return -1;
+      if (j < i) linked = 1;
+      if (j > reach) reach = j;
+    }
+    if (!linked) return -1;
+    if (reach == i) b0 = i + 1; /* nothing in the run reaches past i: it ends here */
+  }
+  start[nb] = n;
+  return nb;
+}
+
+/* connected components by union-find over the entries: c->start, c->order */
+static int32_t union_find_blocks(shard_contact *c, const shard_csr *w) {
+  const int32_t n = w->nrows;
   for (int32_t i = 0; i < n; ++i) c->parent[i] = i, c->count[i] = 0;
   for (int32_t i = 0; i < n; ++i)
     for (int32_t e = w->rowptr[i]; e < w->rowptr[i + 1]; ++e) {
@@ -330,43 +350,75 @@ int shard_contact_lcp_solve(shard_contact *c, const shard_csr *w, const double *
       if (a != b) c->parent[a > b ? a : b] = a < b ? a : b;
     }
   for (int32_t i = 0; i < n; ++i) c->count[uf_find(c->parent, i)]++;
+  int32_t nb = 0;
   c->start[0] = 0;
-  for (int32_t i = 0; i < n; ++i) c->start[i + 1] = c->start[i] + c->count[i];
+  for (int32_t i = 0; i < n; ++i) {
+    c->start[i + 1] = c->start[i] + c->count[i];
+    nb += c->count[i] > 0;
+  }
   for (int32_t i = 0; i < n; ++i) c->count[i] = c->start[i];
   for (int32_t i = 0; i < n; ++i) c->order[c->count[uf_find(c->parent, i)]++] = i; /* ascending in a block */
+  return nb;
+}
 
-  int32_t block = 0;
+int shard_contact_lcp_solve(shard_contact *c, const shard_csr *w, const double *q, uint32_t flags, double *z,
+                            shard_step_stats *stats, shard_msg *msg) {
+  const int32_t n = w->nrows;
+  if (n == 0) return SHARD_OK;
+  if (n > c->ncon_max || w->rowptr[n] > c->b_cap)
+    return shard_msg_set(msg, SHARD_ERR_UNSUPPORTED, "LCP of %d unknowns and %lld entries exceeds the preallocated %d/%lld",
+                         (int)n, (long long)w->rowptr[n], (int)c->ncon_max, (long long)c->b_cap);
+  if (!c->policy.primary.ops) return shard_msg_set(msg, SHARD_ERR_INTERNAL, "no LCP solver configured");
   if (n == 1 && solve_scalar(c, w, q, 0, z, stats)) return SHARD_OK;
-  if (c->start[1] == n) { /* one block holds every row: solve W itself, no copies */
+  const int32_t nblocks = interval_blocks(w, c->start);
+  const int intervals = nblocks >= 0;
+  if (nblocks == 1 || (!intervals && union_find_blocks(c, w) == 1)) {
+    /* one block holds every row: solve W itself, no copies */
     shard_lcp_problem prob = {.n = n, .csr = w, .dense = NULL, .q = q, .flags = flags};
     return solve_block(c, &prob, z, 0, stats, msg);
   }
-  for (int32_t root = 0; root < n; ++root) {
-    const int32_t b0 = c->start[root], nb = c->start[root + 1] - b0;
+  /* intervals: start[0..nblocks]; union-find: start[root], indexed by the
+   * root (empty entries skipped), rows listed in order */
+  const int32_t nslots = intervals ? nblocks : n;
+  int32_t block = 0;
+  for (int32_t r = 0; r < nslots; ++r) {
+    const int32_t b0 = c->start[r], nb = c->start[r + 1] - b0;
     if (nb == 0) continue;
     const int32_t *idx = c->order + b0;
-    if (nb == 1 && solve_scalar(c, w, q, idx[0], z, stats)) {
+    if (nb == 1 && solve_scalar(c, w, q, intervals ? b0 : idx[0], z, stats)) {
       ++block;
       continue;
     }
-    for (int32_t a = 0; a < nb; ++a) c->loc[idx[a]] = a;
-    int32_t nnz = 0;
-    c->b_rowptr[0] = 0;
-    for (int32_t a = 0; a < nb; ++a) {
-      const int32_t i = idx[a];
-      for (int32_t e = w->rowptr[i]; e < w->rowptr[i + 1]; ++e) {
-        c->b_col[nnz] = c->loc[w->colind[e]];
-        c->b_val[nnz++] = w->val[e];
-      }
-      c->b_rowptr[a + 1] = nnz;
-      c->b_q[a] = q[i];
-      c->b_z[a] = z[i];
-    }
     shard_csr bcsr = {.nrows = nb, .ncols = nb, .rowptr = c->b_rowptr, .colind = c->b_col, .val = c->b_val};
+    if (intervals) { /* rows b0 .. b0 + nb - 1 of W as they are: only the columns move */
+      const int32_t e0 = w->rowptr[b0], e1 = w->rowptr[b0 + nb];
+      for (int32_t a = 0; a <= nb; ++a) c->b_rowptr[a] = w->rowptr[b0 + a] - e0;
+      for (int32_t e = e0; e < e1; ++e) c->b_col[e - e0] = w->colind[e] - b0;
+      bcsr.val = w->val + e0;
+      memcpy(c->b_q, q + b0, (size_t)nb * sizeof(double));
+      memcpy(c->b_z, z + b0, (size_t)nb * sizeof(double));
+    } else {
+      for (int32_t a = 0; a < nb; ++a) c->loc[idx[a]] = a;
+      int32_t nnz = 0;
+      c->b_rowptr[0] = 0;
+      for (int32_t a = 0; a < nb; ++a) {
+        const int32_t i = idx[a];
+        for (int32_t e = w->rowptr[i]; e < w->rowptr[i + 1]; ++e) {
+          c->b_col[nnz] = c->loc[w->colind[e]];
+          c->b_val[nnz++] = w->val[e];
+        }
+        c->b_rowptr[a + 1] = nnz;
+        c->b_q[a] = q[i];
+        c->b_z[a] = z[i];
+      }
+    }
     shard_lcp_problem prob = {.n = nb, .csr = &bcsr, .dense = NULL, .q = c->b_q, .flags = flags};
     const int st = solve_block(c, &prob, c->b_z, block, stats, msg);
     if (st != SHARD_OK) return st;
-    for (int32_t a = 0; a < nb; ++a) z[idx[a]] = c->b_z[a];
+    if (intervals)
+      memcpy(z + b0, c->b_z, (size_t)nb * sizeof(double));
+    else
+      for (int32_t a = 0; a < nb; ++a) z[idx[a]] = c->b_z[a];
     ++block;
   }
   return SHARD_OK;

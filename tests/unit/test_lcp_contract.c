@@ -856,6 +856,76 @@ static void test_lcp_contract_scalar_blocks(void) {
   shard_registry_destroy(reg);
 }
 
+/* The block split's two paths agree bit for bit: a banded W (rows in space
+ * order on a chain: blocks are runs of rows, found in one pass) and the same
+ * W with its rows interleaved across blocks (found by union-find), each
+ * block keeping its rows' relative order, give the same blocks, the same
+ * block problems, hence the same z, sweeps and residuals. */
+static void test_lcp_contract_block_paths(void) {
+  shard_registry *reg = NULL;
+  tsolver solvers[MAX_SOLVERS];
+  const int ns = load_solvers(&reg, solvers);
+  const tsolver *pgs = NULL;
+  for (int i = 0; i < ns; ++i)
+    if (strcmp(solvers[i].desc->name, "pgs") == 0) pgs = &solvers[i];
+  CU_ASSERT_PTR_NOT_NULL_FATAL(pgs);
+  enum { N = 8 };
+  /* banded: rows 0-2 and 4-7 tridiagonal SPD blocks, row 3 alone */
+  double dense[N][N] = {{0}};
+  const int blk[N] = {0, 0, 0, 1, 2, 2, 2, 2};
+  for (int i = 0; i < N; ++i) {
+    dense[i][i] = 3.0 + 0.25 * i;
+    if (i > 0 && blk[i] == blk[i - 1]) dense[i][i - 1] = dense[i - 1][i] = -1.0 - 0.1 * i;
+  }
+  const double qb[N] = {-2.0, 1.0, -3.0, -1.0, -0.5, 2.0, -4.0, -1.5};
+  const int perm[N] = {0, 2, 5, 1, 3, 4, 6, 7}; /* banded row i -> interleaved row perm[i] */
+  double z_by[2][N];
+  shard_step_stats st_by[2];
+  for (int path = 0; path < 2; ++path) {
+    int32_t rowptr[N + 1], col[N * N];
+    double val[N * N], q[N];
+    int src[N]; /* interleaved row -> banded row */
+    for (int i = 0; i < N; ++i) src[path ? perm[i] : i] = i;
+    int32_t nnz = 0;
+    rowptr[0] = 0;
+    for (int r = 0; r < N; ++r) {
+      for (int cc = 0; cc < N; ++cc) {
+        const double x = dense[src[r]][src[cc]];
+        if (x != 0.0) col[nnz] = cc, val[nnz++] = x;
+      }
+      rowptr[r + 1] = nnz;
+      q[r] = qb[src[r]];
+    }
+    const shard_csr w = {N, N, rowptr, col, val};
+    shard_msg msg = {{0}};
+    shard_contact *c = NULL;
+    void *self = NULL;
+    CU_ASSERT_EQUAL_FATAL(shard_contact_create(&c, 2 * N, N, N, &msg), SHARD_OK);
+    CU_ASSERT_EQUAL_FATAL(pgs->ops->create(&pgs->params, &self, &msg), SHARD_OK);
+    shard_contact_policy pol = {.primary = {"pgs", pgs->ops, self, pgs->desc->caps}, .scalar_closed_form = 1};
+    CU_ASSERT_EQUAL_FATAL(shard_contact_set_policy(c, &pol, &msg), SHARD_OK);
+    memset(&st_by[path], 0, sizeof st_by[path]);
+    double z[N] = {0};
+    CU_ASSERT_EQUAL(shard_contact_lcp_solve(c, &w, q, SHARD_LCP_SYMMETRIC | SHARD_LCP_PSD, z, &st_by[path], &msg),
+                    SHARD_OK);
+    for (int i = 0; i < N; ++i) z_by[path][src[i]] = z[i];
+    shard_contact_destroy(c);
+    pgs->ops->destroy(self);
+  }
+  CU_ASSERT_EQUAL(st_by[0].lcp_blocks, 3);
+  CU_ASSERT_EQUAL(st_by[0].lcp_max_block, 4);
+  CU_ASSERT_EQUAL(st_by[1].lcp_blocks, st_by[0].lcp_blocks);
+  CU_ASSERT_EQUAL(st_by[1].lcp_max_block, st_by[0].lcp_max_block);
+  CU_ASSERT_EQUAL(st_by[1].lcp_iterations, st_by[0].lcp_iterations);
+  CU_ASSERT_EQUAL(st_by[1].lcp_residual, st_by[0].lcp_residual);
+  for (int i = 0; i < N; ++i)
+    CU_CHECK_MSG(memcmp(&z_by[0][i], &z_by[1][i], sizeof(double)) == 0, "z[%d]: banded %.17g, interleaved %.17g", i,
+                 z_by[0][i], z_by[1][i]);
+  CU_CHECK_MSG(z_by[0][3] == 1.0 / 3.75 && z_by[0][6] > 0.0, "z[3] %.17g (closed form 1/3.75), z[6] %.3g", z_by[0][3],
+               z_by[0][6]);
+  shard_registry_destroy(reg);
+}
+
 /* `shard lcp` end to end: exit codes and output */
 static int run_cli(const char *args, char *out, size_t outlen) {
   char cmd[2048];
@@ -928,6 +998,7 @@ static const cu_test_def tests[] = {
     {"test_lcp_contract_lemke_siconos_15", test_lcp_contract_lemke_siconos_15},
     {"test_lcp_contract_warm_start", test_lcp_contract_warm_start},
     {"test_lcp_contract_scalar_blocks", test_lcp_contract_scalar_blocks},
+    {"test_lcp_contract_block_paths", test_lcp_contract_block_paths},
     {"test_lcp_contract_cli", test_lcp_contract_cli},
     {NULL, NULL},
 };
