@@ -502,6 +502,12 @@ static int load_solvers(shard_registry **reg, tsolver *out) {
   return n;
 }
 
+static const tsolver *find_solver(const tsolver *solvers, int ns, const char *name) {
+  for (int i = 0; i < ns; ++i)
+    if (strcmp(solvers[i].desc->name, name) == 0) return &solvers[i];
+  return NULL;
+}
+
 /* The explicit class mapping of the header comment. */
 static int admits(const tsolver *s, const tproblem *p) {
   if (p->cls == CLS_INFEASIBLE) return 1;
@@ -738,9 +744,7 @@ static void test_lcp_contract_lemke_siconos_15(void) {
   shard_registry *reg = NULL;
   tsolver solvers[MAX_SOLVERS];
   int ns = load_solvers(&reg, solvers);
-  const tsolver *lemke = NULL;
-  for (int i = 0; i < ns; ++i)
-    if (strcmp(solvers[i].desc->name, "lemke") == 0) lemke = &solvers[i];
+  const tsolver *lemke = find_solver(solvers, ns, "lemke");
   CU_ASSERT_PTR_NOT_NULL_FATAL(lemke);
   int solved = 0;
   for (int i = 0; i < 15; ++i) {
@@ -798,6 +802,25 @@ static void test_lcp_contract_warm_start(void) {
   shard_registry_destroy(reg);
 }
 
+/* One LCP through the host's block split (shard_contact_lcp_solve) with pgs
+ * as the primary solver, z starting at 0; the step's statistics in *st. */
+static void host_pgs_solve(const tsolver *pgs, int closed_form, const shard_csr *w, const double *q, double *z,
+                           shard_step_stats *st) {
+  const int32_t n = w->nrows;
+  shard_msg msg = {{0}};
+  shard_contact *c = NULL;
+  void *self = NULL;
+  CU_ASSERT_EQUAL_FATAL(shard_contact_create(&c, 2 * n, n, n, &msg), SHARD_OK);
+  CU_ASSERT_EQUAL_FATAL(pgs->ops->create(&pgs->params, &self, &msg), SHARD_OK);
+  shard_contact_policy pol = {.primary = {"pgs", pgs->ops, self, pgs->desc->caps}, .scalar_closed_form = closed_form};
+  CU_ASSERT_EQUAL_FATAL(shard_contact_set_policy(c, &pol, &msg), SHARD_OK);
+  memset(st, 0, sizeof *st);
+  for (int32_t i = 0; i < n; ++i) z[i] = 0.0;
+  CU_ASSERT_EQUAL(shard_contact_lcp_solve(c, w, q, SHARD_LCP_SYMMETRIC | SHARD_LCP_PSD, z, st, &msg), SHARD_OK);
+  shard_contact_destroy(c);
+  pgs->ops->destroy(self);
+}
+
 /* The host's block split (contact.c): W of six rows in four independent
  * blocks, three of one contact (q < 0, q > 0, q = 0) and one of three.
  * With lcp.scalar_blocks: closed_form the one-contact blocks get
@@ -807,9 +830,7 @@ static void test_lcp_contract_scalar_blocks(void) {
   shard_registry *reg = NULL;
   tsolver solvers[MAX_SOLVERS];
   const int ns = load_solvers(&reg, solvers);
-  const tsolver *pgs = NULL;
-  for (int i = 0; i < ns; ++i)
-    if (strcmp(solvers[i].desc->name, "pgs") == 0) pgs = &solvers[i];
+  const tsolver *pgs = find_solver(solvers, ns, "pgs");
   CU_ASSERT_PTR_NOT_NULL_FATAL(pgs);
   /* rows 0, 2, 5: scalar blocks; rows 1, 3, 4: a tridiagonal SPD block */
   int32_t rowptr[] = {0, 1, 3, 4, 7, 9, 10};
@@ -820,22 +841,9 @@ static void test_lcp_contract_scalar_blocks(void) {
   double z_by[2][6];
   shard_step_stats st_by[2];
   for (int closed = 0; closed < 2; ++closed) {
-    shard_msg msg = {{0}};
-    shard_contact *c = NULL;
-    void *self = NULL;
-    CU_ASSERT_EQUAL_FATAL(shard_contact_create(&c, 12, 6, 4, &msg), SHARD_OK);
-    CU_ASSERT_EQUAL_FATAL(pgs->ops->create(&pgs->params, &self, &msg), SHARD_OK);
-    shard_contact_policy pol = {.primary = {"pgs", pgs->ops, self, pgs->desc->caps}, .scalar_closed_form = closed};
-    CU_ASSERT_EQUAL_FATAL(shard_contact_set_policy(c, &pol, &msg), SHARD_OK);
-    shard_step_stats *st = &st_by[closed];
-    memset(st, 0, sizeof *st);
-    double *z = z_by[closed];
-    for (int i = 0; i < 6; ++i) z[i] = 0.0;
-    CU_ASSERT_EQUAL(shard_contact_lcp_solve(c, &w, q, SHARD_LCP_SYMMETRIC | SHARD_LCP_PSD, z, st, &msg), SHARD_OK);
-    CU_ASSERT_EQUAL(st->lcp_blocks, 4);
-    CU_ASSERT_EQUAL(st->lcp_max_block, 3);
-    shard_contact_destroy(c);
-    pgs->ops->destroy(self);
+    host_pgs_solve(pgs, closed, &w, q, z_by[closed], &st_by[closed]);
+    CU_ASSERT_EQUAL(st_by[closed].lcp_blocks, 4);
+    CU_ASSERT_EQUAL(st_by[closed].lcp_max_block, 3);
   }
   /* exact scalar solutions in closed form, bit for bit */
   CU_ASSERT_EQUAL(z_by[1][0], 0.5);
@@ -865,9 +873,7 @@ static void test_lcp_contract_block_paths(void) {
   shard_registry *reg = NULL;
   tsolver solvers[MAX_SOLVERS];
   const int ns = load_solvers(&reg, solvers);
-  const tsolver *pgs = NULL;
-  for (int i = 0; i < ns; ++i)
-    if (strcmp(solvers[i].desc->name, "pgs") == 0) pgs = &solvers[i];
+  const tsolver *pgs = find_solver(solvers, ns, "pgs");
   CU_ASSERT_PTR_NOT_NULL_FATAL(pgs);
   enum { N = 8 };
   /* banded: rows 0-2 and 4-7 tridiagonal SPD blocks, row 3 alone */
@@ -897,20 +903,9 @@ static void test_lcp_contract_block_paths(void) {
       q[r] = qb[src[r]];
     }
     const shard_csr w = {N, N, rowptr, col, val};
-    shard_msg msg = {{0}};
-    shard_contact *c = NULL;
-    void *self = NULL;
-    CU_ASSERT_EQUAL_FATAL(shard_contact_create(&c, 2 * N, N, N, &msg), SHARD_OK);
-    CU_ASSERT_EQUAL_FATAL(pgs->ops->create(&pgs->params, &self, &msg), SHARD_OK);
-    shard_contact_policy pol = {.primary = {"pgs", pgs->ops, self, pgs->desc->caps}, .scalar_closed_form = 1};
-    CU_ASSERT_EQUAL_FATAL(shard_contact_set_policy(c, &pol, &msg), SHARD_OK);
-    memset(&st_by[path], 0, sizeof st_by[path]);
-    double z[N] = {0};
-    CU_ASSERT_EQUAL(shard_contact_lcp_solve(c, &w, q, SHARD_LCP_SYMMETRIC | SHARD_LCP_PSD, z, &st_by[path], &msg),
-                    SHARD_OK);
+    double z[N];
+    host_pgs_solve(pgs, 1, &w, q, z, &st_by[path]);
     for (int i = 0; i < N; ++i) z_by[path][src[i]] = z[i];
-    shard_contact_destroy(c);
-    pgs->ops->destroy(self);
   }
   CU_ASSERT_EQUAL(st_by[0].lcp_blocks, 3);
   CU_ASSERT_EQUAL(st_by[0].lcp_max_block, 4);
