@@ -23,7 +23,8 @@
 # `stop` sends SIGTERM to the campaign `run` started (its pid is in the work
 # directory): each run ends its step and writes a checkpoint there, so the
 # save that follows loses no step. End a session (a batch job's time limit)
-# with it.
+# with it. `run` refuses to start a second campaign on a store whose
+# campaign runs on this machine.
 # SHARD_PIN_ROOT (default /var/tmp/shard-pin) holds the pinned builds,
 # SHARD_WORK_ROOT (default /var/tmp/shard-work) the work directories.
 set -euo pipefail
@@ -88,6 +89,14 @@ copy_runs() {
   done
 }
 
+# the pid of the campaign `run` started on this store's work directory, if it
+# still runs (its command line names the work directory: not a reused pid)
+running_pid() {
+  local pid
+  pid=$(cat "$work/.campaign.pid" 2>/dev/null || true)
+  if [ -n "$pid" ] && tr '\0' '\n' < "/proc/$pid/cmdline" 2>/dev/null | grep -qxF "$work"; then echo "$pid"; fi
+}
+
 # copy the work directory into the store and count its runs
 save() {
   [ -d "$work" ] || die "$work: no work directory to save (run it first)"
@@ -124,6 +133,8 @@ case $cmd in
   run)
     load "$1"
     shift
+    pid=$(running_pid)
+    [ -z "$pid" ] || die "$store: its campaign already runs here (pid $pid); stop it first"
     build_pin
     mkdir -p "$work"
     copy_runs "$store" "$work" unpack
@@ -136,9 +147,8 @@ case $cmd in
     ;;
   stop)
     load "$1"
-    pid=$(cat "$work/.campaign.pid" 2>/dev/null || true)
-    # the pid is this store's campaign only while its command line names the work directory
-    if [ -n "$pid" ] && tr '\0' '\n' < "/proc/$pid/cmdline" 2>/dev/null | grep -qxF "$work"; then
+    pid=$(running_pid)
+    if [ -n "$pid" ]; then
       kill -TERM "$pid"
       # a zombie (an exited child of the caller) has an empty command line
       for _ in $(seq 1 3000); do

@@ -59,6 +59,8 @@ for _ in $(seq 1 12000); do
   sleep 0.01
 done
 kill -0 "$runner" 2>/dev/null || fail "the campaign ended before it could be stopped; make run 1 longer"
+out=$("$sc" run "$store" -j 1 2>&1) && fail "a second campaign started on the same work directory: $out"
+grep -q "its campaign already runs here (pid $runner); stop it first" <<<"$out" || fail "second run says: $out"
 out=$("$sc" stop "$store") || fail "stop: $out"
 wait "$runner"
 grep -q "^$store: campaign $runner stopped$" <<<"$out" && grep -q "^$store: 1 runs ok, 0 failed, 1 to continue from a checkpoint; " <<<"$out" ||
