@@ -8,8 +8,11 @@
 #   (b) the dissipated energy over the injected energy, fracture and
 #       fracture + contact (E_inj = initial energy + external work),
 #   (c) the final number of fragments N_f;
-# and prints the per-e table. Any number of campaign.csv files (split or
-# partial campaigns) are pooled; runs whose status is not ok are left out.
+# and prints the per-e table, then the seed-paired differences between the
+# lowest and the highest e (same strength field, so the pairs cancel the
+# seed-to-seed scatter): N_f and the fracture energy, mean and 95% interval.
+# Any number of campaign.csv files (split or partial campaigns) are pooled;
+# runs whose status is not ok are left out.
 # usage:
 #   shard campaign cases/paper/restitution.yaml -o out/restitution -j 2
 #   scripts/restitution_figure.sh docs/figures/restitution.png out/restitution/campaign.csv
@@ -22,10 +25,11 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # runs: slot e g_hat frac_ratio total_ratio N_f; means: slot e n, then mean and ci of those four, contact J
-awk -F, -v runs="$tmp/runs" -v means="$tmp/means" -f "$here/lib/student_t.awk" -f <(cat <<'AWK'
+awk -F, -v runs="$tmp/runs" -v means="$tmp/means" -v paired="$tmp/paired" -f "$here/lib/student_t.awk" -f <(cat <<'AWK'
   FNR == 1 { delete c; for (i = 1; i <= NF; ++i) c[$i] = i
              split("contact.impact.restitution status fracture.g_hat_per_fragment fracture.dissipation " \
-                   "energy.contact_dissipation energy.initial energy.external_work fracture.fragments", need, " ")
+                   "energy.contact_dissipation energy.initial energy.external_work fracture.fragments " \
+                   "fracture.strength.seed", need, " ")
              for (k in need) if (!(need[k] in c)) { print FILENAME ": no column " need[k] > "/dev/stderr"; exit 2 }
              next }
   $c["status"] == "ok" {
@@ -34,6 +38,8 @@ awk -F, -v runs="$tmp/runs" -v means="$tmp/means" -f "$here/lib/student_t.awk" -
     v[3] = ($c["fracture.dissipation"] + $c["energy.contact_dissipation"]) / inj; v[4] = $c["fracture.fragments"]
     if (!(e in n)) es[++ne] = e
     n[e]++; cj[e] += $c["energy.contact_dissipation"]
+    seed = $c["fracture.strength.seed"] + 0; nf[e, seed] = v[4]; gf[e, seed] = $c["fracture.dissipation"]; has[e, seed] = 1
+    if (!(seed in sseen)) { sseen[seed] = 1; seeds[++nseeds] = seed }
     for (k = 1; k <= 4; ++k) { s[e, k] += v[k]; s2[e, k] += v[k] * v[k] }
     line[++nl] = e " " v[1] " " v[2] " " v[3] " " v[4]
   }
@@ -51,7 +57,23 @@ awk -F, -v runs="$tmp/runs" -v means="$tmp/means" -f "$here/lib/student_t.awk" -
       }
       print out, cj[e] / m > means
     }
+    # seed-paired differences, lowest e minus highest e
+    lo = es[1]; hi = es[ne]; np = 0; sn = sn2 = sg = sg2 = 0; more = 0
+    for (k = 1; k <= nseeds; ++k) {
+      sd = seeds[k]
+      if (!((lo, sd) in has) || !((hi, sd) in has)) continue
+      dn = nf[lo, sd] - nf[hi, sd]; dg = gf[lo, sd] - gf[hi, sd]
+      ++np; sn += dn; sn2 += dn * dn; sg += dg; sg2 += dg * dg; more += dn > 0
+    }
+    if (ne > 1 && np > 0) {
+      mn = sn / np; mg = sg / np
+      cn = np > 1 ? t975(np - 1) * sqrt(fmax0((sn2 - np * mn * mn) / (np - 1)) / np) : 0
+      cg = np > 1 ? t975(np - 1) * sqrt(fmax0((sg2 - np * mg * mg) / (np - 1)) / np) : 0
+      printf "seed-paired, e = %s minus e = %s, %d seeds: N_f %+.1f ± %.1f (higher at e = %s in %d of %d), fracture energy %+.0f ± %.0f J\n", \
+             lo, hi, np, mn, cn, lo, more, np, mg, cg > paired
+    }
   }
+  function fmax0(x) { return x > 0 ? x : 0 }
 AWK
 ) "$@"
 
@@ -59,6 +81,7 @@ echo "| e | runs | N_f | G_hat/N_f | fracture / injected | (fracture + contact) 
 echo "|---|---|---|---|---|---|---|"
 awk '{ printf "| %s | %d | %.1f ± %.1f | %.2f ± %.2f | %.3f ± %.3f | %.3f ± %.3f | %.0f |\n",
        $2, $3, $10, $11, $4, $5, $6, $7, $8, $9, $12 }' "$tmp/means"
+if [ -s "$tmp/paired" ]; then echo; cat "$tmp/paired"; fi
 
 tics=$(awk '{ printf "%s\"%s\" %s", (NR > 1 ? ", " : ""), $2, $1 }' "$tmp/means")
 last=$(awk 'END { print $1 }' "$tmp/means")
