@@ -49,8 +49,7 @@ awk -F, -v runs="$tmp/runs" -v means="$tmp/means" -v fits="$tmp/fits" -f "$here/
     for (i = 1; i <= nl; ++i) {
       key = ls[i]; k_n = n[key]; out = len[key] " " k_n
       for (k = 1; k <= 3; ++k) {
-        mean = s[key, k] / k_n; var = k_n > 1 ? (s2[key, k] - k_n * mean * mean) / (k_n - 1) : 0
-        out = out " " mean " " (k_n > 1 ? t975(k_n - 1) * sqrt((var > 0 ? var : 0) / k_n) : 0)
+        out = out " " s[key, k] / k_n " " ci95(s[key, k], s2[key, k], k_n)
       }
       print out > means
       # the same fit over the seed means, one point per length

@@ -51,9 +51,7 @@ awk -F, -v runs="$tmp/runs" -v means="$tmp/means" -v paired="$tmp/paired" -f "$h
     for (i = 1; i <= ne; ++i) {
       e = es[i]; m = n[e]; out = slot[e] " " e " " m
       for (k = 1; k <= 4; ++k) {
-        mean = s[e, k] / m; var = m > 1 ? (s2[e, k] - m * mean * mean) / (m - 1) : 0
-        ci = m > 1 ? t975(m - 1) * sqrt((var > 0 ? var : 0) / m) : 0
-        out = out " " mean " " ci
+        out = out " " s[e, k] / m " " ci95(s[e, k], s2[e, k], m)
       }
       print out, cj[e] / m > means
     }
@@ -66,14 +64,11 @@ awk -F, -v runs="$tmp/runs" -v means="$tmp/means" -v paired="$tmp/paired" -f "$h
       ++np; sn += dn; sn2 += dn * dn; sg += dg; sg2 += dg * dg; more += dn > 0
     }
     if (ne > 1 && np > 0) {
-      mn = sn / np; mg = sg / np
-      cn = np > 1 ? t975(np - 1) * sqrt(fmax0((sn2 - np * mn * mn) / (np - 1)) / np) : 0
-      cg = np > 1 ? t975(np - 1) * sqrt(fmax0((sg2 - np * mg * mg) / (np - 1)) / np) : 0
+      mn = sn / np; mg = sg / np; cn = ci95(sn, sn2, np); cg = ci95(sg, sg2, np)
       printf "seed-paired, e = %s minus e = %s, %d seeds: N_f %+.1f ± %.1f (higher at e = %s in %d of %d), fracture energy %+.0f ± %.0f J\n", \
              lo, hi, np, mn, cn, lo, more, np, mg, cg > paired
     }
   }
-  function fmax0(x) { return x > 0 ? x : 0 }
 AWK
 ) "$@"
 

@@ -150,12 +150,10 @@ case $cmd in
     pid=$(running_pid)
     if [ -n "$pid" ]; then
       kill -TERM "$pid"
-      # a zombie (an exited child of the caller) has an empty command line
-      for _ in $(seq 1 3000); do
-        [ -n "$(tr -d '\0' < "/proc/$pid/cmdline" 2>/dev/null)" ] || break
-        sleep 0.1
-      done
-      [ -z "$(tr -d '\0' < "/proc/$pid/cmdline" 2>/dev/null)" ] || die "campaign $pid still running 300 s after SIGTERM; nothing saved"
+      # alive: a command line (a zombie, an exited child of the caller, has none)
+      alive() { [ -n "$(tr -d '\0' < "/proc/$pid/cmdline" 2>/dev/null)" ]; }
+      for _ in $(seq 1 3000); do alive || break; sleep 0.1; done
+      ! alive || die "campaign $pid still running 300 s after SIGTERM; nothing saved"
       echo "$store: campaign $pid stopped"
     else
       echo "$store: no campaign of this store runs on this machine"

@@ -24,3 +24,11 @@ function t975(nu,    z, z2, g1, g2, g3, g4) {
   g4 = ((((79 * z2 + 776) * z2 + 1482) * z2 - 1920) * z2 - 945) * z / 92160
   return z + (g1 + (g2 + (g3 + g4 / nu) / nu) / nu) / nu
 }
+
+# ci95(s, s2, m): the half-width of the 95% Student-t interval of the mean of
+# m values given their sum s and sum of squares s2 (0 for m < 2)
+function ci95(s, s2, m,    mean, var) {
+  if (m < 2) return 0
+  mean = s / m; var = (s2 - m * mean * mean) / (m - 1)
+  return t975(m - 1) * sqrt((var > 0 ? var : 0) / m)
+}
