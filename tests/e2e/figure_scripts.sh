@@ -2,6 +2,9 @@
 # scripts/restitution_figure.sh on a table written here: per-e seed means
 # with 95% Student-t intervals, the seed-paired difference between the
 # lowest and highest e, a failed run left out, and the figure written.
+# scripts/fragment_sizes_figure.sh on run directories and on a campaign's
+# pooled fragment_sizes.csv: sizes over their run's mean, pooled per label or
+# group, and the Kolmogorov-Smirnov distance to the first distribution.
 # usage: figure_scripts.sh SHARD SOURCE_DIR BUILD_DIR (needs gnuplot)
 set -uo pipefail
 src=$(cd "$2" && pwd)
@@ -29,4 +32,30 @@ grep -qF "| 1 | 3 | 68.7 ± 5.7 | 4.10 ± 0.25 | 0.695 ± 0.012 | 0.695 ± 0.012
 # paired: N_f 9.33 ± 4.303·3.055/√3 = 9.3 ± 7.6; energy -6900 ± 4.303·100/√3 = -6900 ± 248
 grep -qF "seed-paired, e = 0 minus e = 1, 3 seeds: N_f +9.3 ± 7.6 (higher at e = 0 in 3 of 3), fracture energy -6900 ± 248 J" <<<"$out" ||
   fail "paired line: $out"
+
+# run directories: A = sizes 1, 2, 3 (over the mean 2: 0.5, 1, 1.5); B pools
+# two runs, sizes 1, 3 and 2, 2, 8 (0.5, 1.5 and 0.5, 0.5, 2).
+# F_A - F_B at 0.5, 1, 1.5, 2: 1/3 - 3/5, 2/3 - 3/5, 1 - 4/5, 1 - 1: D = 0.267;
+# critical value 1.358 sqrt(8/15) = 0.992
+frag() { # frag DIR SIZE...: a run directory with these fragments
+  local d=$T/$1 i=0; shift; mkdir -p "$d"
+  { echo "index,x_left,x_right,size,mass,velocity"
+    for s in "$@"; do echo "$i,0,0,$s,1,0"; i=$((i + 1)); done; } > "$d/fragments.csv"; }
+frag a 1 2 3
+frag b1 1 3
+frag b2 2 2 8
+out=$(bash "$src/scripts/fragment_sizes_figure.sh" "$T/s.png" "A=$T/a" "B=$T/b1" "B=$T/b2" 2>&1) || fail "sizes: $out"
+[ -s "$T/s.png" ] || fail "no size figure written"
+grep -qF "| A | 1 | 3 | — | — |" <<<"$out" || fail "A row: $out"
+grep -qF "| B | 2 | 5 | 0.267 | 0.992 |" <<<"$out" || fail "B row: $out"
+# a campaign's pooled table: e = 1 lies wholly above e = 0, D = 1
+{
+  echo "contact.impact.restitution,runs,size,size_over_mean,cumulative_number"
+  echo "0,1,1e-6,0.5,0.333"; echo "0,1,2e-6,1,0.667"; echo "0,1,3e-6,1.5,1"
+  echo "1,2,1e-6,1.6,0.333"; echo "1,2,1e-6,1.7,0.667"; echo "1,2,1e-6,1.8,1"
+} > "$T/fragment_sizes.csv"
+out=$(bash "$src/scripts/fragment_sizes_figure.sh" "$T/p.png" "$T/fragment_sizes.csv" 2>&1) || fail "pooled: $out"
+grep -qF "| restitution = 1 | 2 | 3 | 1.000 | 1.109 |" <<<"$out" || fail "pooled row: $out"
+bash "$src/scripts/fragment_sizes_figure.sh" "$T/q.png" "$T/campaign.csv" >/dev/null 2>&1 &&
+  fail "a campaign.csv taken for a fragment_sizes.csv"
 echo PASS
