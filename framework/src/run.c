@@ -134,6 +134,8 @@ typedef struct run {
   int stop_quiet;                           /* checks in a row below 1e-3 */
   double wall_loop_done; /* loop wall time up to the last checkpoint, over every attempt */
   int64_t restarts;      /* times the run was continued from a checkpoint */
+  int64_t max_inserted;  /* most facets inserted in one step (all at once: nucleation not resolved in time) */
+  double max_inserted_time;
   /* ---- end of the checkpointed block (plain data from E0 to here) ---- */
 
   FILE *hist;
@@ -648,6 +650,8 @@ static void write_summary(run *r, FILE *f, const char *status, const char *messa
               st.mean, n > 1 ? st.ci95 : 0.0, n > 1 ? st.std : 0.0, st.min, median, st.max);
     }
     free(sz), free(fr);
+    fprintf(f, "  max_step_insertions: %lld\n  max_step_insertions_time: %.17g\n", (long long)r->max_inserted,
+            r->max_inserted > 0 ? r->max_inserted_time : -1.0);
   }
   if (r->ref == SHARD_REF_BALL) {
     fprintf(f, "reference:\n  type: ball\n  eta: %.17g\n  zeno_time: %.17g\n", r->eta_all_num / r->eta_all_den,
@@ -836,7 +840,7 @@ static int check_finite(const shard_model *m, const char **what) {
  * arrays, the run's accumulators, the history length. A restart rebuilds the
  * run from DIR/case.resolved.yaml exactly as the first time, then overwrites
  * the state: the continuation is bit for bit the uninterrupted run. */
-#define CK_MAGIC "SHARDCK2"
+#define CK_MAGIC "SHARDCK3"
 #define HIST_PARTIAL ".history.csv.partial" /* the history until the run ends (then history.csv) */
 
 static int checkpoint_write(run *r, int64_t k, shard_msg *msg) {
@@ -982,6 +986,7 @@ static int loop(run *r, int64_t *out_steps, shard_msg *msg) {
     shard_model_commit(m);
     int32_t first_new;
     const int32_t inserted = shard_model_insert(m, &first_new);
+    if (inserted > r->max_inserted) r->max_inserted = inserted, r->max_inserted_time = t;
     if (inserted > 0 && r->iops->on_insert && (st = r->iops->on_insert(r->integ.self, sys, first_new, msg)) != SHARD_OK) {
       shard_msg_prepend(msg, "step %lld (t = %.9g s): integrator '%s': after %d insertions", (long long)k, t,
                         r->integ.lp->desc->name, (int)inserted);

@@ -199,11 +199,41 @@ static void test_fracture_penalty_stability(void) {
   }
 }
 
+/* fracture.max_step_insertions: the most facets inserted in one step, and
+ * when. The expanding bar's interior stress rises uniformly, by E rate dt per
+ * step, and reaches sigma at t = sigma / (E rate) before the release waves
+ * from the free ends (c t = 69 um, 28 elements a side) reach most facets.
+ * Equal strengths: nearly every inserted facet goes in that one step. Strengths
+ * uniform over [250, 270] MPa: a step takes the fraction E rate dt / 20 MPa of
+ * them (12% of the 399 facets, binomial: 49 +- 7), so the largest step lies
+ * well inside [fraction / 2, 2 fraction] of the facets. */
+static void test_fracture_max_step_insertions(void) {
+  const double E = 370e9, rate = 1e5, facets = 399;
+  char out[512];
+  const char *constant[] = {"fracture.strength.distribution=constant"};
+  CU_ASSERT_EQUAL_FATAL(rh_run("tests/cases/fracture/expanding", "ins_const", constant, 1, out, sizeof out, NULL, 0), 0);
+  double ins = rh_summary(out, "fracture.insertions"), most = rh_summary(out, "fracture.max_step_insertions");
+  double when = rh_summary(out, "fracture.max_step_insertions_time"), dt = rh_summary(out, "time.dt");
+  printf("\n  equal strengths: %.0f of %.0f insertions in one step at %.4g s (sigma_c / (E rate) = %.4g s)", most, ins,
+         when, 262e6 / (E * rate));
+  CU_CHECK_MSG(ins >= 300 && most >= 0.9 * ins, "equal strengths: %.0f of %.0f insertions in the largest step", most, ins);
+  CU_CHECK_MSG(fabs(when - 262e6 / (E * rate)) <= 2 * dt, "equal strengths: the largest step at %.6g s", when);
+  CU_ASSERT_EQUAL_FATAL(rh_run("tests/cases/fracture/expanding", "ins_unif", NULL, 0, out, sizeof out, NULL, 0), 0);
+  ins = rh_summary(out, "fracture.insertions"), most = rh_summary(out, "fracture.max_step_insertions");
+  dt = rh_summary(out, "time.dt");
+  const double expect = facets * E * rate * dt / 20e6;
+  printf("\n  uniform strengths: largest step %.0f of %.0f insertions (E rate dt / spread: %.1f facets a step)", most,
+         ins, expect);
+  CU_CHECK_MSG(most >= 0.5 * expect && most <= 2 * expect, "uniform strengths: %.0f insertions in the largest step, %.1f expected",
+               most, expect);
+}
+
 static const cu_test_def tests[] = {
     {"test_fracture_insertion_momentum_and_gc", test_fracture_insertion_momentum_and_gc},
     {"test_fracture_two_bar", test_fracture_two_bar},
     {"test_fracture_damaged_bar", test_fracture_damaged_bar},
     {"test_fracture_penalty_stability", test_fracture_penalty_stability},
+    {"test_fracture_max_step_insertions", test_fracture_max_step_insertions},
     {NULL, NULL},
 };
 
