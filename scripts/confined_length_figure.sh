@@ -11,7 +11,11 @@
 # (t quantile at n - 2 degrees of freedom over the n runs), and the same
 # fit over the seed means, one point per length (which weights the lengths
 # alike while a campaign in progress has more runs at some); the paper has
-# G/L ~ L^1.37 and N_f G_c / L ~ L^0.61. Any number of campaign.csv files
+# G/L ~ L^1.37 and N_f G_c / L ~ L^0.61. Then the fit counting cracks,
+# (N_f - 1) G_c / L, instead of fragments; the fits per seed (column
+# fracture.strength.seed, when the tables have it); and the fits over every
+# range of three or more neighbouring lengths, since log G/L need not be
+# straight in log L. Any number of campaign.csv files
 # (split or partial campaigns) are pooled; runs whose status is not ok are
 # left out. The material is the paper's (rho = 3900, G_c = 50, rate 2.559e4,
 # section 1 m^2, the base case's): G and N_f G_c are then per unit section.
@@ -27,7 +31,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # runs: L G/L NfGc/L ghat; means: L n, then mean and ci of those three; fits: name slope ci intercept n
-awk -F, -v runs="$tmp/runs" -v means="$tmp/means" -v fits="$tmp/fits" -f "$here/lib/student_t.awk" -f <(cat <<'AWK'
+awk -F, -v runs="$tmp/runs" -v means="$tmp/means" -v fits="$tmp/fits" -v perseed="$tmp/perseed" \
+  -v ranges="$tmp/ranges" -f "$here/lib/student_t.awk" -f <(cat <<'AWK'
   FNR == 1 { delete c; for (i = 1; i <= NF; ++i) c[$i] = i
              split("model.length status fracture.dissipation fracture.fragments fracture.g_hat_per_fragment", need, " ")
              for (k in need) if (!(need[k] in c)) { print FILENAME ": no column " need[k] > "/dev/stderr"; exit 2 }
@@ -39,9 +44,12 @@ awk -F, -v runs="$tmp/runs" -v means="$tmp/means" -v fits="$tmp/fits" -f "$here/
     n[key]++
     for (k = 1; k <= 3; ++k) { s[key, k] += v[k]; s2[key, k] += v[k] * v[k] }
     printf "%.6g %.6g %.6g %.6g\n", L, v[1], v[2], v[3] > runs
-    # least squares of log v against log L over every run, for v[1] and v[2]
-    x = log(L); m++; sx += x; sxx += x * x
-    for (k = 1; k <= 2; ++k) { y = log(v[k]); sy[k] += y; sxy[k] += x * y; syy[k] += y * y }
+    # every run for the fits: log L, log G/L, log N_f G_c/L and, counting
+    # cracks instead of fragments, log (N_f - 1) G_c/L; its seed when known
+    ++nr; rkey[nr] = key; rx[nr] = log(L); ry[nr, 1] = log(v[1]); ry[nr, 2] = log(v[2])
+    nf = $c["fracture.fragments"] + 0
+    if (nf > 1) ry[nr, 3] = log((nf - 1) * 50 / L)
+    rseed[nr] = ("fracture.strength.seed" in c) ? $c["fracture.strength.seed"] : ""
   }
   END {
     if (nl == 0) { print "no run with status ok" > "/dev/stderr"; exit 1 }
@@ -56,21 +64,50 @@ awk -F, -v runs="$tmp/runs" -v means="$tmp/means" -v fits="$tmp/fits" -f "$here/
       x = log(len[key]); mm++; msx += x; msxx += x * x
       for (k = 1; k <= 2; ++k) { y = log(s[key, k] / k_n); msy[k] += y; msxy[k] += x * y; msyy[k] += y * y }
     }
+    for (i = 1; i <= nl; ++i) rank[ls[i]] = i
     split("G_over_L NfGc_over_L", name, " ")
     for (k = 1; k <= 2; ++k) {
-      lsq(name[k], m, sx, sxx, sy[k], sxy[k], syy[k], nl >= 2)
+      fit_runs(name[k], 1, nl, "", k)
       lsq(name[k] "_means", mm, msx, msxx, msy[k], msxy[k], msyy[k], mm >= 3)
     }
+    fit_runs("cracks", 1, nl, "", 3)
+    # per seed, and over every range of three or more neighbouring lengths
+    for (r = 1; r <= nr; ++r) if (rseed[r] != "" && !(rseed[r] in seen)) { seen[rseed[r]] = 1; seeds[++ns] = rseed[r] }
+    for (i = 1; i <= ns; ++i) for (j = i + 1; j <= ns; ++j) if (seeds[j] + 0 < seeds[i] + 0) { t = seeds[i]; seeds[i] = seeds[j]; seeds[j] = t }
+    for (i = 1; i <= ns; ++i) {
+      g = fit_runs("", 1, nl, seeds[i], 1); f = fit_runs("", 1, nl, seeds[i], 2)
+      printf "| %s | %d | %s | %s |\n", seeds[i], lsq_m, g, f > perseed
+    }
+    for (i = 1; i <= nl; ++i) for (j = i + 2; j <= nl; ++j) {
+      g = fit_runs("", i, j, "", 1); f = fit_runs("", i, j, "", 2)
+      printf "| %.3g–%.3g | %d | %s | %s |\n", len[ls[i]] * 1e3, len[ls[j]] * 1e3, lsq_m, g, f > ranges
+    }
+  }
+  # the least-squares fit of ry[., k] against rx over the runs whose length
+  # ranks lo..hi and whose seed is `seed` (any when empty), as "slope ± ci"
+  # (to fits as well when labelled)
+  function fit_runs(label, lo, hi, seed, k,    r, m, sx, sxx, sy, sxy, syy, x, y, lens, nlen) {
+    for (r = 1; r <= nr; ++r) {
+      if (rank[rkey[r]] < lo || rank[rkey[r]] > hi || (seed != "" && rseed[r] != seed) || !((r, k) in ry)) continue
+      x = rx[r]; y = ry[r, k]; m++; sx += x; sxx += x * x; sy += y; sxy += x * y; syy += y * y
+      if (!(rkey[r] in lens)) { lens[rkey[r]] = 1; nlen++ }
+    }
+    lsq(label, m, sx, sxx, sy, sxy, syy, nlen >= 2)
+    return lsq_b == "nan" ? "-" : sprintf("%.2f ± %.2f", lsq_b, lsq_ci)
   }
   # least squares y = a + b x from the sums over m points: "label slope ci95 intercept m"
-  # to fits, or nan when `enough` is false or the x are all equal (no interval under 3 points)
+  # to fits (unless label is empty), or nan when `enough` is false or the x are
+  # all equal (no interval under 3 points); the slope and its interval also in
+  # lsq_b and lsq_ci, m in lsq_m
   function lsq(label, m, sx, sxx, sy, sxy, syy, enough,    d, a, b, rss, se) {
     d = m * sxx - sx * sx
-    if (!enough || d <= 0) { printf "%s nan nan nan %d\n", label, m > fits; return }
+    lsq_m = m; lsq_b = lsq_ci = "nan"
+    if (!enough || d <= 0) { if (label != "") printf "%s nan nan nan %d\n", label, m > fits; return }
     b = (m * sxy - sx * sy) / d; a = (sy - b * sx) / m
     rss = syy - a * sy - b * sxy
     se = m > 2 ? sqrt((rss > 0 ? rss : 0) / (m - 2) / (sxx - sx * sx / m)) : 0
-    printf "%s %.6g %.6g %.6g %d\n", label, b, (m > 2 ? t975(m - 2) * se : 0), a, m > fits
+    lsq_b = b; lsq_ci = m > 2 ? t975(m - 2) * se : 0
+    if (label != "") printf "%s %.6g %.6g %.6g %d\n", label, b, lsq_ci, a, m > fits
   }
 AWK
 ) "$@"
@@ -87,6 +124,16 @@ read -r _ mbG mciG _ mnG < <(grep '^G_over_L_means ' "$tmp/fits")
 read -r _ mbN mciN _ _ < <(grep '^NfGc_over_L_means ' "$tmp/fits")
 printf "fitted over the %s seed means (one point per length): G/L ~ L^(%.3f ± %.3f); N_f G_c/L ~ L^(%.3f ± %.3f)\n" \
   "$mnG" "$mbG" "$mciG" "$mbN" "$mciN"
+read -r _ cb cci _ cn < <(grep '^cracks ' "$tmp/fits")
+printf "counting cracks (N_f - 1) instead of fragments, over %s runs: (N_f - 1) G_c/L ~ L^(%.3f ± %.3f)\n" "$cn" "$cb" "$cci"
+if [ -s "$tmp/perseed" ]; then
+  printf "per seed:\n| seed | runs | G/L ~ L^... | N_f G_c/L ~ L^... |\n|---|---|---|---|\n"
+  cat "$tmp/perseed"
+fi
+if [ -s "$tmp/ranges" ]; then
+  printf "over ranges of three or more lengths (all runs):\n| L [mm] | runs | G/L ~ L^... | N_f G_c/L ~ L^... |\n|---|---|---|---|\n"
+  cat "$tmp/ranges"
+fi
 
 # the fitted lines (none with a single length)
 fit_line() { # slope ci intercept paper -> "expression title 'text'"

@@ -5,6 +5,8 @@
 # scripts/fragment_sizes_figure.sh on run directories and on a campaign's
 # pooled fragment_sizes.csv: sizes over their run's mean, pooled per label or
 # group, and the Kolmogorov-Smirnov distance to the first distribution.
+# scripts/confined_length_figure.sh on exact power laws: the exponents over
+# the runs, per seed, over ranges of lengths and counting cracks.
 # usage: figure_scripts.sh SHARD SOURCE_DIR BUILD_DIR (needs gnuplot)
 set -uo pipefail
 src=$(cd "$2" && pwd)
@@ -32,6 +34,36 @@ grep -qF "| 1 | 3 | 68.7 ± 5.7 | 4.10 ± 0.25 | 0.695 ± 0.012 | 0.695 ± 0.012
 # paired: N_f 9.33 ± 4.303·3.055/√3 = 9.3 ± 7.6; energy -6900 ± 4.303·100/√3 = -6900 ± 248
 grep -qF "seed-paired, e = 0 minus e = 1, 3 seeds: N_f +9.3 ± 7.6 (higher at e = 0 in 3 of 3), fracture energy -6900 ± 248 J" <<<"$out" ||
   fail "paired line: $out"
+
+# scripts/confined_length_figure.sh: exact power laws over L = 1, 4, 16, 64 mm.
+# Seed 1: G/L ~ L^1.5, seed 2: G/L ~ L^1; both N_f ~ L^1.5 (N_f G_c/L ~ L^0.5),
+# seed 2 with twice seed 1's count. Pooled, balanced: G/L slope 1.25 and
+# N_f G_c/L slope 0.5, whose residuals are ± ln2/2, so the interval is
+# t(6) sqrt(2 ln²2 / 6 / (10 ln²4)) = 2.4469 · 0.0913 = 0.223. Counting cracks,
+# (N_f - 1) G_c/L: 0.609 ± 0.275 (least squares by hand). A failed run is
+# left out; the campaigns are read as two files.
+{
+  echo "index,status,fracture.strength.seed,model.length,fracture.dissipation,fracture.fragments,fracture.g_hat_per_fragment"
+  echo "0,ok,1,0.001,1,2,0.01"; echo "1,ok,1,0.004,32,16,0.04"; echo "2,ok,1,0.016,1024,128,0.16"
+  echo "3,ok,1,0.064,32768,1024,0.64"
+  echo "4,failed,2,0.001,,,"
+} > "$T/length_a.csv"
+{
+  echo "index,status,fracture.strength.seed,model.length,fracture.dissipation,fracture.fragments,fracture.g_hat_per_fragment"
+  echo "4,ok,2,0.001,2,4,0.01"; echo "5,ok,2,0.004,32,32,0.02"; echo "6,ok,2,0.016,512,256,0.04"
+  echo "7,ok,2,0.064,8192,2048,0.08"
+} > "$T/length_b.csv"
+out=$(bash "$src/scripts/confined_length_figure.sh" "$T/l.png" "$T/length_a.csv" "$T/length_b.csv" 2>&1) || fail "length: $out"
+[ -s "$T/l.png" ] || fail "no length figure written"
+grep -qF "fitted over 8 runs: G/L ~ L^(1.250 ± 0.274) (paper 1.37); N_f G_c/L ~ L^(0.500 ± 0.223)" <<<"$out" ||
+  fail "run fit: $out"
+grep -qF "(N_f - 1) G_c/L ~ L^(0.609 ± 0.275)" <<<"$out" || fail "cracks fit: $out"
+grep -qF "| 1 | 4 | 1.50 ± 0.00 | 0.50 ± 0.00 |" <<<"$out" || fail "seed 1 fit: $out"
+grep -qF "| 2 | 4 | 1.00 ± 0.00 | 0.50 ± 0.00 |" <<<"$out" || fail "seed 2 fit: $out"
+# three lengths of two seeds (least squares by hand, t(4) = 2.776): the seeds'
+# G/L meet at 4 mm, in the middle of 1–16 mm and at the end of 4–64 mm
+grep -qF "| 1–16 | 6 | 1.25 ± 0.35 | 0.50 ± 0.43 |" <<<"$out" || fail "range 1-16: $out"
+grep -qF "| 4–64 | 6 | 1.25 ± 0.55 | 0.50 ± 0.43 |" <<<"$out" || fail "range 4-64: $out"
 
 # run directories: A = sizes 1, 2, 3 (over the mean 2: 0.5, 1, 1.5); B pools
 # two runs, sizes 1, 3 and 2, 2, 8 (0.5, 1.5 and 0.5, 0.5, 2).
