@@ -47,6 +47,7 @@ struct shard_campaign {
   size_t case_len;
   char case_hash[65], file_hash[65];
   double timeout;
+  const yt_node *cost;    /* `cost`: an expression of the run's values, or NULL */
   const char **fixed;     /* "key=value" of `set:` */
   size_t n_fixed;
   param params[MAX_PARAMS];
@@ -144,8 +145,8 @@ static void unknown_key(shard_diag *d, const yt_node *key, const char *where, co
 
 /* ---- the campaign's own keys ---------------------------------------------------- */
 
-static const char *const top_keys[] = {"name",    "description", "base",  "case",      "set",
-                                       "sweep",   "derived",     "timeout", "statistics", "plots"};
+static const char *const top_keys[] = {"name",    "description", "base",       "case",  "set",  "sweep",
+                                       "derived", "timeout",     "statistics", "plots", "cost"};
 #define N_TOP (sizeof top_keys / sizeof top_keys[0])
 
 static const char *const range_keys[] = {"linspace", "logspace", "geomspace", "integer"};
@@ -502,6 +503,16 @@ static void load_timeout(loader *L, const yt_node *key, const yt_node *v) {
     return;
   }
   L->c->timeout = t;
+}
+
+static void load_cost(loader *L, const yt_node *key, const yt_node *v) {
+  if (v->kind != YT_SCALAR || yt_is_null(v)) {
+    yt_error_at(L->d, yt_is_null(v) ? key : v,
+                "'cost' must be an expression of the run's values (an estimate of its cost), not %s",
+                yt_kind_str(v));
+    return;
+  }
+  L->c->cost = v;
 }
 
 /* --- plots --- */
@@ -934,7 +945,32 @@ static int lookup(void *ctx, const char *name, double *out, shard_expr_error *er
   return 0;
 }
 
-static void check_derived_names(loader *L) {
+/* Report the unknown names of expression n (`what`: "'derived.KEY'" or "'cost'"). */
+static void check_names(loader *L, const yt_node *n, const char *what, const char *const *names, size_t nn) {
+  const shard_campaign *c = L->c;
+  shard_expr *e = NULL;
+  shard_expr_error err = {0, ""};
+  int base = n->col + (n->quoted ? 1 : 0) - 1;
+  if (shard_expr_parse(n->text, &e, &err) != SHARD_OK) {
+    yt_error(L->d, n->src, n->line, base + err.col, "%s: %s", what, err.text);
+    return;
+  }
+  for (size_t j = 0; j < shard_expr_n_names(e); ++j) {
+    int col = 0;
+    const char *nm = shard_expr_name(e, j, &col);
+    int known = strcmp(nm, "index") == 0;
+    for (size_t k = 0; k < c->n_params && !known; ++k) known = strcmp(c->params[k].name, nm) == 0;
+    if (known) continue;
+    const char *s = shard_suggest(nm, names, nn);
+    if (s)
+      yt_error(L->d, n->src, n->line, base + col, "%s: unknown name '%s' (did you mean '%s'?)", what, nm, s);
+    else
+      yt_error(L->d, n->src, n->line, base + col, "%s: unknown name '%s'", what, nm);
+  }
+  shard_expr_destroy(e);
+}
+
+static void check_expression_names(loader *L) {
   shard_campaign *c = L->c;
   const char *names[MAX_PARAMS + 1];
   size_t nn = 0;
@@ -943,29 +979,29 @@ static void check_derived_names(loader *L) {
   for (size_t i = 0; i < c->n_params; ++i) {
     const param *p = &c->params[i];
     if (!p->expr) continue;
-    shard_expr *e = NULL;
-    shard_expr_error err = {0, ""};
-    const yt_node *n = p->expr;
-    int base = n->col + (n->quoted ? 1 : 0) - 1;
-    if (shard_expr_parse(n->text, &e, &err) != SHARD_OK) {
-      yt_error(L->d, n->src, n->line, base + err.col, "'derived.%s': %s", p->key, err.text);
-      continue;
-    }
-    for (size_t j = 0; j < shard_expr_n_names(e); ++j) {
-      int col = 0;
-      const char *nm = shard_expr_name(e, j, &col);
-      int known = strcmp(nm, "index") == 0;
-      for (size_t k = 0; k < c->n_params && !known; ++k) known = strcmp(c->params[k].name, nm) == 0;
-      if (known) continue;
-      const char *s = shard_suggest(nm, names, nn);
-      if (s)
-        yt_error(L->d, n->src, n->line, base + col, "'derived.%s': unknown name '%s' (did you mean '%s'?)", p->key,
-                 nm, s);
-      else
-        yt_error(L->d, n->src, n->line, base + col, "'derived.%s': unknown name '%s'", p->key, nm);
-    }
-    shard_expr_destroy(e);
+    char what[KEY_MAX + 16];
+    snprintf(what, sizeof what, "'derived.%s'", p->key);
+    check_names(L, p->expr, what, names, nn);
   }
+  if (c->cost) check_names(L, c->cost, "'cost'", names, nn);
+}
+
+/* Evaluate expression e (from node n, named `what` in errors) for run r, whose
+ * first n_known values are set; a finite value or an error at n's position. */
+static int eval_run(loader *L, const shard_expr *e, const yt_node *n, const char *what, const char **vals,
+                    size_t n_known, size_t r, double *out) {
+  eval_ctx ec = {L->c, vals, n_known, r};
+  shard_expr_error err = {0, ""};
+  double x = NAN;
+  int st = shard_expr_eval(e, lookup, &ec, &x, &err);
+  if (st == SHARD_OK && isfinite(x)) {
+    *out = x;
+    return SHARD_OK;
+  }
+  if (st == SHARD_OK) snprintf(err.text, sizeof err.text, "the value is not finite");
+  yt_error(L->d, n->src, n->line, n->col + (n->quoted ? 1 : 0) + (err.col > 0 ? err.col - 1 : 0), "%s in run %zu: %s",
+           what, r, err.text);
+  return SHARD_ERR_INPUT;
 }
 
 static int expand(loader *L) {
@@ -989,6 +1025,12 @@ static int expand(loader *L) {
     if (c->params[i].expr && shard_expr_parse(c->params[i].expr->text, &exprs[i], &err) != SHARD_OK)
       rc = SHARD_ERR_INPUT;
   }
+  shard_expr *cost = NULL; /* exprs[n_params] */
+  if (rc == SHARD_OK && c->cost) {
+    shard_expr_error err;
+    if (shard_expr_parse(c->cost->text, &cost, &err) != SHARD_OK) rc = SHARD_ERR_INPUT;
+    exprs[c->n_params] = cost;
+  }
   for (size_t r = 0; r < total && rc == SHARD_OK; ++r) {
     shard_campaign_run *run = &c->runs[r];
     const char **vals = yt_alloc(c->arena, (c->n_params + 1) * sizeof *vals);
@@ -1010,29 +1052,23 @@ static int expand(loader *L) {
     for (size_t i = 0; i < c->n_params; ++i) {
       const param *p = &c->params[i];
       if (p->expr) {
-        eval_ctx ec = {c, vals, i, r};
-        shard_expr_error err = {0, ""};
-        double x = NAN;
-        int st = shard_expr_eval(exprs[i], lookup, &ec, &x, &err);
-        if (st != SHARD_OK || !isfinite(x)) {
-          if (st == SHARD_OK) snprintf(err.text, sizeof err.text, "the value is not finite");
-          const yt_node *n = p->expr;
-          yt_error(L->d, n->src, n->line, n->col + (n->quoted ? 1 : 0) + (err.col > 0 ? err.col - 1 : 0),
-                   "'derived.%s' in run %zu: %s", p->key, r, err.text);
-          rc = SHARD_ERR_INPUT;
-          break;
-        }
+        char what[KEY_MAX + 16];
+        snprintf(what, sizeof what, "'derived.%s'", p->key);
+        double x;
+        if ((rc = eval_run(L, exprs[i], p->expr, what, vals, i, r, &x)) != SHARD_OK) break;
         char buf[64];
         shard_format_number(x, buf, sizeof buf);
         vals[i] = adup(c->arena, buf);
       }
       if (!p->var) sets[ns++] = afmt(c->arena, "%s=%s", p->key, vals[i]);
     }
+    if (rc != SHARD_OK) break;
     run->values = vals;
     run->sets = sets;
     run->n_sets = ns;
+    if (cost && (rc = eval_run(L, cost, c->cost, "'cost'", vals, c->n_params, r, &run->cost)) != SHARD_OK) break;
   }
-  for (size_t i = 0; i < c->n_params; ++i) shard_expr_destroy(exprs[i]);
+  for (size_t i = 0; i <= c->n_params; ++i) shard_expr_destroy(exprs[i]);
   free(exprs);
   return rc;
 }
@@ -1255,6 +1291,8 @@ int shard_campaign_load(const char *path, const shard_registry *reg, shard_campa
       /* after the sweep: below */
     } else if (strcmp(kt, "timeout") == 0) {
       load_timeout(&L, k, v);
+    } else if (strcmp(kt, "cost") == 0) {
+      load_cost(&L, k, v);
     } else {
       unknown_key(d, k, "", top_keys, N_TOP);
     }
@@ -1267,7 +1305,7 @@ int shard_campaign_load(const char *path, const shard_registry *reg, shard_campa
   if (!base && !inl)
     yt_error_at(d, c->root, "missing required top-level key 'base' (a case file) or 'case' (an inline case)");
   if (!yt_map_find(c->root, "sweep")) yt_error_at(d, c->root, "missing required top-level key 'sweep'");
-  check_derived_names(&L);
+  check_expression_names(&L);
   if (shard_diag_count(d) > errors0) {
     rc = SHARD_ERR_INPUT;
     goto fail;
@@ -1306,6 +1344,7 @@ const char *shard_campaign_case_text(const shard_campaign *c) { return c->case_t
 const char *shard_campaign_case_hash(const shard_campaign *c) { return c->case_hash; }
 const char *shard_campaign_hash(const shard_campaign *c) { return c->file_hash; }
 double shard_campaign_timeout(const shard_campaign *c) { return c->timeout; }
+int shard_campaign_has_cost(const shard_campaign *c) { return c->cost != NULL; }
 size_t shard_campaign_n_params(const shard_campaign *c) { return c->n_params; }
 const char *shard_campaign_param(const shard_campaign *c, size_t i) { return c->params[i].key; }
 size_t shard_campaign_n_runs(const shard_campaign *c) { return c->n_runs; }
@@ -1465,6 +1504,8 @@ int shard_schema_write_campaign(const shard_registry *reg, FILE *out) {
       "\"additionalProperties\": {\"type\": [\"string\", \"number\"]}, \"description\": \"expressions of the "
       "swept values (dots as underscores, var.x as x) and index\"},\n"
       "    \"timeout\": {\"type\": [\"number\", \"string\"], \"description\": \"per-run time limit, s\"},\n"
+      "    \"cost\": {\"type\": [\"string\", \"number\"], \"description\": \"an estimate of each run's cost, an "
+      "expression like those of derived (and of the derived values): the costliest runs start first\"},\n"
       "    \"statistics\": {\n"
       "      \"description\": \"DIR/statistics.csv: mean, std, ci95 (Student t), min, max over a swept key for "
       "every combination of the other swept keys\",\n"

@@ -36,6 +36,7 @@ typedef struct shard_campaign_run {
   const char *const *values; /* one per parameter column (shard_campaign_param) */
   const char *const *sets;   /* "key.path=value" passed to `shard run`: fixed, swept, derived */
   size_t n_sets;
+  double cost;               /* the file's `cost` expression for this run (0 without one) */
 } shard_campaign_run;
 
 /* Load and validate a campaign file. With reg non-NULL each run is also
@@ -57,6 +58,10 @@ const char *shard_campaign_case_hash(const shard_campaign *c);
 const char *shard_campaign_hash(const shard_campaign *c);
 /* Per-run time limit in seconds from the file (0: none). */
 double shard_campaign_timeout(const shard_campaign *c);
+/* 1 if the file gives `cost`, an estimate of each run's cost: the runs then
+ * start costliest first (ties in index order), so that with -j N the long
+ * runs do not come last; their indices, directories and table rows stay. */
+int shard_campaign_has_cost(const shard_campaign *c);
 
 size_t shard_campaign_n_params(const shard_campaign *c);
 const char *shard_campaign_param(const shard_campaign *c, size_t i); /* dotted path, swept then derived */

@@ -474,6 +474,29 @@ int shard_campaign_check_selection(const shard_campaign *c, const shard_campaign
   return SHARD_OK;
 }
 
+typedef struct costed {
+  double cost;
+  size_t run;
+} costed;
+
+static int by_cost(const void *a, const void *b) { /* costliest first, then in index order */
+  const costed *x = a, *y = b;
+  if (x->cost != y->cost) return x->cost > y->cost ? -1 : 1;
+  return (x->run > y->run) - (x->run < y->run);
+}
+
+/* The runs to start, costliest first (the file's `cost`): the longest runs
+ * start while every job slot is busy, not last. */
+static int order_by_cost(const shard_campaign *c, size_t *todo, size_t n) {
+  costed *v = malloc((n + 1) * sizeof *v);
+  if (!v) return SHARD_ERR_NOMEM;
+  for (size_t k = 0; k < n; ++k) v[k] = (costed){shard_campaign_run_at(c, todo[k])->cost, todo[k]};
+  qsort(v, n, sizeof *v, by_cost);
+  for (size_t k = 0; k < n; ++k) todo[k] = v[k].run;
+  free(v);
+  return SHARD_OK;
+}
+
 int shard_campaign_execute(const shard_campaign *c, const shard_campaign_options *opt, shard_table **out_table,
                            shard_campaign_result *res, shard_msg *msg) {
   memset(res, 0, sizeof *res);
@@ -521,6 +544,12 @@ int shard_campaign_execute(const shard_campaign *c, const shard_campaign_options
       }
     }
     todo[n_todo++] = i;
+  }
+  if (shard_campaign_has_cost(c) && order_by_cost(c, todo, n_todo) != SHARD_OK) {
+    free(recs);
+    free(todo);
+    free(jobs);
+    return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
   }
 
   sigset_t block, old;

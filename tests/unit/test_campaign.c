@@ -143,6 +143,30 @@ static void test_campaign_derived(void) {
   CU_ASSERT_EQUAL(r->n_sets, 3);
   CU_ASSERT_STRING_EQUAL(r->sets[1], "model.mass=25");
   CU_ASSERT_STRING_EQUAL(r->sets[2], "time.end=28.02");
+  CU_ASSERT_FALSE(shard_campaign_has_cost(c));
+  CU_ASSERT_EQUAL(r->cost, 0.0);
+  shard_campaign_destroy(c);
+}
+
+/* `cost` is evaluated per run over the swept and derived values (the run
+ * order it gives is tested end to end: tests/e2e/campaign_cost.sh) */
+static void test_campaign_cost(void) {
+  shard_campaign *c = NULL;
+  char first[1024];
+  int rc = load_text("base: base.yaml\n"
+                     "sweep:\n"
+                     "  var.l: [1e-3, 1e-2]\n"
+                     "  time.dt: [1e-3, 2e-3]\n"
+                     "derived:\n"
+                     "  var.elements: round(2e6 * l)\n"
+                     "cost: elements / time_dt + index\n",
+                     NULL, &c, first, sizeof first);
+  CU_CHECK_MSG(rc == SHARD_OK, "load: %.400s", first);
+  if (!c) return;
+  CU_ASSERT_TRUE(shard_campaign_has_cost(c));
+  static const double want[] = {2e6, 1e6 + 1, 2e7 + 2, 1e7 + 3};
+  for (size_t i = 0; i < 4; ++i) CU_NEAR(shard_campaign_run_at(c, i)->cost, want[i], 1e-6 * want[i]);
+  CU_ASSERT_EQUAL(shard_campaign_run_at(c, 2)->n_sets, 1); /* var.* and cost reach no run */
   shard_campaign_destroy(c);
 }
 
@@ -180,6 +204,13 @@ static void test_campaign_errors_exact(void) {
       {"base: base.yaml\nsweep:\n  integrator.plugin: [nsn]\nderived:\n  time.end: 2 * integrator_plugin\n",
        "c.yaml:5:17: error: 'derived.time.end' in run 0: 'integrator_plugin' is not a number ('nsn')"},
       {"base: base.yaml\nsweep:\n  time.dt: [1]\ntimeout: -3\n", "c.yaml:4:10: error: 'timeout' must be > 0 s, got -3"},
+      {"base: base.yaml\nsweep:\n  time.dt: [1]\ncost: 2 * time_td\n",
+       "c.yaml:4:11: error: 'cost': unknown name 'time_td' (did you mean 'time_dt'?)"},
+      {"base: base.yaml\nsweep:\n  time.dt: [1]\ncost: [1, 2]\n",
+       "c.yaml:4:7: error: 'cost' must be an expression of the run's values (an estimate of its cost), not a "
+       "sequence"},
+      {"base: base.yaml\nsweep:\n  time.dt: [1, 0]\ncost: log(time_dt)\n",
+       "c.yaml:4:7: error: 'cost' in run 1: log(0) is not a finite number"},
       {"base: base.yaml\nsweep:\n  time.dt: [1]\nplots:\n  - {file: a, x: time.dt, y: eta, series: time.td}\n",
        "c.yaml:5:43: error: plot 'a': series column 'time.td' is not a parameter of this campaign (did you mean "
        "'time.dt'?)"},
@@ -813,6 +844,7 @@ static const cu_test_def tests[] = {
     {"test_campaign_null_removes", test_campaign_null_removes},
     {"test_campaign_ranges", test_campaign_ranges},
     {"test_campaign_derived", test_campaign_derived},
+    {"test_campaign_cost", test_campaign_cost},
     {"test_campaign_errors_exact", test_campaign_errors_exact},
     {"test_campaign_bad_run_fails_before_running", test_campaign_bad_run_fails_before_running},
     {"test_campaign_inline_case_positions", test_campaign_inline_case_positions},
