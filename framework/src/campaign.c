@@ -945,14 +945,16 @@ static int lookup(void *ctx, const char *name, double *out, shard_expr_error *er
   return 0;
 }
 
-/* Report the unknown names of expression n (`what`: "'derived.KEY'" or "'cost'"). */
-static void check_names(loader *L, const yt_node *n, const char *what, const char *const *names, size_t nn) {
+/* Report the unknown names of expression n, named 'WHAT' in errors (`what`
+ * "derived." with key, or "cost" with key ""). */
+static void check_names(loader *L, const yt_node *n, const char *what, const char *key, const char *const *names,
+                        size_t nn) {
   const shard_campaign *c = L->c;
   shard_expr *e = NULL;
   shard_expr_error err = {0, ""};
   int base = n->col + (n->quoted ? 1 : 0) - 1;
   if (shard_expr_parse(n->text, &e, &err) != SHARD_OK) {
-    yt_error(L->d, n->src, n->line, base + err.col, "%s: %s", what, err.text);
+    yt_error(L->d, n->src, n->line, base + err.col, "'%s%s': %s", what, key, err.text);
     return;
   }
   for (size_t j = 0; j < shard_expr_n_names(e); ++j) {
@@ -963,9 +965,10 @@ static void check_names(loader *L, const yt_node *n, const char *what, const cha
     if (known) continue;
     const char *s = shard_suggest(nm, names, nn);
     if (s)
-      yt_error(L->d, n->src, n->line, base + col, "%s: unknown name '%s' (did you mean '%s'?)", what, nm, s);
+      yt_error(L->d, n->src, n->line, base + col, "'%s%s': unknown name '%s' (did you mean '%s'?)", what, key, nm,
+               s);
     else
-      yt_error(L->d, n->src, n->line, base + col, "%s: unknown name '%s'", what, nm);
+      yt_error(L->d, n->src, n->line, base + col, "'%s%s': unknown name '%s'", what, key, nm);
   }
   shard_expr_destroy(e);
 }
@@ -978,18 +981,16 @@ static void check_expression_names(loader *L) {
   for (size_t i = 0; i < c->n_params; ++i) names[nn++] = c->params[i].name;
   for (size_t i = 0; i < c->n_params; ++i) {
     const param *p = &c->params[i];
-    if (!p->expr) continue;
-    char what[KEY_MAX + 16];
-    snprintf(what, sizeof what, "'derived.%s'", p->key);
-    check_names(L, p->expr, what, names, nn);
+    if (p->expr) check_names(L, p->expr, "derived.", p->key, names, nn);
   }
-  if (c->cost) check_names(L, c->cost, "'cost'", names, nn);
+  if (c->cost) check_names(L, c->cost, "cost", "", names, nn);
 }
 
-/* Evaluate expression e (from node n, named `what` in errors) for run r, whose
- * first n_known values are set; a finite value or an error at n's position. */
-static int eval_run(loader *L, const shard_expr *e, const yt_node *n, const char *what, const char **vals,
-                    size_t n_known, size_t r, double *out) {
+/* Evaluate expression e (from node n, named 'WHATKEY' in errors, as in
+ * check_names) for run r, whose first n_known values are set; a finite value
+ * or an error at n's position. */
+static int eval_run(loader *L, const shard_expr *e, const yt_node *n, const char *what, const char *key,
+                    const char **vals, size_t n_known, size_t r, double *out) {
   eval_ctx ec = {L->c, vals, n_known, r};
   shard_expr_error err = {0, ""};
   double x = NAN;
@@ -999,8 +1000,8 @@ static int eval_run(loader *L, const shard_expr *e, const yt_node *n, const char
     return SHARD_OK;
   }
   if (st == SHARD_OK) snprintf(err.text, sizeof err.text, "the value is not finite");
-  yt_error(L->d, n->src, n->line, n->col + (n->quoted ? 1 : 0) + (err.col > 0 ? err.col - 1 : 0), "%s in run %zu: %s",
-           what, r, err.text);
+  yt_error(L->d, n->src, n->line, n->col + (n->quoted ? 1 : 0) + (err.col > 0 ? err.col - 1 : 0),
+           "'%s%s' in run %zu: %s", what, key, r, err.text);
   return SHARD_ERR_INPUT;
 }
 
@@ -1025,11 +1026,10 @@ static int expand(loader *L) {
     if (c->params[i].expr && shard_expr_parse(c->params[i].expr->text, &exprs[i], &err) != SHARD_OK)
       rc = SHARD_ERR_INPUT;
   }
-  shard_expr *cost = NULL; /* exprs[n_params] */
+  shard_expr **cost = &exprs[c->n_params]; /* the file's `cost`, or NULL */
   if (rc == SHARD_OK && c->cost) {
     shard_expr_error err;
-    if (shard_expr_parse(c->cost->text, &cost, &err) != SHARD_OK) rc = SHARD_ERR_INPUT;
-    exprs[c->n_params] = cost;
+    if (shard_expr_parse(c->cost->text, cost, &err) != SHARD_OK) rc = SHARD_ERR_INPUT;
   }
   for (size_t r = 0; r < total && rc == SHARD_OK; ++r) {
     shard_campaign_run *run = &c->runs[r];
@@ -1052,10 +1052,8 @@ static int expand(loader *L) {
     for (size_t i = 0; i < c->n_params; ++i) {
       const param *p = &c->params[i];
       if (p->expr) {
-        char what[KEY_MAX + 16];
-        snprintf(what, sizeof what, "'derived.%s'", p->key);
         double x;
-        if ((rc = eval_run(L, exprs[i], p->expr, what, vals, i, r, &x)) != SHARD_OK) break;
+        if ((rc = eval_run(L, exprs[i], p->expr, "derived.", p->key, vals, i, r, &x)) != SHARD_OK) break;
         char buf[64];
         shard_format_number(x, buf, sizeof buf);
         vals[i] = adup(c->arena, buf);
@@ -1066,7 +1064,7 @@ static int expand(loader *L) {
     run->values = vals;
     run->sets = sets;
     run->n_sets = ns;
-    if (cost && (rc = eval_run(L, cost, c->cost, "'cost'", vals, c->n_params, r, &run->cost)) != SHARD_OK) break;
+    if (*cost && (rc = eval_run(L, *cost, c->cost, "cost", "", vals, c->n_params, r, &run->cost)) != SHARD_OK) break;
   }
   for (size_t i = 0; i <= c->n_params; ++i) shard_expr_destroy(exprs[i]);
   free(exprs);
