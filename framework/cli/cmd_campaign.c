@@ -22,6 +22,7 @@
 
 #include "campaign.h"
 #include "commands.h"
+#include "fsio.h"
 #include "registry.h"
 
 static void usage(FILE *out) {
@@ -235,6 +236,23 @@ static shard_campaign *merge_campaign(const char *path) {
   if (!d) fprintf(stderr, "shard campaign merge: out of memory\n");
   shard_diag_destroy(d);
   return c;
+}
+
+/* The campaign directory, locked for this process: whole, or by its slice
+ * when --slice K/N (slices may share a directory); the runs lock their own
+ * directories. Held by another campaign or run: exit 2 naming it. */
+static int lock_campaign_dir(const char *file, const shard_campaign_options *opt, shard_dir_lock *lock) {
+  shard_msg msg = {{0}};
+  char part[64], what[8400];
+  snprintf(part, sizeof part, "slice-%d-of-%d", opt->slice_k, opt->slice_n);
+  char slice[64] = "";
+  if (opt->slice_n > 0) snprintf(slice, sizeof slice, " --slice %d/%d", opt->slice_k, opt->slice_n);
+  snprintf(what, sizeof what, "shard campaign %s -o %s%s", file, opt->out_dir, slice);
+  int st = shard_mkdirs(opt->out_dir, &msg);
+  if (st == SHARD_OK) st = shard_dir_lock_acquire(lock, opt->out_dir, opt->slice_n > 0 ? part : NULL, what, &msg);
+  if (st == SHARD_OK) return SHARD_EXIT_OK;
+  fprintf(stderr, "shard campaign: %s\n", msg.text);
+  return st == SHARD_ERR_INPUT ? SHARD_EXIT_INPUT : SHARD_EXIT_FAIL;
 }
 
 static int cmd_merge(int argc, char **argv) {
@@ -523,6 +541,7 @@ int shard_cmd_campaign(const shard_cli *cli, int argc, char **argv) {
   shard_registry *reg = NULL;
   shard_diag *diag = shard_diag_create();
   shard_campaign *c = NULL;
+  shard_dir_lock lock = SHARD_DIR_LOCK_INIT;
   int code = SHARD_EXIT_FAIL;
   if (!diag || shard_registry_create(&reg, &msg) != SHARD_OK) {
     fprintf(stderr, "shard campaign: %s\n", diag ? msg.text : "out of memory");
@@ -575,6 +594,8 @@ int shard_cmd_campaign(const shard_cli *cli, int argc, char **argv) {
     code = SHARD_EXIT_OK;
     goto done;
   }
+  if (world <= 1 && (code = lock_campaign_dir(file, &opt, &lock)) != SHARD_EXIT_OK) goto done;
+  code = SHARD_EXIT_FAIL;
   if (plots_only) { /* e.g. after `shard campaign merge` */
     char table[4200];
     snprintf(table, sizeof table, "%s/campaign.csv", out);
@@ -625,6 +646,7 @@ int shard_cmd_campaign(const shard_cli *cli, int argc, char **argv) {
   code = res.failed > 0 || res.interrupted || !stats_ok ? SHARD_EXIT_FAIL : SHARD_EXIT_OK;
   shard_table_destroy(t);
 done:
+  shard_dir_lock_release(&lock);
   shard_campaign_destroy(c);
   shard_registry_destroy(reg);
   shard_diag_destroy(diag);
