@@ -1465,7 +1465,7 @@ int shard_schema_write_campaign(const shard_registry *reg, FILE *out) {
       "    }\n"
       "  },\n"
       "  \"properties\": {\n"
-      "    \"name\": {\"type\": \"string\"},\n"
+      "    \"name\": {\"type\": \"string\", \"pattern\": \"^[A-Za-z0-9_-][A-Za-z0-9_.-]*$\"},\n"
       "    \"description\": {\"type\": \"string\"},\n"
       "    \"base\": {\"type\": \"string\", \"description\": \"base case file, relative to the campaign file\"},\n"
       "    \"case\": {\"$ref\": \"case.schema.json\", \"description\": \"inline base case\"},\n"

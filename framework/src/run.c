@@ -799,7 +799,10 @@ static int remove_stale_outputs(const char *dir, int continuing, shard_msg *msg)
   if (st == SHARD_OK && !continuing) {
     char fields[4200];
     snprintf(fields, sizeof fields, "%s/fields", dir);
-    st = remove_matching(fields, 1, 1, msg);
+    struct stat sb;
+    if (lstat(fields, &sb) == 0 && S_ISLNK(sb.st_mode)) /* a link planted there would lead the snapshots elsewhere */
+      st = remove_file(dir, "fields", msg);
+    if (st == SHARD_OK) st = remove_matching(fields, 1, 1, msg);
     if (st == SHARD_OK && rmdir(fields) != 0 && errno != ENOENT && errno != ENOTEMPTY && errno != ENOTDIR && errno != EEXIST)
       st = shard_msg_set(msg, SHARD_ERR_IO, "cannot remove the earlier run's '%s': %s", fields, strerror(errno));
   }
