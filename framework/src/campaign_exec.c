@@ -234,6 +234,11 @@ static int start_run(const shard_campaign *c, const shard_campaign_options *opt,
   run_dir(opt, shard_campaign_n_runs(c), index, dir, sizeof dir);
   int rc = mkdirs(dir, msg);
   if (rc != SHARD_OK) return rc;
+  /* a run directory another process holds (a run left by a killed campaign)
+   * is never touched: the campaign stops, naming that process */
+  shard_dir_lock probe = SHARD_DIR_LOCK_INIT;
+  if ((rc = shard_dir_lock_acquire(&probe, dir, NULL, "shard campaign (starting a run)", msg)) != SHARD_OK) return rc;
+  shard_dir_lock_release(&probe);
   /* stale outputs of an earlier attempt must not pass for this run's */
   static const char *const stale[] = {RESULT_FILE, "summary.yaml", KEY_FILE};
   for (size_t i = 0; i < sizeof stale / sizeof stale[0]; ++i) {

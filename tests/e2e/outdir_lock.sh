@@ -3,7 +3,8 @@
 # (DIR/.lock). A second run or campaign there exits 2 naming the holder and
 # writes nothing; the files are the first one's alone. Slices of one campaign
 # may share a directory; a whole campaign may not join them. The lock goes
-# with its holder, also when it is killed with SIGKILL.
+# with its holder, also when it is killed with SIGKILL. A campaign never
+# touches a run directory another process holds.
 # usage: outdir_lock.sh SHARD SOURCE_DIR BUILD_DIR
 . "$2/tests/e2e/lib/campaign.sh"
 run() { "$SHARD" --plugin-path "$PLUGINS" "$@"; }
@@ -92,4 +93,20 @@ kill -9 "$first"
 wait "$first" 2>/dev/null || true
 run run "$T/base.yaml" -o "$T/k" --no-progress >/dev/null || fail "a run after the holder was killed"
 grep -qx 'status: ok' "$T/k/summary.yaml" || fail "run after a killed holder"
-echo "outdir_lock: second run, campaign and slice refused with the holder named; slices share; SIGKILL frees the lock"
+# 5. a run directory of a campaign held by a stray run (one a killed campaign left): the campaign
+#    stops naming it and touches nothing there
+mkdir -p "$T/c5/runs"
+"$SHARD" --plugin-path "$PLUGINS" run "$T/base.yaml" -o "$T/c5/runs/0000" "${slow[@]}" >/dev/null 2>&1 &
+first=$!
+held "$T/c5/runs/0000"
+code=0
+err=$(run campaign "$T/slow.yaml" -o "$T/c5" --no-progress 2>&1 >/dev/null) || code=$?
+[ "$code" -ne 0 ] || fail "a campaign ran beside a stray run in its run directory"
+grep -qF "'$T/c5/runs/0000' is in use by process $first on host " <<<"$err" || fail "stray run not named: $err"
+for f in run.key stdout.txt stderr.txt result.yaml; do
+  [ ! -e "$T/c5/runs/0000/$f" ] || fail "the campaign wrote $f into the stray run's directory"
+done
+wait "$first" || fail "the stray run failed"
+grep -qx 'status: ok' "$T/c5/runs/0000/summary.yaml" || fail "the stray run's summary"
+one_history "$T/c5/runs/0000"
+echo "outdir_lock: second run, campaign, slice and stray run refused with the holder named; slices share; SIGKILL frees the lock"
