@@ -927,6 +927,7 @@ static int checkpoint_write(run *r, int64_t k, shard_msg *msg) {
   }
   int st = shard_write_atomic(r->opt->out_dir, "checkpoint.bin", buf, len, msg);
   free(buf);
+  if (st != SHARD_OK) shard_msg_prepend(msg, "step %lld (t = %.9g s): checkpoint", (long long)k, (double)k * r->dt);
   return st;
 }
 
@@ -1101,7 +1102,10 @@ static int loop(run *r, int64_t *out_steps, shard_msg *msg) {
     if (written && (st = history_row(r, k, t, event, msg)) != SHARD_OK) break;
     if (r->fields_interval > 0 && t >= r->fields_next - 1e-12 * r->dt) {
       r->fields_next += r->fields_interval;
-      if ((st = shard_snapshots_write(r->snap, t, m, msg)) != SHARD_OK) break;
+      if ((st = shard_snapshots_write(r->snap, t, m, msg)) != SHARD_OK) {
+        shard_msg_prepend(msg, "step %lld (t = %.9g s)", (long long)k, t);
+        break;
+      }
     }
     const double E = r->kinetic + r->elastic + r->penalty + r->coh_rev;
     const double injected = fmax(r->E0 + r->W_abs, 1e-300); /* energy brought in so far, |dW| summed */

@@ -38,6 +38,16 @@ code=0
 check_stopped "$T/big" "$code" "$T/err1" "File too large"
 grep -qx 'status: failed' "$T/big/summary.yaml" || fail "no failed summary under the size limit (it fits there)"
 
+# ... and a checkpoint larger than the limit stops the run at its step, the summary saying why
+code=0
+(trap '' XFSZ; ulimit -f 40; exec "$shard" run "$src/tests/cases/fracture/expanding.yaml" -o "$T/ck" \
+  --set model.elements=2000 --set time.checkpoint_every=400 --no-progress) >/dev/null 2>"$T/err3" || code=$?
+[ "$code" -eq 1 ] || fail "a failed checkpoint write exited $code: $(cat "$T/err3")"
+grep -qE "^shard run: step 400 \(t = [0-9.e+-]+ s\): checkpoint: cannot write '$T/ck/checkpoint\.bin': File too large$" "$T/err3" ||
+  fail "checkpoint message: $(cat "$T/err3")"
+grep -qx 'status: failed' "$T/ck/summary.yaml" || fail "summary after a failed checkpoint"
+[ -z "$(find "$T/ck" -name '.*.tmp.*')" ] || fail "a temporary of the failed write was left: $(ls -A "$T/ck")"
+
 # 2. a full disk
 mkdir "$T/full"
 if mount -t tmpfs -o size=64k tmpfs "$T/full" 2>"$T/mount.err"; then
