@@ -377,9 +377,17 @@ static int run_mpi(const shard_campaign *c, shard_campaign_options *opt, int *ex
   pc->rank = rank;
   if (rank != 0) pc->tty = 0;
   shard_campaign_result res;
+  memset(&res, 0, sizeof res);
   shard_msg msg = {{0}};
   shard_table *mine = NULL;
-  int rc = shard_campaign_execute(c, opt, &mine, &res, &msg);
+  /* each rank holds its slice of the directory, as `--slice K/N` does */
+  shard_dir_lock lock = SHARD_DIR_LOCK_INIT;
+  char part[64], what[4400];
+  snprintf(part, sizeof part, "slice-%d-of-%d", rank + 1, size);
+  snprintf(what, sizeof what, "shard campaign -o %s, MPI rank %d of %d", opt->out_dir, rank, size);
+  int rc = shard_mkdirs(opt->out_dir, &msg);
+  if (rc == SHARD_OK) rc = shard_dir_lock_acquire(&lock, opt->out_dir, part, what, &msg);
+  if (rc == SHARD_OK) rc = shard_campaign_execute(c, opt, &mine, &res, &msg);
   if (pc->line_shown) fputs("\r\033[K", stderr);
   if (rc != SHARD_OK) fprintf(stderr, "shard campaign: rank %d: %s\n", rank, msg.text);
   /* each rank's slice table, as CSV text, to rank 0 */
@@ -414,13 +422,10 @@ static int run_mpi(const shard_campaign *c, shard_campaign_options *opt, int *ex
       char *buf = malloc((size_t)l + 1);
       if (l > 0) MPI_Recv(buf, (int)l, MPI_CHAR, r, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       /* keep the slice beside the others (a copy when the ranks share no file system) */
-      char name[128];
-      snprintf(name, sizeof name, "%s/campaign.slice-%d-of-%d.csv", opt->out_dir, r + 1, size);
-      FILE *f = buf ? fopen(name, "wb") : NULL;
-      if (f) {
-        fwrite(buf, 1, (size_t)l, f);
-        fclose(f);
-      }
+      char base_name[128], name[4300];
+      snprintf(base_name, sizeof base_name, "campaign.slice-%d-of-%d.csv", r + 1, size);
+      snprintf(name, sizeof name, "%s/%s", opt->out_dir, base_name);
+      if (!buf || shard_write_atomic(opt->out_dir, base_name, buf, (size_t)l, &msg) != SHARD_OK) ok = 0;
       free(buf);
       shard_table *t = NULL;
       if (ok && shard_table_read_csv(name, &t, &msg) == SHARD_OK)
@@ -452,6 +457,7 @@ static int run_mpi(const shard_campaign *c, shard_campaign_options *opt, int *ex
   free(text);
   shard_table_destroy(mine);
   MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  shard_dir_lock_release(&lock);
   MPI_Finalize();
   *exit_code = code;
   return 1;

@@ -455,7 +455,7 @@ static int render(const char *dir, const shard_campaign_plot *p) {
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
   posix_spawn_file_actions_adddup2(&fa, 1, 2);
   pid_t pid;
   int err = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
