@@ -755,10 +755,10 @@ static int checkpoint_resumable(const run *r);
  * also the checkpoint, the partial history, the provenance and the field
  * snapshots (a continued run keeps those: they are its own), and every
  * leftover temporary. Only the file names a run writes are touched. */
-static const char *const final_outputs[] = {
-    "summary.yaml",         "history.csv",          "fragments.csv",   "fragment_sizes.csv",
-    "fragment_histogram.csv", "interfaces.csv",     "spacetime_stress.dat", "spacetime_damage.dat",
-    "spacetime.gp",         "spacetime.png"};
+static const char *const final_outputs[] = {"summary.yaml", /* first: the claim of a result */
+                                            "history.csv",          "fragments.csv",        "fragment_sizes.csv",
+                                            "fragment_histogram.csv", "interfaces.csv",     "spacetime_stress.dat",
+                                            "spacetime_damage.dat", "spacetime.gp",         "spacetime.png"};
 static const char *const run_state[] = {"checkpoint.bin", ".history.csv.partial", "case.resolved.yaml",
                                         "provenance.yaml", "fields.pvd"};
 
@@ -781,7 +781,9 @@ static int stale_name(const char *n, int fresh, int in_fields) {
 
 static int remove_matching(const char *dir, int fresh, int in_fields, shard_msg *msg) {
   DIR *d = opendir(dir);
-  if (!d) return errno == ENOENT || errno == ENOTDIR ? SHARD_OK : shard_msg_set(msg, SHARD_ERR_IO, "cannot read '%s': %s", dir, strerror(errno));
+  if (!d)
+    return errno == ENOENT || errno == ENOTDIR ? SHARD_OK
+                                               : shard_msg_set(msg, SHARD_ERR_IO, "cannot read '%s': %s", dir, strerror(errno));
   int st = SHARD_OK;
   for (struct dirent *e; st == SHARD_OK && (e = readdir(d));)
     if (stale_name(e->d_name, fresh, in_fields)) st = remove_file(dir, e->d_name, msg);
@@ -803,7 +805,8 @@ static int remove_stale_outputs(const char *dir, int continuing, shard_msg *msg)
     if (lstat(fields, &sb) == 0 && S_ISLNK(sb.st_mode)) /* a link planted there would lead the snapshots elsewhere */
       st = remove_file(dir, "fields", msg);
     if (st == SHARD_OK) st = remove_matching(fields, 1, 1, msg);
-    if (st == SHARD_OK && rmdir(fields) != 0 && errno != ENOENT && errno != ENOTEMPTY && errno != ENOTDIR && errno != EEXIST)
+    if (st == SHARD_OK && rmdir(fields) != 0 && errno != ENOENT && errno != ENOTEMPTY && errno != ENOTDIR &&
+        errno != EEXIST)
       st = shard_msg_set(msg, SHARD_ERR_IO, "cannot remove the earlier run's '%s': %s", fields, strerror(errno));
   }
   return st == SHARD_OK ? shard_dir_sync(dir, msg) : st;
