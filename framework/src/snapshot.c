@@ -500,6 +500,17 @@ static int write_script(const shard_snapshots *s, shard_msg *msg) {
   return st;
 }
 
+/* fsync a file another process wrote (never through a link); 0 or -1 (errno) */
+static int sync_file(const char *path) {
+  const int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return -1;
+  const int rc = fsync(fd);
+  const int err = errno;
+  close(fd);
+  errno = err;
+  return rc;
+}
+
 /* gnuplot -e "out='TMP'" DIR/spacetime.gp, output to stdout/stderr in a log;
  * *missing = 1 when gnuplot is not on PATH. */
 static int render(shard_snapshots *s, int *missing, shard_msg *msg) {
@@ -575,7 +586,7 @@ static int render(shard_snapshots *s, int *missing, shard_msg *msg) {
     else
       st = shard_msg_set(msg, SHARD_ERR_IO, "gnuplot %s killed by signal %d", script,
                          WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-  } else if (rename(tmp_png, png) != 0) {
+  } else if (sync_file(tmp_png) != 0 || rename(tmp_png, png) != 0) {
     st = shard_msg_set(msg, SHARD_ERR_IO, "cannot write '%s': %s", png, strerror(errno));
   } else {
     st = shard_dir_sync(s->dir, msg);
