@@ -22,6 +22,7 @@
 
 #include "campaign.h"
 #include "commands.h"
+#include "fsio.h"
 #include "registry.h"
 
 static void usage(FILE *out) {
@@ -237,6 +238,23 @@ static shard_campaign *merge_campaign(const char *path) {
   return c;
 }
 
+/* The campaign directory, locked for this process: whole, or by its slice
+ * when --slice K/N (slices may share a directory); the runs lock their own
+ * directories. Held by another campaign or run: exit 2 naming it. */
+static int lock_campaign_dir(const char *file, const shard_campaign_options *opt, shard_dir_lock *lock) {
+  shard_msg msg = {{0}};
+  char part[64], what[8400];
+  snprintf(part, sizeof part, "slice-%d-of-%d", opt->slice_k, opt->slice_n);
+  char slice[64] = "";
+  if (opt->slice_n > 0) snprintf(slice, sizeof slice, " --slice %d/%d", opt->slice_k, opt->slice_n);
+  snprintf(what, sizeof what, "shard campaign %s -o %s%s", file, opt->out_dir, slice);
+  int st = shard_mkdirs(opt->out_dir, &msg);
+  if (st == SHARD_OK) st = shard_dir_lock_acquire(lock, opt->out_dir, opt->slice_n > 0 ? part : NULL, what, &msg);
+  if (st == SHARD_OK) return SHARD_EXIT_OK;
+  fprintf(stderr, "shard campaign: %s\n", msg.text);
+  return st == SHARD_ERR_INPUT ? SHARD_EXIT_INPUT : SHARD_EXIT_FAIL;
+}
+
 static int cmd_merge(int argc, char **argv) {
   const char *campaign = NULL;
   int kept = 1;
@@ -359,9 +377,17 @@ static int run_mpi(const shard_campaign *c, shard_campaign_options *opt, int *ex
   pc->rank = rank;
   if (rank != 0) pc->tty = 0;
   shard_campaign_result res;
+  memset(&res, 0, sizeof res);
   shard_msg msg = {{0}};
   shard_table *mine = NULL;
-  int rc = shard_campaign_execute(c, opt, &mine, &res, &msg);
+  /* each rank holds its slice of the directory, as `--slice K/N` does */
+  shard_dir_lock lock = SHARD_DIR_LOCK_INIT;
+  char part[64], what[4400];
+  snprintf(part, sizeof part, "slice-%d-of-%d", rank + 1, size);
+  snprintf(what, sizeof what, "shard campaign -o %s, MPI rank %d of %d", opt->out_dir, rank, size);
+  int rc = shard_mkdirs(opt->out_dir, &msg);
+  if (rc == SHARD_OK) rc = shard_dir_lock_acquire(&lock, opt->out_dir, part, what, &msg);
+  if (rc == SHARD_OK) rc = shard_campaign_execute(c, opt, &mine, &res, &msg);
   if (pc->line_shown) fputs("\r\033[K", stderr);
   if (rc != SHARD_OK) fprintf(stderr, "shard campaign: rank %d: %s\n", rank, msg.text);
   /* each rank's slice table, as CSV text, to rank 0 */
@@ -396,13 +422,10 @@ static int run_mpi(const shard_campaign *c, shard_campaign_options *opt, int *ex
       char *buf = malloc((size_t)l + 1);
       if (l > 0) MPI_Recv(buf, (int)l, MPI_CHAR, r, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       /* keep the slice beside the others (a copy when the ranks share no file system) */
-      char name[128];
-      snprintf(name, sizeof name, "%s/campaign.slice-%d-of-%d.csv", opt->out_dir, r + 1, size);
-      FILE *f = buf ? fopen(name, "wb") : NULL;
-      if (f) {
-        fwrite(buf, 1, (size_t)l, f);
-        fclose(f);
-      }
+      char base_name[128], name[4300];
+      snprintf(base_name, sizeof base_name, "campaign.slice-%d-of-%d.csv", r + 1, size);
+      snprintf(name, sizeof name, "%s/%s", opt->out_dir, base_name);
+      if (!buf || shard_write_atomic(opt->out_dir, base_name, buf, (size_t)l, &msg) != SHARD_OK) ok = 0;
       free(buf);
       shard_table *t = NULL;
       if (ok && shard_table_read_csv(name, &t, &msg) == SHARD_OK)
@@ -434,6 +457,7 @@ static int run_mpi(const shard_campaign *c, shard_campaign_options *opt, int *ex
   free(text);
   shard_table_destroy(mine);
   MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  shard_dir_lock_release(&lock);
   MPI_Finalize();
   *exit_code = code;
   return 1;
@@ -523,6 +547,7 @@ int shard_cmd_campaign(const shard_cli *cli, int argc, char **argv) {
   shard_registry *reg = NULL;
   shard_diag *diag = shard_diag_create();
   shard_campaign *c = NULL;
+  shard_dir_lock lock = SHARD_DIR_LOCK_INIT;
   int code = SHARD_EXIT_FAIL;
   if (!diag || shard_registry_create(&reg, &msg) != SHARD_OK) {
     fprintf(stderr, "shard campaign: %s\n", diag ? msg.text : "out of memory");
@@ -575,6 +600,8 @@ int shard_cmd_campaign(const shard_cli *cli, int argc, char **argv) {
     code = SHARD_EXIT_OK;
     goto done;
   }
+  if (world <= 1 && (code = lock_campaign_dir(file, &opt, &lock)) != SHARD_EXIT_OK) goto done;
+  code = SHARD_EXIT_FAIL;
   if (plots_only) { /* e.g. after `shard campaign merge` */
     char table[4200];
     snprintf(table, sizeof table, "%s/campaign.csv", out);
@@ -625,6 +652,7 @@ int shard_cmd_campaign(const shard_cli *cli, int argc, char **argv) {
   code = res.failed > 0 || res.interrupted || !stats_ok ? SHARD_EXIT_FAIL : SHARD_EXIT_OK;
   shard_table_destroy(t);
 done:
+  shard_dir_lock_release(&lock);
   shard_campaign_destroy(c);
   shard_registry_destroy(reg);
   shard_diag_destroy(diag);

@@ -14,6 +14,7 @@
 
 #include "case.h"
 #include "expr.h"
+#include "fsio.h"
 #include "sha256.h"
 #include "yaml_tree.h"
 
@@ -665,15 +666,6 @@ static void load_statistics(loader *L, const yt_node *key, const yt_node *v) {
   s->n_columns = n;
 }
 
-static int valid_file_name(const char *s) {
-  if (!*s || *s == '.') return 0;
-  for (; *s; ++s)
-    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_' ||
-          *s == '-' || *s == '.'))
-      return 0;
-  return 1;
-}
-
 static void load_plot(loader *L, const yt_node *m, shard_campaign_plot *p) {
   yt_arena *a = L->c->arena;
   p->xscale = p->yscale = 1.0;
@@ -686,7 +678,7 @@ static void load_plot(loader *L, const yt_node *m, shard_campaign_plot *p) {
     char what[KEY_MAX];
     snprintf(what, sizeof what, "plots.%s", kt);
     if (strcmp(kt, "file") == 0) {
-      if (string_value(L, k, v, what, &p->file) == SHARD_OK && !valid_file_name(p->file)) {
+      if (string_value(L, k, v, what, &p->file) == SHARD_OK && !shard_plain_name(p->file)) {
         yt_error_at(L->d, v, "plot file name '%s' must be a plain name (letters, digits, '_', '-', '.')", p->file);
         p->file = NULL;
       }
@@ -1268,7 +1260,12 @@ int shard_campaign_load(const char *path, const shard_registry *reg, shard_campa
     const yt_node *k = c->root->pairs[i].key, *v = c->root->pairs[i].value;
     const char *kt = k->text;
     if (strcmp(kt, "name") == 0) {
-      string_value(&L, k, v, "name", &c->name);
+      if (string_value(&L, k, v, "name", &c->name) == SHARD_OK && !shard_plain_name(c->name)) {
+        yt_error_at(d, v, "campaign name '%s' must be a plain name (letters, digits, '_', '-', '.'; not starting "
+                          "with '.'): it names the output directory",
+                    c->name);
+        c->name = NULL;
+      }
     } else if (strcmp(kt, "description") == 0) {
       const char *s;
       string_value(&L, k, v, "description", &s);
@@ -1384,17 +1381,7 @@ int shard_campaign_is_campaign(const char *path) {
 
 int shard_campaign_write_case(const shard_campaign *c, const char *dir, char *out_path, size_t size, shard_msg *msg) {
   snprintf(out_path, size, "%s/case.yaml", dir);
-  char tmp[4200];
-  snprintf(tmp, sizeof tmp, "%s/.case.yaml.tmp", dir);
-  FILE *f = fopen(tmp, "wb");
-  if (!f) return shard_msg_set(msg, SHARD_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
-  int ok = fwrite(c->case_text, 1, c->case_len, f) == c->case_len;
-  ok = (fclose(f) == 0) && ok;
-  if (!ok || rename(tmp, out_path) != 0) {
-    unlink(tmp);
-    return shard_msg_set(msg, SHARD_ERR_IO, "cannot write %s: %s", out_path, strerror(errno));
-  }
-  return SHARD_OK;
+  return shard_write_atomic(dir, "case.yaml", c->case_text, c->case_len, msg);
 }
 
 /* ---- JSON schema ------------------------------------------------------------------- */
@@ -1478,7 +1465,7 @@ int shard_schema_write_campaign(const shard_registry *reg, FILE *out) {
       "    }\n"
       "  },\n"
       "  \"properties\": {\n"
-      "    \"name\": {\"type\": \"string\"},\n"
+      "    \"name\": {\"type\": \"string\", \"pattern\": \"^[A-Za-z0-9_-][A-Za-z0-9_.-]*$\"},\n"
       "    \"description\": {\"type\": \"string\"},\n"
       "    \"base\": {\"type\": \"string\", \"description\": \"base case file, relative to the campaign file\"},\n"
       "    \"case\": {\"$ref\": \"case.schema.json\", \"description\": \"inline base case\"},\n"

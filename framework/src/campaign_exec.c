@@ -51,38 +51,14 @@ static double now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static int mkdirs(const char *path, shard_msg *msg) {
-  char buf[4096];
-  snprintf(buf, sizeof buf, "%s", path);
-  for (char *p = buf + 1;; ++p) {
-    if (*p == '/' || *p == 0) {
-      char keep = *p;
-      *p = 0;
-      if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-        return shard_msg_set(msg, SHARD_ERR_IO, "cannot create directory %s: %s", buf, strerror(errno));
-      *p = keep;
-      if (!keep) break;
-    }
-  }
-  struct stat st;
-  if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
-    return shard_msg_set(msg, SHARD_ERR_IO, "%s is not a directory", path);
-  return SHARD_OK;
-}
+static int mkdirs(const char *path, shard_msg *msg) { return shard_mkdirs(path, msg); }
 
+/* path = DIR/NAME, written through a unique temporary (fsio.h) */
 static int write_atomic(const char *path, const char *data, size_t len, shard_msg *msg) {
-  char tmp[4200];
-  snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-  FILE *f = fopen(tmp, "wb");
-  if (!f) return shard_msg_set(msg, SHARD_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
-  int ok = fwrite(data, 1, len, f) == len;
-  ok = (fclose(f) == 0) && ok;
-  if (!ok || rename(tmp, path) != 0) {
-    int e = errno;
-    unlink(tmp);
-    return shard_msg_set(msg, SHARD_ERR_IO, "cannot write %s: %s", path, strerror(e));
-  }
-  return SHARD_OK;
+  char dir[4096];
+  const char *slash = strrchr(path, '/');
+  snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+  return shard_write_atomic(dir, slash ? slash + 1 : path, data, len, msg);
 }
 
 static char *read_text(const char *path) {
@@ -258,6 +234,11 @@ static int start_run(const shard_campaign *c, const shard_campaign_options *opt,
   run_dir(opt, shard_campaign_n_runs(c), index, dir, sizeof dir);
   int rc = mkdirs(dir, msg);
   if (rc != SHARD_OK) return rc;
+  /* a run directory another process holds (a run left by a killed campaign)
+   * is never touched: the campaign stops, naming that process */
+  shard_dir_lock probe = SHARD_DIR_LOCK_INIT;
+  if ((rc = shard_dir_lock_acquire(&probe, dir, NULL, "shard campaign (starting a run)", msg)) != SHARD_OK) return rc;
+  shard_dir_lock_release(&probe);
   /* stale outputs of an earlier attempt must not pass for this run's */
   static const char *const stale[] = {RESULT_FILE, "summary.yaml", KEY_FILE};
   for (size_t i = 0; i < sizeof stale / sizeof stale[0]; ++i) {
@@ -302,8 +283,8 @@ static int start_run(const shard_campaign *c, const shard_campaign_options *opt,
   posix_spawn_file_actions_init(&fa);
   posix_spawnattr_init(&at);
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
+  posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
   sigset_t none, defaults;
   sigemptyset(&none);
   sigemptyset(&defaults);

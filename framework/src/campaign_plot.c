@@ -15,6 +15,7 @@
 
 #include "campaign.h"
 #include "expr.h"
+#include "fsio.h"
 #include "stats.h"
 
 extern char **environ;
@@ -341,8 +342,17 @@ static void gp_string(FILE *f, const char *s) {
   fputc('"', f);
 }
 
+/* path as a new file (an earlier one replaced, a link there removed, never followed) */
+static FILE *create_text(const char *path) {
+  int fd = -1;
+  if ((unlink(path) != 0 && errno != ENOENT) || shard_file_create(path, &fd, NULL) != SHARD_OK) return NULL;
+  FILE *f = fdopen(fd, "w");
+  if (!f) close(fd);
+  return f;
+}
+
 static int write_dat(const char *path, const curves *cs) {
-  FILE *f = fopen(path, "w");
+  FILE *f = create_text(path);
   if (!f) return SHARD_ERR_IO;
   for (size_t i = 0; i < cs->n; ++i) {
     const curve *c = &cs->items[i];
@@ -359,7 +369,7 @@ static int write_dat(const char *path, const curves *cs) {
 }
 
 static int write_gp(const char *path, const shard_campaign_plot *p, const curves *cs) {
-  FILE *f = fopen(path, "w");
+  FILE *f = create_text(path);
   if (!f) return SHARD_ERR_IO;
   fprintf(f, "# written by `shard campaign`; render in this directory with: gnuplot %s.gp\n", p->file);
   fprintf(f, "set terminal pngcairo size 1000,650\nset output '%s.png'\n", p->file);
@@ -445,7 +455,7 @@ static int render(const char *dir, const shard_campaign_plot *p) {
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
   posix_spawn_file_actions_adddup2(&fa, 1, 2);
   pid_t pid;
   int err = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "campaign.h"
+#include "fsio.h"
 #include "yaml_tree.h"
 
 const char *const shard_campaign_run_columns[] = {"status", "exit_code", "signal", "wall_time",
@@ -148,20 +149,19 @@ static int write_csv(const shard_table *t, size_t first, FILE *out) {
 int shard_table_write_csv(const shard_table *t, FILE *out) { return write_csv(t, 0, out); }
 
 static int write_file(const shard_table *t, size_t first, const char *dir, const char *name, shard_msg *msg) {
-  char path[4096], tmp[4200];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  snprintf(tmp, sizeof tmp, "%s/.%s.%ld.tmp", dir, name, (long)getpid());
-  FILE *f = fopen(tmp, "wb");
-  if (!f) return shard_msg_set(msg, SHARD_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  if (!f) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
   int rc = write_csv(t, first, f);
-  if (fflush(f) != 0 || fsync(fileno(f)) != 0) rc = SHARD_ERR_IO;
-  if (fclose(f) != 0) rc = SHARD_ERR_IO;
-  if (rc != SHARD_OK || rename(tmp, path) != 0) {
-    int e = errno;
-    unlink(tmp);
-    return shard_msg_set(msg, SHARD_ERR_IO, "cannot write %s: %s", path, strerror(e));
+  if (fclose(f) != 0 && rc == SHARD_OK) rc = SHARD_ERR_NOMEM;
+  if (rc != SHARD_OK) {
+    free(text);
+    return shard_msg_set(msg, rc, "cannot write %s/%s: %s", dir, name, shard_status_str(rc));
   }
-  return SHARD_OK;
+  rc = shard_write_atomic(dir, name, text, len, msg); /* unique temporary, fsync, rename */
+  free(text);
+  return rc;
 }
 
 int shard_table_write_file(const shard_table *t, const char *dir, const char *name, shard_msg *msg) {

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "expr.h"
+#include "fsio.h"
 #include "yaml_tree.h"
 
 const shard_case_name shard_case_derived_names[] = {
@@ -452,6 +453,12 @@ static void validate_root(vctx *v) {
   }
   walk_map(v, root, &l, "", "", 0);
   check_required(v, root, root, &l, "");
+  const yt_pair *name = yt_map_find(root, "name"); /* it names the default output directory out/NAME */
+  if (name && name->value->kind == YT_SCALAR && !yt_is_null(name->value) && !shard_plain_name(name->value->text))
+    yt_error_at(v->d, name->value,
+                "case name '%s' must be a plain name (letters, digits, '_', '-', '.'; not starting with '.'): it "
+                "names the output directory",
+                name->value->text);
   for (uint32_t i = 0; i < shard_case_n_sections; ++i)
     if ((section(i)->flags & SHARD_SECTION_REQUIRED) && !yt_get_path(root, section(i)->path) &&
         !was_suggested(v, section(i)->path))

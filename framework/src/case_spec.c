@@ -12,7 +12,7 @@
 #define POS SHARD_PARAM_MIN_EXCLUSIVE
 
 static const shard_param_spec top_specs[] = {
-    {"name", S, 0, 0, 0, "", 0, 0, "short name of the case (used in outputs)"},
+    {"name", S, 0, 0, 0, "", 0, 0, "short name of the case: the default output directory is out/NAME, so one plain path component (letters, digits, '_', '-', '.'; not starting with '.')"},
     {"description", S, 0, 0, 0, "", 0, 0, "free text"},
 };
 

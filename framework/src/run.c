@@ -1,7 +1,9 @@
 /* host: `shard run` (see run.h). */
 #include "run.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <math.h>
 #include <stdlib.h>
@@ -26,48 +28,6 @@
 extern const char shard_git_commit[];
 
 /* ---- files ---------------------------------------------------------------- */
-
-int shard_mkdirs(const char *path, shard_msg *msg) {
-  char buf[4096];
-  if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
-    return shard_msg_set(msg, SHARD_ERR_IO, "path too long: %s", path);
-  for (char *p = buf + 1;; ++p) {
-    if (*p == '/' || *p == '\0') {
-      const char save = *p;
-      *p = '\0';
-      if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-        return shard_msg_set(msg, SHARD_ERR_IO, "cannot create directory '%s': %s", buf, strerror(errno));
-      *p = save;
-      if (save == '\0') break;
-    }
-  }
-  struct stat sb;
-  if (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode))
-    return shard_msg_set(msg, SHARD_ERR_IO, "'%s' is not a directory", path);
-  return SHARD_OK;
-}
-
-static int tmp_path(char *out, size_t n, const char *dir, const char *name) {
-  return snprintf(out, n, "%s/.%s.tmp.%ld", dir, name, (long)getpid()) < (int)n ? 0 : -1;
-}
-
-int shard_write_atomic(const char *dir, const char *name, const char *data, size_t len, shard_msg *msg) {
-  char tmp[4096], fin[4096];
-  if (tmp_path(tmp, sizeof tmp, dir, name) || snprintf(fin, sizeof fin, "%s/%s", dir, name) >= (int)sizeof fin)
-    return shard_msg_set(msg, SHARD_ERR_IO, "path too long in '%s'", dir);
-  FILE *f = fopen(tmp, "wb");
-  if (!f) return shard_msg_set(msg, SHARD_ERR_IO, "cannot write '%s': %s", tmp, strerror(errno));
-  int ok = fwrite(data, 1, len, f) == len;
-  ok = (fflush(f) == 0) && ok;
-  ok = (fsync(fileno(f)) == 0) && ok;
-  ok = (fclose(f) == 0) && ok;
-  if (!ok || rename(tmp, fin) != 0) {
-    int err = errno;
-    unlink(tmp);
-    return shard_msg_set(msg, SHARD_ERR_IO, "cannot write '%s': %s", fin, strerror(err));
-  }
-  return SHARD_OK;
-}
 
 static double now_s(void) {
   struct timespec ts;
@@ -439,8 +399,18 @@ static void history_header(run *r) {
   fprintf(f, "\n");
 }
 
-static void history_row(run *r, int64_t step, double t, int event) {
+/* The history so far is unwritable (a full disk, say): the error with the
+ * file named, as the run's failure at `step`. */
+static int history_error(run *r, int64_t step, double t, shard_msg *msg) {
+  const int err = errno ? errno : EIO;
+  return shard_msg_set(msg, SHARD_ERR_IO, "step %lld (t = %.9g s): cannot write '%s': %s", (long long)step, t,
+                       r->hist_tmp, strerror(err));
+}
+
+/* One row of the history; a failed write stops the run (SHARD_ERR_IO). */
+static int history_row(run *r, int64_t step, double t, int event, shard_msg *msg) {
   shard_model *m = r->m;
+  errno = 0;
   if (r->spacetime && r->snap) {
     shard_msg ignored;
     shard_spacetime_record(r->snap, t, m, &ignored); /* refuses only a time going backwards */
@@ -479,6 +449,7 @@ static void history_row(run *r, int64_t step, double t, int event) {
   }
   fputc('\n', f);
   r->rows++;
+  return ferror(f) ? history_error(r, step, t, msg) : SHARD_OK;
 }
 
 /* ---- energies (SPEC §4) -------------------------------------------------------- */
@@ -777,6 +748,98 @@ static void compute_run_hash(run *r, const char *resolved, size_t len) {
 
 static int checkpoint_resumable(const run *r);
 
+/* ---- the output directory ------------------------------------------------------------
+ * A run holds DIR/.lock (fsio.h) from before its first file to its end. At
+ * start it removes what an earlier run left that could pass for its own
+ * result: summary.yaml first, then the other final outputs; a fresh start
+ * also the checkpoint, the partial history, the provenance and the field
+ * snapshots (a continued run keeps those: they are its own), and every
+ * leftover temporary. Only the file names a run writes are touched. */
+static const char *const final_outputs[] = {"summary.yaml", /* first: the claim of a result */
+                                            "history.csv",          "fragments.csv",        "fragment_sizes.csv",
+                                            "fragment_histogram.csv", "interfaces.csv",     "spacetime_stress.dat",
+                                            "spacetime_damage.dat", "spacetime.gp",         "spacetime.png"};
+static const char *const run_state[] = {"checkpoint.bin", ".history.csv.partial", "case.resolved.yaml",
+                                        "provenance.yaml", "fields.pvd"};
+
+static int remove_file(const char *dir, const char *name, shard_msg *msg) {
+  char p[4200];
+  snprintf(p, sizeof p, "%s/%s", dir, name);
+  if (unlink(p) != 0 && errno != ENOENT)
+    return shard_msg_set(msg, SHARD_ERR_IO, "cannot remove the earlier run's '%s': %s", p, strerror(errno));
+  return SHARD_OK;
+}
+
+/* names the run writes by pattern: temporaries (".NAME.tmp.*", ".spacetime.log.*"),
+ * LCP dumps ("lcp_step*.mtx"), snapshots ("fields_*.vtu" in fields/) */
+static int stale_name(const char *n, int fresh, int in_fields) {
+  const size_t len = strlen(n);
+  if (in_fields) return strncmp(n, "fields_", 7) == 0 && len > 4 && strcmp(n + len - 4, ".vtu") == 0;
+  if (n[0] == '.' && (strstr(n, ".tmp.") || strncmp(n, ".spacetime.log.", 15) == 0)) return 1;
+  return fresh && strncmp(n, "lcp_step", 8) == 0 && len > 4 && strcmp(n + len - 4, ".mtx") == 0;
+}
+
+static int remove_matching(const char *dir, int fresh, int in_fields, shard_msg *msg) {
+  DIR *d = opendir(dir);
+  if (!d)
+    return errno == ENOENT || errno == ENOTDIR ? SHARD_OK
+                                               : shard_msg_set(msg, SHARD_ERR_IO, "cannot read '%s': %s", dir, strerror(errno));
+  int st = SHARD_OK;
+  for (struct dirent *e; st == SHARD_OK && (e = readdir(d));)
+    if (stale_name(e->d_name, fresh, in_fields)) st = remove_file(dir, e->d_name, msg);
+  closedir(d);
+  return st;
+}
+
+static int remove_stale_outputs(const char *dir, int continuing, shard_msg *msg) {
+  int st = SHARD_OK;
+  for (size_t i = 0; st == SHARD_OK && i < sizeof final_outputs / sizeof final_outputs[0]; ++i)
+    st = remove_file(dir, final_outputs[i], msg);
+  for (size_t i = 0; st == SHARD_OK && !continuing && i < sizeof run_state / sizeof run_state[0]; ++i)
+    st = remove_file(dir, run_state[i], msg);
+  if (st == SHARD_OK) st = remove_matching(dir, !continuing, 0, msg);
+  if (st == SHARD_OK && !continuing) {
+    char fields[4200];
+    snprintf(fields, sizeof fields, "%s/fields", dir);
+    struct stat sb;
+    if (lstat(fields, &sb) == 0 && S_ISLNK(sb.st_mode)) /* a link planted there would lead the snapshots elsewhere */
+      st = remove_file(dir, "fields", msg);
+    if (st == SHARD_OK) st = remove_matching(fields, 1, 1, msg);
+    if (st == SHARD_OK && rmdir(fields) != 0 && errno != ENOENT && errno != ENOTEMPTY && errno != ENOTDIR &&
+        errno != EEXIST)
+      st = shard_msg_set(msg, SHARD_ERR_IO, "cannot remove the earlier run's '%s': %s", fields, strerror(errno));
+  }
+  return st == SHARD_OK ? shard_dir_sync(dir, msg) : st;
+}
+
+/* DIR/.lock for the whole run; another run or campaign there: bad input (exit 2). */
+static int lock_out_dir(run *r, shard_dir_lock *lock, shard_msg *msg) {
+  char what[4400];
+  snprintf(what, sizeof what, "shard run %s -o %s%s", shard_case_path(r->c), r->opt->out_dir,
+           r->opt->restart ? " (restart)" : r->opt->resume ? " --resume" : "");
+  return shard_dir_lock_acquire(lock, r->opt->out_dir, NULL, what, msg);
+}
+
+/* history.csv from the partial history: flushed, synced, renamed; left
+ * partial when a write of it failed. */
+static int history_publish(run *r, int64_t steps, shard_msg *msg) {
+  if (!r->hist) return SHARD_OK;
+  errno = 0;
+  int err = fflush(r->hist) != 0 || ferror(r->hist) ? (errno ? errno : EIO) : 0;
+  if (!err && fsync(fileno(r->hist)) != 0) err = errno;
+  if (fclose(r->hist) != 0 && !err) err = errno;
+  r->hist = NULL;
+  if (err) {
+    errno = err;
+    return history_error(r, steps, (double)steps * r->dt, msg);
+  }
+  char fin[4200];
+  snprintf(fin, sizeof fin, "%s/history.csv", r->opt->out_dir);
+  if (rename(r->hist_tmp, fin) != 0)
+    return shard_msg_set(msg, SHARD_ERR_IO, "cannot write '%s': %s", fin, strerror(errno));
+  return shard_dir_sync(r->opt->out_dir, msg);
+}
+
 /* case.resolved.yaml and provenance.yaml; on a restart only the run hash is
  * recomputed (the files of the first run stay). The run hash also decides
  * whether a --resume continues: only from a checkpoint of this same run. */
@@ -789,11 +852,14 @@ static int write_provenance(run *r, shard_msg *msg) {
   fclose(f);
   compute_run_hash(r, rbuf, rlen);
   r->continuing = r->opt->restart || (r->opt->resume && checkpoint_resumable(r));
-  if (r->continuing) {
+  /* a --restart without a checkpoint of this run fails in checkpoint_restore, touching nothing */
+  int st = r->opt->restart && !checkpoint_resumable(r) ? SHARD_OK
+                                                       : remove_stale_outputs(r->opt->out_dir, r->continuing, msg);
+  if (st != SHARD_OK || r->continuing) {
     free(rbuf);
-    return SHARD_OK;
+    return st;
   }
-  int st = shard_write_atomic(r->opt->out_dir, "case.resolved.yaml", rbuf, rlen, msg);
+  st = shard_write_atomic(r->opt->out_dir, "case.resolved.yaml", rbuf, rlen, msg);
   free(rbuf);
   if (st != SHARD_OK) return st;
   f = open_memstream(&pbuf, &plen);
@@ -844,7 +910,8 @@ static int check_finite(const shard_model *m, const char **what) {
 #define HIST_PARTIAL ".history.csv.partial" /* the history until the run ends (then history.csv) */
 
 static int checkpoint_write(run *r, int64_t k, shard_msg *msg) {
-  if (fflush(r->hist) != 0) return shard_msg_set(msg, SHARD_ERR_IO, "cannot write the history");
+  errno = 0;
+  if (fflush(r->hist) != 0 || ferror(r->hist)) return history_error(r, k, (double)k * r->dt, msg);
   const long hist_len = ftell(r->hist);
   char *buf = NULL;
   size_t len = 0;
@@ -863,7 +930,25 @@ static int checkpoint_write(run *r, int64_t k, shard_msg *msg) {
   }
   int st = shard_write_atomic(r->opt->out_dir, "checkpoint.bin", buf, len, msg);
   free(buf);
+  if (st != SHARD_OK) shard_msg_prepend(msg, "step %lld (t = %.9g s): checkpoint", (long long)k, (double)k * r->dt);
   return st;
+}
+
+/* The partial history of a continued run, cut back to the checkpoint's
+ * length: a regular file, never opened through a link. */
+static int history_continue(run *r, long hist_len, shard_msg *msg) {
+  const int fd = open(r->hist_tmp, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+  struct stat sb;
+  int err = fd < 0 ? errno : 0;
+  if (!err && (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))) err = errno ? errno : EINVAL;
+  if (!err && (ftruncate(fd, hist_len) != 0 || lseek(fd, 0, SEEK_END) < 0)) err = errno;
+  if (!err && !(r->hist = fdopen(fd, "a"))) err = errno;
+  if (err) {
+    if (fd >= 0) close(fd);
+    return shard_msg_set(msg, SHARD_ERR_IO, "--restart: cannot continue the history %s: %s", r->hist_tmp,
+                         err == ELOOP ? "it is a symbolic link" : strerror(err));
+  }
+  return SHARD_OK;
 }
 
 static int checkpoint_restore(run *r, shard_msg *msg) {
@@ -889,9 +974,7 @@ static int checkpoint_restore(run *r, shard_msg *msg) {
   r->wall_loop_prior = r->wall_loop_done;
   r->restarts++;
   /* the history up to the checkpoint, then append */
-  if (truncate(r->hist_tmp, hist_len) != 0 || !(r->hist = fopen(r->hist_tmp, "a")))
-    return shard_msg_set(msg, SHARD_ERR_IO, "--restart: cannot continue the history %s: %s", r->hist_tmp, strerror(errno));
-  return SHARD_OK;
+  return history_continue(r, hist_len, msg);
 }
 
 /* DIR/checkpoint.bin of the current format (its run hash and step in `hash`
@@ -1019,10 +1102,13 @@ static int loop(run *r, int64_t *out_steps, shard_msg *msg) {
       due = k % r->every == 0;
     }
     const int written = due || k == r->nsteps || (event && event_rows);
-    if (written) history_row(r, k, t, event);
+    if (written && (st = history_row(r, k, t, event, msg)) != SHARD_OK) break;
     if (r->fields_interval > 0 && t >= r->fields_next - 1e-12 * r->dt) {
       r->fields_next += r->fields_interval;
-      if ((st = shard_snapshots_write(r->snap, t, m, msg)) != SHARD_OK) break;
+      if ((st = shard_snapshots_write(r->snap, t, m, msg)) != SHARD_OK) {
+        shard_msg_prepend(msg, "step %lld (t = %.9g s)", (long long)k, t);
+        break;
+      }
     }
     const double E = r->kinetic + r->elastic + r->penalty + r->coh_rev;
     const double injected = fmax(r->E0 + r->W_abs, 1e-300); /* energy brought in so far, |dW| summed */
@@ -1054,7 +1140,7 @@ static int loop(run *r, int64_t *out_steps, shard_msg *msg) {
       r->stop_last_g = G;
       if (r->stop_quiet >= 3) {
         r->stop_time = t;
-        if (!written) history_row(r, k, t, 1);
+        if (!written) st = history_row(r, k, t, 1, msg);
         ++k;
         break;
       }
@@ -1067,7 +1153,7 @@ static int loop(run *r, int64_t *out_steps, shard_msg *msg) {
       if (r->checkpoint_every > 0) {
         if (k % r->checkpoint_every != 0) st = checkpoint_write(r, k, msg);
       } else if (!written) {
-        history_row(r, k, t, 1);
+        st = history_row(r, k, t, 1, msg);
       }
       ++k;
       break;
@@ -1145,6 +1231,7 @@ int shard_run_case(const shard_case *c, const shard_registry *reg, const shard_r
                    shard_msg *msg) {
   const double wall0 = now_s();
   run r = {.c = c, .reg = reg, .opt = opt, .diag = diag, .contact_con = -1, .contact_dof = -1};
+  shard_dir_lock lock = SHARD_DIR_LOCK_INIT;
   shard_scope sc = run_scope(&r);
   int st = shard_model_build(c, &sc, &r.m, diag, msg);
   int code = 1;
@@ -1173,6 +1260,7 @@ int shard_run_case(const shard_case *c, const shard_registry *reg, const shard_r
     goto done;
   }
   if ((st = shard_mkdirs(opt->out_dir, msg)) != SHARD_OK) goto done;
+  if ((st = lock_out_dir(&r, &lock, msg)) != SHARD_OK) goto done;
   if ((st = r.iops->setup(r.integ.self, sys, msg)) != SHARD_OK) {
     shard_msg_prepend(msg, "integrator '%s': setup", r.integ.lp->desc->name);
     goto done;
@@ -1202,22 +1290,19 @@ int shard_run_case(const shard_case *c, const shard_registry *reg, const shard_r
     if ((st = checkpoint_restore(&r, msg)) != SHARD_OK) goto done;
     if (opt->continued_from) *opt->continued_from = r.k_start;
   } else {
-    /* a fresh start makes an earlier checkpoint in DIR stale: it must never
-     * be continued on top of this run's partial history */
-    char ck[4200];
-    snprintf(ck, sizeof ck, "%s/checkpoint.bin", opt->out_dir);
-    if (unlink(ck) != 0 && errno != ENOENT) {
-      st = shard_msg_set(msg, SHARD_ERR_IO, "cannot remove the stale checkpoint %s: %s", ck, strerror(errno));
-      goto done;
-    }
-    if (!(r.hist = fopen(r.hist_tmp, "w"))) {
-      st = shard_msg_set(msg, SHARD_ERR_IO, "cannot write the history in '%s'", opt->out_dir);
+    /* a fresh start has removed the earlier checkpoint and partial history
+     * (write_provenance): the history is a new file, never a link followed */
+    int fd = -1;
+    if ((st = shard_file_create(r.hist_tmp, &fd, msg)) != SHARD_OK) goto done;
+    if (!(r.hist = fdopen(fd, "w"))) {
+      close(fd);
+      st = shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
       goto done;
     }
     history_header(&r);
     shard_model_measure(m, sys->u, r.gap);
     energies(&r, 1);
-    history_row(&r, 0, 0.0, 0);
+    if ((st = history_row(&r, 0, 0.0, 0, msg)) != SHARD_OK) goto done;
   }
   r.wall_setup = now_s() - wall0;
   int64_t steps = 0;
@@ -1227,25 +1312,20 @@ int shard_run_case(const shard_case *c, const shard_registry *reg, const shard_r
   if (r.stopped && r.checkpoint_every > 0 && st == SHARD_OK) {
     /* the checkpoint at the last step and the partial history are the run so
      * far: no summary, nothing published, --resume continues it */
-    const int ok = fflush(r.hist) == 0;
+    errno = 0;
+    const int ok = fflush(r.hist) == 0 && !ferror(r.hist);
     code = ok ? SHARD_RUN_STOPPED : 1;
     if (ok)
       shard_msg_set(msg, SHARD_OK, "stopped after step %lld (t = %.9g s): checkpoint written, continue with --resume",
                     (long long)steps, (double)steps * r.dt);
     else
-      shard_msg_set(msg, SHARD_ERR_IO, "stopped after step %lld, but the history could not be written", (long long)steps);
+      history_error(&r, steps, (double)steps * r.dt, msg);
     goto done;
   }
   /* keep what was computed, also on failure */
   shard_msg io;
-  int ok = fflush(r.hist) == 0;
-  ok = (fclose(r.hist) == 0) && ok;
-  r.hist = NULL;
-  char fin[4200];
-  snprintf(fin, sizeof fin, "%s/history.csv", opt->out_dir);
-  if (!ok || rename(r.hist_tmp, fin) != 0) {
-    if (st == SHARD_OK) st = shard_msg_set(msg, SHARD_ERR_IO, "cannot write '%s'", fin);
-  }
+  const int hst = history_publish(&r, steps, &io); /* a history that failed to write stays partial */
+  if (hst != SHARD_OK && st == SHARD_OK) st = shard_msg_set(msg, hst, "%s", io.text);
   if (r.snap && r.spacetime && st == SHARD_OK && shard_snapshots_finish(r.snap, &io) != SHARD_OK)
     st = shard_msg_set(msg, SHARD_ERR_IO, "%s", io.text);
   char *sbuf = NULL;
@@ -1276,5 +1356,6 @@ done:
   destroy_plugins(&r);
   free(r.u_prev), free(r.v_prev), free(r.gap);
   shard_model_destroy(r.m);
+  shard_dir_lock_release(&lock);
   return code;
 }

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "case.h"
+#include "fsio.h" /* shard_mkdirs, shard_write_atomic (declared there) */
 #include "registry.h"
 
 /* What a progress report carries (about twice a second, and once at the end). */
@@ -49,9 +50,5 @@ int shard_run_case(const shard_case *c, const shard_registry *reg, const shard_r
  * it is a given run's is decided when that run starts (its run hash). */
 int shard_run_checkpoint_step(const char *dir, int64_t *step);
 
-/* Write `len` bytes to dir/name atomically (temporary file + rename). */
-int shard_write_atomic(const char *dir, const char *name, const char *data, size_t len, shard_msg *msg);
-/* mkdir -p */
-int shard_mkdirs(const char *path, shard_msg *msg);
 
 #endif

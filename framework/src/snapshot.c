@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "run.h"
+#include "fsio.h"
 
 extern char **environ;
 
@@ -500,14 +500,33 @@ static int write_script(const shard_snapshots *s, shard_msg *msg) {
   return st;
 }
 
+/* fsync a file another process wrote (never through a link); 0 or -1 (errno) */
+static int sync_file(const char *path) {
+  const int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return -1;
+  const int rc = fsync(fd);
+  const int err = errno;
+  close(fd);
+  errno = err;
+  return rc;
+}
+
 /* gnuplot -e "out='TMP'" DIR/spacetime.gp, output to stdout/stderr in a log;
  * *missing = 1 when gnuplot is not on PATH. */
 static int render(shard_snapshots *s, int *missing, shard_msg *msg) {
   char script[PATH_MAX_], tmp_png[PATH_MAX_], png[PATH_MAX_], log[PATH_MAX_], out_arg[2 * PATH_MAX_ + 16];
   snprintf(script, sizeof script, "%s/spacetime.gp", s->dir);
-  snprintf(tmp_png, sizeof tmp_png, "%s/.spacetime.png.tmp.%ld", s->dir, (long)getpid());
   snprintf(png, sizeof png, "%s/spacetime.png", s->dir);
-  snprintf(log, sizeof log, "%s/.spacetime.log.%ld", s->dir, (long)getpid());
+  /* unique new files (never a planted link): gnuplot writes into the first,
+   * its messages go to the second */
+  int fd_png = -1, fd_log = -1;
+  int st = shard_temp_create(s->dir, "spacetime.png", tmp_png, sizeof tmp_png, &fd_png, msg);
+  if (st != SHARD_OK) return st;
+  close(fd_png);
+  if ((st = shard_temp_create(s->dir, "spacetime.log", log, sizeof log, &fd_log, msg)) != SHARD_OK) {
+    unlink(tmp_png);
+    return st;
+  }
   /* gnuplot single-quoted string: a quote is written twice */
   size_t k = 0;
   k += (size_t)snprintf(out_arg, sizeof out_arg, "out='");
@@ -519,32 +538,33 @@ static int render(shard_snapshots *s, int *missing, shard_msg *msg) {
   out_arg[k] = '\0';
   *missing = 0;
   posix_spawn_file_actions_t fa;
-  if (posix_spawn_file_actions_init(&fa) != 0) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
-  int rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  if (!rc) rc = posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (!rc) rc = posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  int rc = posix_spawn_file_actions_init(&fa);
+  if (!rc) rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  if (!rc) rc = posix_spawn_file_actions_adddup2(&fa, fd_log, 1);
+  if (!rc) rc = posix_spawn_file_actions_adddup2(&fa, fd_log, 2);
   if (rc) {
     posix_spawn_file_actions_destroy(&fa);
+    close(fd_log);
+    unlink(tmp_png), unlink(log);
     return shard_msg_set(msg, SHARD_ERR_IO, "cannot prepare gnuplot: %s", strerror(rc));
   }
   char *argv[] = {"gnuplot", "-e", out_arg, script, NULL};
   pid_t pid;
   rc = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
   posix_spawn_file_actions_destroy(&fa);
-  if (rc == ENOENT) {
-    unlink(log);
-    *missing = 1;
-    return SHARD_OK;
-  }
+  close(fd_log);
   if (rc) {
-    unlink(log);
+    unlink(log), unlink(tmp_png);
+    if (rc == ENOENT) {
+      *missing = 1;
+      return SHARD_OK;
+    }
     return shard_msg_set(msg, SHARD_ERR_IO, "cannot run gnuplot: %s", strerror(rc));
   }
   int status = 0;
   pid_t w;
   while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
   }
-  int st = SHARD_OK;
   struct stat sb;
   if (w < 0) {
     st = shard_msg_set(msg, SHARD_ERR_IO, "waiting for gnuplot: %s", strerror(errno));
@@ -566,8 +586,10 @@ static int render(shard_snapshots *s, int *missing, shard_msg *msg) {
     else
       st = shard_msg_set(msg, SHARD_ERR_IO, "gnuplot %s killed by signal %d", script,
                          WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-  } else if (rename(tmp_png, png) != 0) {
+  } else if (sync_file(tmp_png) != 0 || rename(tmp_png, png) != 0) {
     st = shard_msg_set(msg, SHARD_ERR_IO, "cannot write '%s': %s", png, strerror(errno));
+  } else {
+    st = shard_dir_sync(s->dir, msg);
   }
   unlink(tmp_png);
   unlink(log);

@@ -307,9 +307,9 @@ static void test_case_int_expression_integral(void) {
 }
 
 static void test_case_aliases_allowed(void) {
-  loaded l = load_text("description: &d a ball\nname: *d\nmodel: {type: particle, position: 1}\n" REST);
+  loaded l = load_text("description: &d a_ball\nname: *d\nmodel: {type: particle, position: 1}\n" REST);
   expect_ok(&l);
-  if (l.c) CU_ASSERT_STRING_EQUAL(shard_case_string(l.c, "name"), "a ball");
+  if (l.c) CU_ASSERT_STRING_EQUAL(shard_case_string(l.c, "name"), "a_ball");
   unload(&l);
 }
 
