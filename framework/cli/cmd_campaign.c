@@ -1,4 +1,5 @@
-/* shard campaign FILE [-o DIR] [-j N] [--slice K/N] [--runs A-B] [--resume] [--timeout S] [--no-progress]
+/* shard campaign FILE [-o DIR] [-j N] [--slice K/N] [--runs A-B] [--resume] [--timeout S] [--stall-timeout S]
+ *                [--no-progress]
  * shard campaign merge OUT_DIR DIR... [--campaign FILE]
  *
  * Under `mpirun -n P` (a build with MPI): rank r runs slice r+1 of P, rank 0
@@ -27,7 +28,7 @@
 static void usage(FILE *out) {
   fprintf(out,
           "usage: shard campaign CAMPAIGN.yaml [-o DIR] [-j N] [--slice K/N] [--runs A-B] [--resume] [--timeout S] "
-          "[--no-progress] [--dry-run | --plots-only]\n"
+          "[--stall-timeout S] [--no-progress] [--dry-run | --plots-only]\n"
           "       shard campaign merge OUT_DIR DIR|TABLE.csv ... [--campaign CAMPAIGN.yaml]\n"
           "       mpirun -n P shard campaign CAMPAIGN.yaml [-o DIR] [-j N] [--resume]   (MPI builds)\n");
 }
@@ -447,7 +448,7 @@ int shard_cmd_campaign(const shard_cli *cli, int argc, char **argv) {
   const char *file = NULL, *out = NULL;
   int jobs = 1, slice_k = 0, slice_n = 0, resume = 0, progress = -1, dry_run = 0, plots_only = 0, have_range = 0;
   size_t range_first = 0, range_last = 0;
-  double timeout = 0;
+  double timeout = 0, stall_timeout = 0;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && i + 1 < argc) {
@@ -482,6 +483,14 @@ int shard_cmd_campaign(const shard_cli *cli, int argc, char **argv) {
         fprintf(stderr, "shard campaign: --timeout takes seconds > 0, got '%s'\n", argv[i]);
         return SHARD_EXIT_INPUT;
       }
+    } else if (strcmp(a, "--stall-timeout") == 0 && i + 1 < argc) {
+      char *end = NULL;
+      stall_timeout = strtod(argv[++i], &end);
+      if (end == argv[i] || *end || !(stall_timeout >= 0) || !isfinite(stall_timeout)) {
+        fprintf(stderr, "shard campaign: --stall-timeout takes seconds >= 0 (0: no watchdog), got '%s'\n", argv[i]);
+        return SHARD_EXIT_INPUT;
+      }
+      if (stall_timeout == 0) stall_timeout = -1; /* off, whatever the file says */
     } else if (strcmp(a, "--dry-run") == 0) {
       dry_run = 1;
     } else if (strcmp(a, "--plots-only") == 0) {
@@ -562,6 +571,7 @@ int shard_cmd_campaign(const shard_cli *cli, int argc, char **argv) {
                                 .range_last = range_last,
                                 .resume = resume,
                                 .timeout = timeout,
+                                .stall_timeout = stall_timeout,
                                 .handle_signals = 1,
                                 .progress = on_progress,
                                 .progress_ctx = &pc};

@@ -58,6 +58,11 @@ const char *shard_campaign_case_hash(const shard_campaign *c);
 const char *shard_campaign_hash(const shard_campaign *c);
 /* Per-run time limit in seconds from the file (0: none). */
 double shard_campaign_timeout(const shard_campaign *c);
+/* The stall watchdog: a run that makes no step for this many seconds is
+ * killed and marked failed ("stalled: ..."); the file's `stall_timeout`, else
+ * SHARD_CAMPAIGN_STALL_DEFAULT; 0: no watchdog. */
+#define SHARD_CAMPAIGN_STALL_DEFAULT 600.0
+double shard_campaign_stall_timeout(const shard_campaign *c);
 /* 1 if the file gives `cost`, an estimate of each run's cost: the runs then
  * start costliest first (ties in index order), so that with -j N the long
  * runs do not come last; their indices, directories and table rows stay. */
@@ -239,6 +244,8 @@ typedef struct shard_campaign_options {
   size_t range_first, range_last;
   int resume;              /* reuse finished runs with an unchanged key */
   double timeout;          /* seconds per run, overrides the file's; 0: the file's */
+  double stall_timeout;    /* seconds without a step before a run is killed, overrides the file's;
+                              0: the file's, < 0: no watchdog */
   int handle_signals;      /* SIGINT/SIGTERM stop the campaign cleanly */
   void (*progress)(void *ctx, const shard_campaign_progress *p);
   void *progress_ctx;
