@@ -154,6 +154,7 @@ size_t shard_table_n_cols(const shard_table *t);
 const char *shard_table_col_name(const shard_table *t, size_t col);
 int shard_table_find_col(const shard_table *t, const char *name); /* -1 if absent */
 long shard_table_row_index(const shard_table *t, size_t row);
+int shard_table_row_line(const shard_table *t, size_t row); /* its CSV line when read from a file, else 0 */
 const char *shard_table_get(const shard_table *t, size_t row, size_t col); /* "" when empty */
 /* Sort rows by index (stable). */
 void shard_table_sort(shard_table *t);
@@ -164,7 +165,8 @@ int shard_table_write_file(const shard_table *t, const char *dir, const char *na
 /* The same without the index column (a table keyed by other columns). */
 int shard_table_write_file_unindexed(const shard_table *t, const char *dir, const char *name, shard_msg *msg);
 /* Read a CSV written by shard_table_write_csv (RFC 4180); the first column
- * must be `index`. */
+ * must be `index`, a run number below SHARD_CAMPAIGN_MAX_RUNS (digits only;
+ * "path:line: ..." errors). */
 int shard_table_read_csv(const char *path, shard_table **out, shard_msg *msg);
 
 /* The fixed columns of a campaign table, after `index` and the parameters. */

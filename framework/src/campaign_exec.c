@@ -519,7 +519,16 @@ static int write_table(const shard_campaign *c, const shard_campaign_options *op
   else
     snprintf(name, sizeof name, "campaign.csv");
   snprintf(path, n_path, "%s/%s", opt->out_dir, name);
-  return shard_table_write_file(*out, opt->out_dir, name, msg);
+  rc = shard_table_write_file(*out, opt->out_dir, name, msg);
+  if (rc != SHARD_OK || opt->slice_n <= 0) return rc;
+  /* what `merge` checks a slice table against: the campaign's size and base case */
+  char info[4200], text[512];
+  snprintf(info, sizeof info, "%s/campaign.slice-%d-of-%d.yaml", opt->out_dir, opt->slice_k, opt->slice_n);
+  int len = snprintf(text, sizeof text,
+                     "# written by `shard campaign --slice`: what `shard campaign merge` checks the slice against\n"
+                     "slice: %d\nslices: %d\nruns: %zu\ncase_sha256: %s\n",
+                     opt->slice_k, opt->slice_n, shard_campaign_n_runs(c), shard_campaign_case_hash(c));
+  return write_atomic(info, text, (size_t)len, msg);
 }
 
 /* ---- the loop ---------------------------------------------------------------------------- */
