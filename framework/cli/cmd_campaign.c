@@ -833,8 +833,8 @@ int shard_cmd_campaign(const shard_cli *cli, int argc, char **argv) {
   printf(" -> %s\n", res.table_path);
   int stats_ok = slice_n > 0 || write_statistics(c, t, out, "shard campaign");
   if (res.interrupted) {
-    fprintf(stderr, "shard campaign: interrupted; %zu of %zu runs finished (resume with --resume)\n",
-            res.ok + res.failed, res.total);
+    fprintf(stderr, "shard campaign: interrupted; %zu of %zu runs finished, %zu stopped part-way (resume with --resume)\n",
+            res.ok + res.failed, res.total, res.stopped);
   } else if (slice_n == 0) {
     shard_plot_report rep;
     if (shard_campaign_plots(c, t, out, &rep, &msg) != SHARD_OK)

@@ -255,7 +255,8 @@ typedef struct shard_campaign_options {
 
 typedef struct shard_campaign_result {
   size_t total, ok, failed, skipped;
-  int interrupted;        /* stopped by a signal: the table has what finished */
+  size_t stopped;         /* runs stopped part-way with the campaign: rows with status `interrupted` */
+  int interrupted;        /* stopped by a signal: the table has what finished, and the stopped runs */
   char table_path[4096];  /* the table written */
 } shard_campaign_result;
 

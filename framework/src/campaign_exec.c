@@ -33,6 +33,7 @@
 typedef struct record {
   int finished;
   int reused;
+  int stopped; /* stopped with the campaign (status interrupted) */
   char status[32];
   int exit_code; /* -1: none (signal) */
   int sig;       /* 0: none */
@@ -446,6 +447,25 @@ static void finish_run(const shard_campaign *c, const shard_campaign_options *op
     stderr_message(dir, rec->message, sizeof rec->message);
 }
 
+/* A run the campaign stopped (SIGTERM, its own SIGINT or SIGTERM): a row
+ * that says so, and what --resume will do with it. */
+static void stopped_run(const char *dir, const job *jb, int wstatus, int campaign_sig, record *rec) {
+  rec->finished = 1;
+  rec->stopped = 1;
+  rec->wall = now() - jb->start;
+  rec->exit_code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
+  rec->sig = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0;
+  snprintf(rec->status, sizeof rec->status, "interrupted");
+  const char *why = campaign_sig == SIGINT ? "SIGINT" : "SIGTERM";
+  int64_t step = 0;
+  if (shard_run_checkpoint_step(dir, &step))
+    snprintf(rec->message, sizeof rec->message,
+             "stopped with the campaign (%s); --resume continues it from its checkpoint at step %lld", why,
+             (long long)step);
+  else
+    snprintf(rec->message, sizeof rec->message, "stopped with the campaign (%s); --resume runs it again", why);
+}
+
 /* ---- the table ------------------------------------------------------------------------ */
 
 static int build_table(const shard_campaign *c, const shard_campaign_options *opt, const record *recs,
@@ -648,7 +668,7 @@ int shard_campaign_execute(const shard_campaign *c, const shard_campaign_options
 
   double t0 = now(), stop_at = 0, last_report = t0, last_table = t0;
   size_t next = 0, running = 0, ran = 0;
-  int stopping = 0;
+  int stopping = 0, stop_sig = 0;
   report(opt, &prog, t0, ran, NULL);
   while (rc == SHARD_OK || running > 0) {
     while (rc == SHARD_OK && !stopping && running < (size_t)opt->jobs && next < n_todo) {
@@ -691,6 +711,7 @@ int shard_campaign_execute(const shard_campaign *c, const shard_campaign_options
     }
     if ((sig == SIGINT || sig == SIGTERM) && !stopping) {
       stopping = 1;
+      stop_sig = sig;
       stop_at = now();
       res->interrupted = 1;
       for (int k = 0; k < opt->jobs; ++k)
@@ -715,7 +736,17 @@ int shard_campaign_execute(const shard_campaign *c, const shard_campaign_options
         jb->beat_fd = -1;
       }
       if (got == jb->pid) {
-        if (!jb->stopped) {
+        if (jb->stopped && !(WIFEXITED(ws) && WEXITSTATUS(ws) == 0)) {
+          /* stopped part-way: its row says so (a run that ended ok all the same is a run like the others) */
+          char dir[4096];
+          run_dir(opt, n, jb->run, dir, sizeof dir);
+          stopped_run(dir, jb, ws, stop_sig, &recs[jb->run]);
+          shard_msg wmsg;
+          if (write_result(dir, &recs[jb->run], host, &wmsg) != SHARD_OK && rc == SHARD_OK) {
+            *msg = wmsg;
+            rc = SHARD_ERR_IO;
+          }
+        } else {
           record *rec = &recs[jb->run];
           finish_run(c, opt, jb, ws, timeout, stall, rec);
           char dir[4096];
@@ -779,7 +810,9 @@ int shard_campaign_execute(const shard_campaign *c, const shard_campaign_options
   res->skipped = prog.skipped;
   for (size_t i = 0; i < n; ++i)
     if (recs[i].finished) {
-      if (strcmp(recs[i].status, "ok") == 0)
+      if (recs[i].stopped)
+        res->stopped++;
+      else if (strcmp(recs[i].status, "ok") == 0)
         res->ok++;
       else
         res->failed++;

@@ -41,4 +41,24 @@ for i in 0 1 2 3; do
   [ "$(tail -n +2 "$h" | wc -l)" -eq 61 ] || fail "run $i: $(tail -n +2 "$h" | wc -l) history rows, expected 61 (steps 0-60)"
   [ "$(cell "$T/k/campaign.csv" $i steps)" = 60 ] || fail "run $i: steps $(cell "$T/k/campaign.csv" $i steps)"
 done
+
+# SIGTERM to the campaign: its runs stop at the step they are in, write a
+# checkpoint there, and the table says so for each
+setsid "$SHARD" --plugin-path "$PLUGINS" campaign "$T/c.yaml" -o "$T/t" -j 2 --no-progress >"$T/t.log" 2>&1 &
+pid=$!
+wait_for "$T/t/runs/0001/checkpoint.bin"
+sleep 0.3
+kill -TERM $pid
+wait $pid
+rc=$?
+[ $rc -eq 1 ] || fail "exit code $rc after SIGTERM, expected 1"
+left=$(pgrep -af -- "-o $T/t/runs/")
+[ -z "$left" ] || fail "runs survived the campaign's SIGTERM: $left"
+grep -q "interrupted; 0 of 4 runs finished, 2 stopped part-way (resume with --resume)" "$T/t.log" || fail "log: $(cat "$T/t.log")"
+for i in 0 1; do
+  [ "$(cell "$T/t/campaign.csv" $i status)" = interrupted ] || fail "run $i after SIGTERM: $(cell "$T/t/campaign.csv" $i status)"
+  grep -q "^stopped with the campaign (SIGTERM); --resume continues it from its checkpoint at step [1-9][0-9]*$" \
+    <<<"$(cell "$T/t/campaign.csv" $i message)" || fail "run $i message: $(cell "$T/t/campaign.csv" $i message)"
+done
+[ "$(tail -n +2 "$T/t/campaign.csv" | wc -l)" -eq 2 ] || fail "rows after SIGTERM: $(cut -d, -f1,3 "$T/t/campaign.csv")"
 echo PASS
