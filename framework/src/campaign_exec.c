@@ -666,7 +666,7 @@ int shard_campaign_execute(const shard_campaign *c, const shard_campaign_options
   }
   sigprocmask(SIG_BLOCK, &block, &old);
 
-  double t0 = now(), stop_at = 0, last_report = t0, last_table = t0;
+  double t0 = now(), stop_at = 0, last_report = t0, last_table = t0, last_look = t0;
   size_t next = 0, running = 0, ran = 0;
   int stopping = 0, stop_sig = 0;
   report(opt, &prog, t0, ran, NULL);
@@ -724,6 +724,12 @@ int shard_campaign_execute(const shard_campaign *c, const shard_campaign_options
       for (int k = 0; k < opt->jobs; ++k)
         if (jobs[k].pid > 0) kill(jobs[k].pid, SIGKILL);
     t = now();
+    /* the loop looks every 0.2 s: a longer gap means the campaign itself was
+     * not running (stopped with its runs by Ctrl-Z, say), and the runs' silence
+     * meanwhile is no stall */
+    if (t - last_look > 1.0)
+      for (int k = 0; k < opt->jobs; ++k) jobs[k].last_beat = t;
+    last_look = t;
     for (int k = 0; k < opt->jobs; ++k) {
       job *jb = &jobs[k];
       if (jb->pid <= 0) continue;

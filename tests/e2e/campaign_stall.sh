@@ -3,7 +3,8 @@
 # seconds is killed and marked failed ("stalled: ..."), while a slow run that
 # keeps making steps, longer in all than the stall time, finishes ok;
 # --stall-timeout overrides the file (0: no watchdog, the time limit then
-# ends the hung run) and a negative stall_timeout is refused at validation.
+# ends the hung run), a campaign stopped (Ctrl-Z) and continued is no stall,
+# and a negative stall_timeout is refused at validation.
 # usage: campaign_stall.sh SHARD SOURCE_DIR BUILD_DIR
 set -u
 . "$2/tests/e2e/lib/campaign.sh"
@@ -48,6 +49,26 @@ out=$("$SHARD" --plugin-path "$PLUGINS" campaign "$T/c.yaml" -o "$T/u" --runs 1 
 err=$("$SHARD" campaign "$T/c.yaml" --stall-timeout -1 2>&1)
 [ $? -eq 2 ] && grep -q "shard campaign: --stall-timeout takes seconds >= 0 (0: no watchdog), got '-1'" <<<"$err" ||
   fail "--stall-timeout -1: $err"
+
+# a campaign stopped with its runs (Ctrl-Z: SIGTSTP to the process group) for
+# longer than the stall time goes on after SIGCONT: the silence was not a stall
+cat > "$T/z.yaml" <<'YAML'
+base: base.yaml
+set: {integrator.step_sleep: 1, time.end: 0.005}
+sweep:
+  integrator.run: [0, 1]
+stall_timeout: 2
+YAML
+setsid "$SHARD" --plugin-path "$PLUGINS" campaign "$T/z.yaml" -o "$T/z" -j 2 --no-progress >"$T/z.log" 2>&1 &
+pid=$!
+sleep 1.6
+kill -STOP -- -$pid
+sleep 4
+kill -CONT -- -$pid
+wait $pid
+rc=$?
+[ $rc -eq 0 ] || { cat "$T/z/campaign.csv" | cut -c1-150; fail "after a stop of 4 s: exit $rc: $(cat "$T/z.log")"; }
+[ "$(cut -d, -f3 "$T/z/campaign.csv" | tr '\n' ' ')" = "status ok ok " ] || fail "after a stop of 4 s: $(cat "$T/z/campaign.csv")"
 
 # validation: the key's value is checked with its position
 sed -i 's/^stall_timeout: 2$/stall_timeout: -5/' "$T/c.yaml"
