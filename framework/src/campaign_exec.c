@@ -258,6 +258,13 @@ static void stderr_message(const char *dir, char *out, size_t n) {
   free(text);
 }
 
+/* Make fd `to` a copy of `from` that stays open across exec (async-signal-safe):
+ * 0, or an errno. */
+static int move_fd(int from, int to) {
+  if (from == to) return fcntl(to, F_SETFD, 0) == 0 ? 0 : errno;
+  return dup2(from, to) == to ? 0 : errno;
+}
+
 static int start_run(const shard_campaign *c, const shard_campaign_options *opt, const char *base, size_t index,
                      job *jb, shard_msg *msg) {
   const shard_campaign_run *run = shard_campaign_run_at(c, index);
@@ -328,13 +335,20 @@ static int start_run(const shard_campaign *c, const shard_campaign_options *opt,
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) e = errno;
 #endif
     if (getppid() != parent) _exit(127);
-    int in = open("/dev/null", O_RDONLY), out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    int err = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (!e && (in < 0 || out < 0 || err < 0)) e = errno;
-    /* the heartbeat's write end becomes HEARTBEAT_FD (dup2 clears close-on-exec) */
-    if (!e && beat[1] == HEARTBEAT_FD && fcntl(beat[1], F_SETFD, 0) != 0) e = errno;
-    if (!e && beat[1] != HEARTBEAT_FD && dup2(beat[1], HEARTBEAT_FD) < 0) e = errno;
-    if (!e && (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)) e = errno;
+    /* stdin, stdout, stderr, then the heartbeat's write end as HEARTBEAT_FD
+     * (from a copy out of the way); everything else closes on exec */
+    const int beat_w = e ? -1 : fcntl(beat[1], F_DUPFD_CLOEXEC, 10);
+    if (!e && beat_w < 0) e = errno;
+    const int in = e ? -1 : open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (!e && in < 0) e = errno;
+    const int out = e ? -1 : open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (!e && out < 0) e = errno;
+    const int err = e ? -1 : open(err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (!e && err < 0) e = errno;
+    if (!e) e = move_fd(in, 0);
+    if (!e) e = move_fd(out, 1);
+    if (!e) e = move_fd(err, 2);
+    if (!e) e = move_fd(beat_w, HEARTBEAT_FD);
     struct sigaction dfl;
     memset(&dfl, 0, sizeof dfl);
     dfl.sa_handler = SIG_DFL;
