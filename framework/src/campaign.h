@@ -9,6 +9,7 @@
  *     zip: {model.elements: [10, 20], var.h: [0.1, 0.05]}   # one zipped axis
  *   derived: {time.end: 10 * time_dt}  # expressions of the swept values
  *   timeout: 600                       # per run, seconds
+ *   stall_timeout: 600                 # no step for this long: killed, failed (0: off)
  *   statistics: {over: fracture.strength.seed}   # mean and 95% interval over a swept key
  *   plots: [...]
  *
