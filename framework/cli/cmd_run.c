@@ -3,6 +3,7 @@
  * --resume: continue from DIR/checkpoint.bin when this same run wrote it, else start over */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -43,8 +44,8 @@ static void catch_stop_signals(void) {
 
 /* --heartbeat-fd N (given by `shard campaign`): a thread writes a byte to
  * fd N whenever the run has made a step since the last look, four times a
- * second at most; the campaign's stall watchdog reads them. The time loop
- * only stores its step number. */
+ * second at most, and one when it starts; the campaign's stall watchdog
+ * reads them. The time loop only stores its step number. */
 typedef struct heartbeat {
   int fd;
   atomic_llong step;
@@ -56,7 +57,7 @@ typedef struct heartbeat {
 
 static void *heartbeat_loop(void *arg) {
   heartbeat *h = arg;
-  long long last = -1;
+  long long last = LLONG_MIN; /* a first byte at once: the run is up (case loaded) */
   pthread_mutex_lock(&h->mu);
   while (!h->done) {
     struct timespec ts;
