@@ -108,7 +108,9 @@ save() {
   for d in "$store"/runs/*/; do
     [ -d "$d" ] || continue
     if [ -f "$d/result.yaml" ]; then
-      if grep -qx 'status: ok' "$d/result.yaml"; then ok=$((ok + 1)); else other=$((other + 1)); fi
+      # a run stopped with the campaign (status: interrupted) has not failed: it goes on
+      if grep -qx 'status: ok' "$d/result.yaml"; then ok=$((ok + 1))
+      elif ! grep -qx 'status: interrupted' "$d/result.yaml"; then other=$((other + 1)); fi
     fi
     if [ -f "$d/checkpoint.bin.gz" ]; then ck=$((ck + 1)); fi
   done

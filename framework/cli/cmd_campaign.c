@@ -1,4 +1,5 @@
-/* shard campaign FILE [-o DIR] [-j N] [--slice K/N] [--runs A-B] [--resume] [--timeout S] [--no-progress]
+/* shard campaign FILE [-o DIR] [-j N] [--slice K/N] [--runs A-B] [--resume] [--timeout S] [--stall-timeout S]
+ *                [--no-progress]
  * shard campaign merge OUT_DIR DIR... [--campaign FILE]
  *
  * Under `mpirun -n P` (a build with MPI): rank r runs slice r+1 of P, rank 0
@@ -9,6 +10,7 @@
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,11 +26,12 @@
 #include "commands.h"
 #include "fsio.h"
 #include "registry.h"
+#include "yaml_tree.h"
 
 static void usage(FILE *out) {
   fprintf(out,
           "usage: shard campaign CAMPAIGN.yaml [-o DIR] [-j N] [--slice K/N] [--runs A-B] [--resume] [--timeout S] "
-          "[--no-progress] [--dry-run | --plots-only]\n"
+          "[--stall-timeout S] [--no-progress] [--dry-run | --plots-only]\n"
           "       shard campaign merge OUT_DIR DIR|TABLE.csv ... [--campaign CAMPAIGN.yaml]\n"
           "       mpirun -n P shard campaign CAMPAIGN.yaml [-o DIR] [-j N] [--resume]   (MPI builds)\n");
 }
@@ -201,28 +204,265 @@ static void print_runs(const shard_campaign *c, const shard_campaign_options *op
 
 /* ---- merge ------------------------------------------------------------------------------ */
 
-static int add_table(const char *path, shard_table ***parts, size_t *n, size_t *cap) {
+/* A part of a merge: a table, and what its file name and the slice's
+ * description (campaign.slice-K-of-N.yaml beside it) say about it. */
+typedef struct merge_part {
+  char *path;
+  shard_table *t;
+  int k, n;            /* slice K of N (from the file name); 0 when not a slice table */
+  long runs;           /* the campaign's runs (from the slice's .yaml); -1 when unknown */
+  char case_sha[80];   /* the base case's sha256 (from the slice's .yaml); "" when unknown */
+  char info[4200];     /* the slice's .yaml, "" when absent */
+} merge_part;
+
+typedef struct merger {
+  merge_part *parts;
+  size_t n, cap;
+  int errors;
+} merger;
+
+#define MERGE_MAX_ERRORS 20
+
+static void merge_error(merger *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void merge_error(merger *m, const char *fmt, ...) {
+  if (m->errors++ >= MERGE_MAX_ERRORS) return;
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("shard campaign merge: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
+
+/* A decimal number of digits only in [lo, hi] (no sign, no blanks, no
+ * overflow); the end of the digits in *end. */
+static int parse_count(const char *s, long lo, long hi, long *out, const char **end) {
+  if (*s < '0' || *s > '9') return 0;
+  long v = 0;
+  for (; *s >= '0' && *s <= '9'; ++s) {
+    if (v > (hi - (*s - '0')) / 10) return 0;
+    v = 10 * v + (*s - '0');
+  }
+  if (v < lo) return 0;
+  *out = v;
+  *end = s;
+  return 1;
+}
+
+/* 1 and K, N for a base name "campaign.slice-K-of-N.csv" with 1 <= K <= N <=
+ * SHARD_CAMPAIGN_MAX_RUNS; 0 for another name; -1 for a slice table name with
+ * bad numbers. */
+static int slice_name(const char *base, int *k, int *n) {
+  static const char pre[] = "campaign.slice-";
+  if (strncmp(base, pre, sizeof pre - 1) != 0) return 0;
+  const size_t len = strlen(base);
+  if (len < 4 || strcmp(base + len - 4, ".csv") != 0) return 0;
+  const char *p = base + sizeof pre - 1, *e = NULL;
+  long a = 0, b = 0;
+  if (!parse_count(p, 1, SHARD_CAMPAIGN_MAX_RUNS, &a, &e) || strncmp(e, "-of-", 4) != 0) return -1;
+  p = e + 4;
+  if (!parse_count(p, 1, SHARD_CAMPAIGN_MAX_RUNS, &b, &e) || strcmp(e, ".csv") != 0 || a > b) return -1;
+  *k = (int)a;
+  *n = (int)b;
+  return 1;
+}
+
+/* The slice's description beside its table, when there is one. */
+static void read_slice_info(merger *m, merge_part *p) {
+  const size_t len = strlen(p->path);
+  snprintf(p->info, sizeof p->info, "%.*s.yaml", (int)(len - 4), p->path);
+  if (access(p->info, F_OK) != 0) {
+    p->info[0] = 0;
+    return;
+  }
+  yt_arena *a = yt_arena_create();
+  shard_diag *d = shard_diag_create();
+  yt_node *root = NULL;
+  if (!a || !d || yt_load_file(a, p->info, "slice description", &root, d) != SHARD_OK) {
+    merge_error(m, "%s", d && shard_diag_first(d) ? shard_diag_first(d) : "out of memory");
+  } else {
+    const yt_node *runs = yt_get_path(root, "runs"), *sha = yt_get_path(root, "case_sha256");
+    const yt_node *k = yt_get_path(root, "slice"), *n = yt_get_path(root, "slices");
+    const char *e = NULL;
+    long v = 0, kk = 0, nn = 0;
+    if (!runs || runs->kind != YT_SCALAR || !parse_count(runs->text, 1, SHARD_CAMPAIGN_MAX_RUNS, &v, &e) || *e)
+      merge_error(m, "%s:%d: 'runs' must be a number of runs from 1 to %d", p->info, runs ? runs->line : 1,
+                  SHARD_CAMPAIGN_MAX_RUNS);
+    else
+      p->runs = v;
+    if (sha && sha->kind == YT_SCALAR) snprintf(p->case_sha, sizeof p->case_sha, "%s", sha->text);
+    if (!k || k->kind != YT_SCALAR || !n || n->kind != YT_SCALAR || !parse_count(k->text, 1, INT_MAX, &kk, &e) || *e ||
+        !parse_count(n->text, 1, INT_MAX, &nn, &e) || *e || kk != p->k || nn != p->n)
+      merge_error(m, "%s: 'slice' and 'slices' must say %d and %d, as the table's name", p->info, p->k, p->n);
+  }
+  shard_diag_destroy(d);
+  yt_arena_destroy(a);
+}
+
+static int add_part(merger *m, const char *path) {
+  if (m->n == m->cap) {
+    size_t nc = m->cap ? 2 * m->cap : 8;
+    merge_part *p = realloc(m->parts, nc * sizeof *p);
+    if (!p) return 0;
+    m->parts = p;
+    m->cap = nc;
+  }
+  merge_part *p = &m->parts[m->n];
+  memset(p, 0, sizeof *p);
+  p->runs = -1;
+  if (!(p->path = strdup(path))) return 0;
+  m->n++;
+  const char *slash = strrchr(path, '/');
+  const int named = slice_name(slash ? slash + 1 : path, &p->k, &p->n);
+  if (named < 0)
+    merge_error(m, "%s: not a slice table name: campaign.slice-K-of-N.csv with 1 <= K <= N <= %d", path,
+                SHARD_CAMPAIGN_MAX_RUNS);
   shard_msg msg = {{0}};
-  shard_table *t = NULL;
-  if (shard_table_read_csv(path, &t, &msg) != SHARD_OK) {
-    fprintf(stderr, "shard campaign merge: %s\n", msg.text);
-    return 0;
+  const int rc = shard_table_read_csv(path, &p->t, &msg);
+  if (rc != SHARD_OK) {
+    if (rc == SHARD_ERR_NOMEM) return 0;
+    merge_error(m, "%s", msg.text);
+    return 1;
   }
-  if (*n == *cap) {
-    size_t nc = *cap ? 2 * *cap : 8;
-    shard_table **p = realloc(*parts, nc * sizeof *p);
-    if (!p) {
-      shard_table_destroy(t);
-      return 0;
-    }
-    *parts = p;
-    *cap = nc;
-  }
-  (*parts)[(*n)++] = t;
+  if (shard_table_n_rows(p->t) == 0) merge_error(m, "%s:1: a header and no runs", path);
+  if (named > 0) read_slice_info(m, p);
   return 1;
 }
 
 static int name_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* The slice tables of a directory (campaign.slice-*.csv), in name order. */
+static int add_dir(merger *m, const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d) {
+    merge_error(m, "%s: %s", dir, strerror(errno));
+    return 1;
+  }
+  char **names = NULL;
+  size_t nn = 0, ncap = 0;
+  int ok = 1;
+  for (struct dirent *e; ok && (e = readdir(d));) {
+    const size_t len = strlen(e->d_name);
+    if (strncmp(e->d_name, "campaign.slice-", 15) != 0 || len < 4 || strcmp(e->d_name + len - 4, ".csv") != 0) continue;
+    if (nn == ncap) {
+      ncap = ncap ? 2 * ncap : 8;
+      char **p = realloc(names, ncap * sizeof *p);
+      if (!p) {
+        ok = 0;
+        break;
+      }
+      names = p;
+    }
+    if (!(names[nn] = strdup(e->d_name))) ok = 0;
+    else ++nn;
+  }
+  closedir(d);
+  if (ok && nn == 0) merge_error(m, "%s holds no campaign.slice-K-of-N.csv", dir);
+  if (names) qsort(names, nn, sizeof *names, name_cmp);
+  for (size_t k = 0; k < nn; ++k) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", dir, names[k]);
+    if (ok) ok = add_part(m, path);
+    free(names[k]);
+  }
+  free(names);
+  return ok;
+}
+
+typedef struct merge_row {
+  long index;
+  size_t part, row;
+} merge_row;
+
+static int merge_row_cmp(const void *a, const void *b) {
+  const merge_row *x = a, *y = b;
+  if (x->index != y->index) return x->index < y->index ? -1 : 1;
+  return x->part != y->part ? (x->part < y->part ? -1 : 1) : (x->row > y->row) - (x->row < y->row);
+}
+
+/* Whatever the tables say against each other, their slices and the
+ * campaign (c, or NULL): missing and mixed slices, rows of another slice or
+ * beyond the campaign, a run present twice, parameters that are not the
+ * campaign's. Each problem a "file:line: message" error. */
+static int check_parts(merger *m, const shard_campaign *c, const char *campaign) {
+  int of = 0;
+  const merge_part *first_info = NULL;
+  for (size_t i = 0; i < m->n; ++i) {
+    const merge_part *p = &m->parts[i];
+    if (p->n && of && p->n != of) merge_error(m, "%s: a slice of %d, the others of %d: they cannot be merged", p->path, p->n, of);
+    if (p->n && !of) of = p->n;
+    if (p->runs < 0) continue;
+    if (!first_info) {
+      first_info = p;
+    } else if (p->runs != first_info->runs || strcmp(p->case_sha, first_info->case_sha) != 0) {
+      merge_error(m, "%s: a slice of another campaign than %s (%ld runs, base case %.12s; there %ld runs, base case %.12s)",
+                  p->info, first_info->info, p->runs, p->case_sha, first_info->runs, first_info->case_sha);
+    }
+  }
+  if (of > 0) {
+    unsigned char *have = calloc((size_t)of, 1);
+    if (!have) return 0;
+    for (size_t i = 0; i < m->n; ++i)
+      if (m->parts[i].n == of) have[m->parts[i].k - 1] = 1;
+    for (int k = 0; k < of; ++k)
+      if (!have[k]) merge_error(m, "slice %d of %d is missing: no campaign.slice-%d-of-%d.csv among the tables", k + 1, of, k + 1, of);
+    free(have);
+  }
+  const size_t n_runs = c ? shard_campaign_n_runs(c) : 0;
+  size_t total = 0;
+  for (size_t i = 0; i < m->n; ++i) total += m->parts[i].t ? shard_table_n_rows(m->parts[i].t) : 0;
+  merge_row *rows = calloc(total + 1, sizeof *rows);
+  if (!rows) return 0;
+  size_t k = 0;
+  for (size_t i = 0; i < m->n; ++i) {
+    const merge_part *p = &m->parts[i];
+    if (!p->t) continue;
+    int *cols = NULL; /* the campaign's parameter columns in this table */
+    if (c) {
+      cols = calloc(shard_campaign_n_params(c) + 1, sizeof *cols);
+      if (!cols) {
+        free(rows);
+        return 0;
+      }
+      for (size_t q = 0; q < shard_campaign_n_params(c); ++q) {
+        cols[q] = shard_table_find_col(p->t, shard_campaign_param(c, q));
+        if (cols[q] < 0) merge_error(m, "%s:1: no column '%s', a parameter of %s", p->path, shard_campaign_param(c, q), campaign);
+      }
+    }
+    for (size_t r = 0; r < shard_table_n_rows(p->t); ++r) {
+      const long idx = shard_table_row_index(p->t, r);
+      const int line = shard_table_row_line(p->t, r);
+      rows[k++] = (merge_row){idx, i, r};
+      if (p->n && idx % p->n != p->k - 1)
+        merge_error(m, "%s:%d: run %ld is not of slice %d of %d (index mod %d = %d): it belongs to slice %ld", p->path,
+                    line, idx, p->k, p->n, p->n, p->k - 1, idx % p->n + 1);
+      if (p->runs >= 0 && idx >= p->runs)
+        merge_error(m, "%s:%d: run %ld is beyond the campaign: it has %ld runs, indices 0-%ld (%s)", p->path, line, idx,
+                    p->runs, p->runs - 1, p->info);
+      if (c && (size_t)idx >= n_runs) {
+        merge_error(m, "%s:%d: run %ld is beyond the campaign: %s has %zu runs, indices 0-%zu", p->path, line, idx,
+                    campaign, n_runs, n_runs ? n_runs - 1 : 0);
+      } else if (c) {
+        const shard_campaign_run *run = shard_campaign_run_at(c, (size_t)idx);
+        for (size_t q = 0; q < shard_campaign_n_params(c); ++q)
+          if (cols[q] >= 0 && strcmp(shard_table_get(p->t, r, (size_t)cols[q]), run->values[q]) != 0)
+            merge_error(m, "%s:%d: run %ld has %s = %s, but run %ld of %s has %s", p->path, line, idx,
+                        shard_campaign_param(c, q), shard_table_get(p->t, r, (size_t)cols[q]), idx, campaign,
+                        run->values[q]);
+      }
+    }
+    free(cols);
+  }
+  qsort(rows, total, sizeof *rows, merge_row_cmp);
+  for (size_t i = 1; i < total; ++i)
+    if (rows[i].index == rows[i - 1].index) {
+      const merge_part *a = &m->parts[rows[i - 1].part], *b = &m->parts[rows[i].part];
+      merge_error(m, "%s:%d: run %ld appears twice: also at %s:%d", b->path, shard_table_row_line(b->t, rows[i].row),
+                  rows[i].index, a->path, shard_table_row_line(a->t, rows[i - 1].row));
+    }
+  free(rows);
+  return 1;
+}
 
 /* The campaign file of `merge --campaign` (its own keys only: the runs are
  * done); NULL after printing its errors. */
@@ -272,70 +512,37 @@ static int cmd_merge(int argc, char **argv) {
   shard_campaign *c = campaign ? merge_campaign(campaign) : NULL;
   if (campaign && !c) return SHARD_EXIT_INPUT;
   const char *out = argv[1];
-  shard_table **parts = NULL;
-  size_t n = 0, cap = 0;
-  int ok = 1, seen_of = 0;
-  unsigned char have[4096] = {0};
+  merger m = {0};
+  int ok = 1;
   for (int i = 2; i < argc && ok; ++i) {
     struct stat st;
-    if (stat(argv[i], &st) != 0) {
-      fprintf(stderr, "shard campaign merge: %s: %s\n", argv[i], strerror(errno));
-      ok = 0;
-      break;
-    }
-    if (S_ISREG(st.st_mode)) {
-      ok = add_table(argv[i], &parts, &n, &cap);
-      continue;
-    }
-    DIR *d = opendir(argv[i]);
-    if (!d) {
-      fprintf(stderr, "shard campaign merge: %s: %s\n", argv[i], strerror(errno));
-      ok = 0;
-      break;
-    }
-    char **names = NULL;
-    size_t nn = 0, ncap = 0;
-    for (struct dirent *e; (e = readdir(d));) {
-      int k, of;
-      char tail[8];
-      if (sscanf(e->d_name, "campaign.slice-%d-of-%d.cs%1s", &k, &of, tail) != 3 || strcmp(tail, "v") != 0) continue;
-      if (nn == ncap) {
-        ncap = ncap ? 2 * ncap : 8;
-        char **p = realloc(names, ncap * sizeof *p);
-        if (!p) break;
-        names = p;
-      }
-      names[nn++] = strdup(e->d_name);
-      if (seen_of && seen_of != of) {
-        fprintf(stderr, "shard campaign merge: %s/%s: slices of %d and of %d runs cannot be merged\n", argv[i],
-                e->d_name, seen_of, of);
-        ok = 0;
-      }
-      seen_of = of;
-      if (k >= 1 && k <= (int)sizeof have) have[k - 1] = 1;
-    }
-    closedir(d);
-    if (nn == 0 && ok) {
-      fprintf(stderr, "shard campaign merge: %s holds no campaign.slice-K-of-N.csv\n", argv[i]);
-      ok = 0;
-    }
-    if (names) qsort(names, nn, sizeof *names, name_cmp);
-    for (size_t k = 0; k < nn; ++k) {
-      char path[4200];
-      snprintf(path, sizeof path, "%s/%s", argv[i], names[k] ? names[k] : "");
-      if (ok) ok = names[k] && add_table(path, &parts, &n, &cap);
-      free(names[k]);
-    }
-    free(names);
+    if (stat(argv[i], &st) != 0)
+      merge_error(&m, "%s: %s", argv[i], strerror(errno));
+    else if (S_ISDIR(st.st_mode))
+      ok = add_dir(&m, argv[i]);
+    else
+      ok = add_part(&m, argv[i]);
   }
+  if (ok && m.errors == 0) ok = check_parts(&m, c, campaign);
   shard_table *t = NULL;
   shard_msg msg = {{0}};
-  int code = SHARD_EXIT_INPUT;
-  if (ok) {
-    for (int k = 0; k < seen_of && k < (int)sizeof have; ++k)
-      if (!have[k]) fprintf(stderr, "shard campaign merge: warning: slice %d of %d is missing\n", k + 1, seen_of);
-    if (shard_table_merge(parts, n, &t, &msg) != SHARD_OK) {
+  int code = SHARD_EXIT_INPUT, rc = SHARD_OK;
+  if (!ok) {
+    fprintf(stderr, "shard campaign merge: out of memory\n");
+    code = SHARD_EXIT_FAIL;
+  } else if (m.errors > 0) {
+    if (m.errors > MERGE_MAX_ERRORS)
+      fprintf(stderr, "shard campaign merge: ... and %d more problems\n", m.errors - MERGE_MAX_ERRORS);
+    fprintf(stderr, "shard campaign merge: nothing merged (%d problem%s)\n", m.errors, m.errors == 1 ? "" : "s");
+  } else {
+    shard_table **tables = calloc(m.n + 1, sizeof *tables);
+    for (size_t i = 0; tables && i < m.n; ++i) tables[i] = m.parts[i].t;
+    if (!tables) {
+      fprintf(stderr, "shard campaign merge: out of memory\n");
+      code = SHARD_EXIT_FAIL;
+    } else if ((rc = shard_table_merge(tables, m.n, &t, &msg)) != SHARD_OK) {
       fprintf(stderr, "shard campaign merge: %s\n", msg.text);
+      code = rc == SHARD_ERR_INPUT ? SHARD_EXIT_INPUT : SHARD_EXIT_FAIL;
     } else if (mkdir(out, 0777) != 0 && errno != EEXIST) {
       fprintf(stderr, "shard campaign merge: cannot create %s: %s\n", out, strerror(errno));
       code = SHARD_EXIT_FAIL;
@@ -343,14 +550,18 @@ static int cmd_merge(int argc, char **argv) {
       fprintf(stderr, "shard campaign merge: %s\n", msg.text);
       code = SHARD_EXIT_FAIL;
     } else {
-      printf("merged %zu tables, %zu runs -> %s/campaign.csv\n", n, shard_table_n_rows(t), out);
+      printf("merged %zu tables, %zu runs -> %s/campaign.csv\n", m.n, shard_table_n_rows(t), out);
       code = !c || write_statistics(c, t, out, "shard campaign merge") ? SHARD_EXIT_OK : SHARD_EXIT_FAIL;
     }
+    free(tables);
   }
   shard_campaign_destroy(c);
   shard_table_destroy(t);
-  for (size_t i = 0; i < n; ++i) shard_table_destroy(parts[i]);
-  free(parts);
+  for (size_t i = 0; i < m.n; ++i) {
+    shard_table_destroy(m.parts[i].t);
+    free(m.parts[i].path);
+  }
+  free(m.parts);
   return code;
 }
 
@@ -471,7 +682,7 @@ int shard_cmd_campaign(const shard_cli *cli, int argc, char **argv) {
   const char *file = NULL, *out = NULL;
   int jobs = 1, slice_k = 0, slice_n = 0, resume = 0, progress = -1, dry_run = 0, plots_only = 0, have_range = 0;
   size_t range_first = 0, range_last = 0;
-  double timeout = 0;
+  double timeout = 0, stall_timeout = 0;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && i + 1 < argc) {
@@ -506,6 +717,14 @@ int shard_cmd_campaign(const shard_cli *cli, int argc, char **argv) {
         fprintf(stderr, "shard campaign: --timeout takes seconds > 0, got '%s'\n", argv[i]);
         return SHARD_EXIT_INPUT;
       }
+    } else if (strcmp(a, "--stall-timeout") == 0 && i + 1 < argc) {
+      char *end = NULL;
+      stall_timeout = strtod(argv[++i], &end);
+      if (end == argv[i] || *end || !(stall_timeout >= 0) || !isfinite(stall_timeout)) {
+        fprintf(stderr, "shard campaign: --stall-timeout takes seconds >= 0 (0: no watchdog), got '%s'\n", argv[i]);
+        return SHARD_EXIT_INPUT;
+      }
+      if (stall_timeout == 0) stall_timeout = -1; /* off, whatever the file says */
     } else if (strcmp(a, "--dry-run") == 0) {
       dry_run = 1;
     } else if (strcmp(a, "--plots-only") == 0) {
@@ -587,6 +806,7 @@ int shard_cmd_campaign(const shard_cli *cli, int argc, char **argv) {
                                 .range_last = range_last,
                                 .resume = resume,
                                 .timeout = timeout,
+                                .stall_timeout = stall_timeout,
                                 .handle_signals = 1,
                                 .progress = on_progress,
                                 .progress_ctx = &pc};
@@ -640,8 +860,8 @@ int shard_cmd_campaign(const shard_cli *cli, int argc, char **argv) {
   printf(" -> %s\n", res.table_path);
   int stats_ok = slice_n > 0 || write_statistics(c, t, out, "shard campaign");
   if (res.interrupted) {
-    fprintf(stderr, "shard campaign: interrupted; %zu of %zu runs finished (resume with --resume)\n",
-            res.ok + res.failed, res.total);
+    fprintf(stderr, "shard campaign: interrupted; %zu of %zu runs finished, %zu stopped part-way (resume with --resume)\n",
+            res.ok + res.failed, res.total, res.stopped);
   } else if (slice_n == 0) {
     shard_plot_report rep;
     if (shard_campaign_plots(c, t, out, &rep, &msg) != SHARD_OK)

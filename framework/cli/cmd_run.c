@@ -1,10 +1,16 @@
 /* shard run CASE.yaml [-o DIR] [--set key.path=value ...] [--resume] [--progress|--no-progress]
  * shard run --restart DIR   (continue from DIR/checkpoint.bin with DIR/case.resolved.yaml)
  * --resume: continue from DIR/checkpoint.bin when this same run wrote it, else start over */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "case.h"
@@ -36,20 +42,83 @@ static void catch_stop_signals(void) {
   sigaction(SIGTERM, &sa, NULL);
 }
 
+/* --heartbeat-fd N (given by `shard campaign`): a thread writes a byte to
+ * fd N whenever the run has made a step since the last look, four times a
+ * second at most, and one when it starts; the campaign's stall watchdog
+ * reads them. The time loop only stores its step number. */
+typedef struct heartbeat {
+  int fd;
+  atomic_llong step;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int done, started;
+  pthread_t thread;
+} heartbeat;
+
+static void *heartbeat_loop(void *arg) {
+  heartbeat *h = arg;
+  long long last = LLONG_MIN; /* a first byte at once: the run is up (case loaded) */
+  pthread_mutex_lock(&h->mu);
+  while (!h->done) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += 250000000L;
+    if (ts.tv_nsec >= 1000000000L) ts.tv_sec += 1, ts.tv_nsec -= 1000000000L;
+    pthread_cond_timedwait(&h->cv, &h->mu, &ts);
+    const long long s = atomic_load_explicit(&h->step, memory_order_relaxed);
+    if (s != last) {
+      last = s;
+      ssize_t w = write(h->fd, "s", 1); /* non-blocking: a full pipe already says it */
+      (void)w;
+    }
+  }
+  pthread_mutex_unlock(&h->mu);
+  return NULL;
+}
+
+static int heartbeat_start(heartbeat *h, int fd) {
+  h->fd = fd;
+  atomic_init(&h->step, -1);
+  h->done = h->started = 0;
+  if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) != 0 || fcntl(fd, F_SETFD, FD_CLOEXEC) != 0) return errno;
+  pthread_mutex_init(&h->mu, NULL);
+  pthread_cond_init(&h->cv, NULL);
+  sigset_t all, old; /* signals are the main thread's */
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &old);
+  int e = pthread_create(&h->thread, NULL, heartbeat_loop, h);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  h->started = e == 0;
+  return e;
+}
+
+static void heartbeat_stop(heartbeat *h) {
+  if (!h->started) return;
+  pthread_mutex_lock(&h->mu);
+  h->done = 1;
+  pthread_cond_signal(&h->cv);
+  pthread_mutex_unlock(&h->mu);
+  pthread_join(h->thread, NULL);
+  pthread_cond_destroy(&h->cv);
+  pthread_mutex_destroy(&h->mu);
+  h->started = 0;
+}
+
 static void usage(void) {
   fprintf(stderr, "usage: shard run CASE.yaml [-o DIR] [--set key.path=value ...] [--resume] [--progress | --no-progress]\n"
                   "       shard run --restart DIR\n"
                   "--resume continues from DIR/checkpoint.bin when this same run (case, plugins, version) wrote it,\n"
                   "and starts over otherwise; --restart DIR insists on DIR's checkpoint\n"
                   "SIGINT or SIGTERM stops after the step in progress: a run with time.checkpoint_every writes a\n"
-                  "checkpoint there (continue with --resume), any other writes its outputs so far (status stopped)\n");
+                  "checkpoint there (continue with --resume), any other writes its outputs so far (status stopped)\n"
+                  "--heartbeat-fd N (used by shard campaign): a byte on fd N whenever steps were made\n");
 }
 
 int shard_cmd_run(const shard_cli *cli, int argc, char **argv) {
   const char *case_path = NULL, *out = NULL, *restart = NULL;
   char restart_case[4200];
   const char **sets = calloc((size_t)argc + 1, sizeof *sets);
-  int n_sets = 0, progress = -1, resume = 0;
+  int n_sets = 0, progress = -1, resume = 0, beat_fd = -1;
   if (!sets) return SHARD_EXIT_FAIL;
   for (int i = 1; i < argc; ++i) {
     if ((strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) && i + 1 < argc) out = argv[++i];
@@ -59,7 +128,17 @@ int shard_cmd_run(const shard_cli *cli, int argc, char **argv) {
     else if (strcmp(argv[i], "--resume") == 0) resume = 1;
     else if (strcmp(argv[i], "--progress") == 0) progress = 1;
     else if (strcmp(argv[i], "--no-progress") == 0) progress = 0;
-    else if (argv[i][0] == '-' || case_path) {
+    else if (strcmp(argv[i], "--heartbeat-fd") == 0 && i + 1 < argc) {
+      char *end = NULL;
+      errno = 0;
+      long fd = strtol(argv[++i], &end, 10);
+      if (end == argv[i] || *end || errno || fd < 0 || fd > 1 << 20 || fcntl((int)fd, F_GETFD) < 0) {
+        fprintf(stderr, "shard run: --heartbeat-fd takes an open file descriptor, got '%s'\n", argv[i]);
+        free(sets);
+        return SHARD_EXIT_INPUT;
+      }
+      beat_fd = (int)fd;
+    } else if (argv[i][0] == '-' || case_path) {
       fprintf(stderr, "shard run: unexpected argument '%s'\n", argv[i]);
       usage();
       free(sets);
@@ -123,7 +202,17 @@ int shard_cmd_run(const shard_cli *cli, int argc, char **argv) {
                            .continued_from = &continued_from,
                            .stop = &stop_signal};
   catch_stop_signals();
+  heartbeat beat;
+  if (beat_fd >= 0) {
+    int e = heartbeat_start(&beat, beat_fd);
+    if (e != 0) {
+      fprintf(stderr, "shard run: --heartbeat-fd %d: %s\n", beat_fd, strerror(e));
+      goto out;
+    }
+    opt.step_now = &beat.step;
+  }
   code = shard_run_case(c, reg, &opt, diag, &msg);
+  if (beat_fd >= 0) heartbeat_stop(&beat);
   if (shard_diag_count(diag) > 0) shard_diag_print(diag, stderr);
   if (code == SHARD_RUN_STOPPED) {
     fprintf(stderr, "shard run: %s: %s\n", strsignal(stop_signal), msg.text);

@@ -48,6 +48,7 @@ struct shard_campaign {
   size_t case_len;
   char case_hash[65], file_hash[65];
   double timeout;
+  double stall_timeout;   /* `stall_timeout`, SHARD_CAMPAIGN_STALL_DEFAULT when absent; 0: off */
   const yt_node *cost;    /* `cost`: an expression of the run's values, or NULL */
   const char **fixed;     /* "key=value" of `set:` */
   size_t n_fixed;
@@ -147,7 +148,7 @@ static void unknown_key(shard_diag *d, const yt_node *key, const char *where, co
 /* ---- the campaign's own keys ---------------------------------------------------- */
 
 static const char *const top_keys[] = {"name",    "description", "base",       "case",  "set",  "sweep",
-                                       "derived", "timeout",     "statistics", "plots", "cost"};
+                                       "derived", "timeout",     "statistics", "plots", "cost", "stall_timeout"};
 #define N_TOP (sizeof top_keys / sizeof top_keys[0])
 
 static const char *const range_keys[] = {"linspace", "logspace", "geomspace", "integer"};
@@ -504,6 +505,16 @@ static void load_timeout(loader *L, const yt_node *key, const yt_node *v) {
     return;
   }
   L->c->timeout = t;
+}
+
+static void load_stall_timeout(loader *L, const yt_node *v) {
+  double t;
+  if (const_number(v, &t, L->d, "'stall_timeout'") != SHARD_OK) return;
+  if (t < 0) {
+    yt_error_at(L->d, v, "'stall_timeout' must be >= 0 s (0: no watchdog), got %g", t);
+    return;
+  }
+  L->c->stall_timeout = t;
 }
 
 static void load_cost(loader *L, const yt_node *key, const yt_node *v) {
@@ -1241,6 +1252,7 @@ int shard_campaign_load(const char *path, const shard_registry *reg, shard_campa
     free(c);
     return SHARD_ERR_NOMEM;
   }
+  c->stall_timeout = SHARD_CAMPAIGN_STALL_DEFAULT;
   loader L = {c, d, NULL};
   int rc = yt_load_file(c->arena, path, "campaign file", &c->root, d);
   if (rc != SHARD_OK) goto fail;
@@ -1286,6 +1298,8 @@ int shard_campaign_load(const char *path, const shard_registry *reg, shard_campa
       /* after the sweep: below */
     } else if (strcmp(kt, "timeout") == 0) {
       load_timeout(&L, k, v);
+    } else if (strcmp(kt, "stall_timeout") == 0) {
+      load_stall_timeout(&L, v);
     } else if (strcmp(kt, "cost") == 0) {
       load_cost(&L, k, v);
     } else {
@@ -1339,6 +1353,7 @@ const char *shard_campaign_case_text(const shard_campaign *c) { return c->case_t
 const char *shard_campaign_case_hash(const shard_campaign *c) { return c->case_hash; }
 const char *shard_campaign_hash(const shard_campaign *c) { return c->file_hash; }
 double shard_campaign_timeout(const shard_campaign *c) { return c->timeout; }
+double shard_campaign_stall_timeout(const shard_campaign *c) { return c->stall_timeout; }
 int shard_campaign_has_cost(const shard_campaign *c) { return c->cost != NULL; }
 size_t shard_campaign_n_params(const shard_campaign *c) { return c->n_params; }
 const char *shard_campaign_param(const shard_campaign *c, size_t i) { return c->params[i].key; }
@@ -1489,6 +1504,8 @@ int shard_schema_write_campaign(const shard_registry *reg, FILE *out) {
       "\"additionalProperties\": {\"type\": [\"string\", \"number\"]}, \"description\": \"expressions of the "
       "swept values (dots as underscores, var.x as x) and index\"},\n"
       "    \"timeout\": {\"type\": [\"number\", \"string\"], \"description\": \"per-run time limit, s\"},\n"
+      "    \"stall_timeout\": {\"type\": [\"number\", \"string\"], \"description\": \"a run that makes no step for "
+      "this long is killed and marked failed (stalled), s; default 600, 0: no watchdog\"},\n"
       "    \"cost\": {\"type\": [\"string\", \"number\"], \"description\": \"an estimate of each run's cost, an "
       "expression like those of derived (and of the derived values): the costliest runs start first\"},\n"
       "    \"statistics\": {\n"

@@ -9,6 +9,7 @@
  *     zip: {model.elements: [10, 20], var.h: [0.1, 0.05]}   # one zipped axis
  *   derived: {time.end: 10 * time_dt}  # expressions of the swept values
  *   timeout: 600                       # per run, seconds
+ *   stall_timeout: 600                 # no step for this long: killed, failed (0: off)
  *   statistics: {over: fracture.strength.seed}   # mean and 95% interval over a swept key
  *   plots: [...]
  *
@@ -58,6 +59,11 @@ const char *shard_campaign_case_hash(const shard_campaign *c);
 const char *shard_campaign_hash(const shard_campaign *c);
 /* Per-run time limit in seconds from the file (0: none). */
 double shard_campaign_timeout(const shard_campaign *c);
+/* The stall watchdog: a run that makes no step for this many seconds is
+ * killed and marked failed ("stalled: ..."); the file's `stall_timeout`, else
+ * SHARD_CAMPAIGN_STALL_DEFAULT; 0: no watchdog. */
+#define SHARD_CAMPAIGN_STALL_DEFAULT 600.0
+double shard_campaign_stall_timeout(const shard_campaign *c);
 /* 1 if the file gives `cost`, an estimate of each run's cost: the runs then
  * start costliest first (ties in index order), so that with -j N the long
  * runs do not come last; their indices, directories and table rows stay. */
@@ -149,6 +155,7 @@ size_t shard_table_n_cols(const shard_table *t);
 const char *shard_table_col_name(const shard_table *t, size_t col);
 int shard_table_find_col(const shard_table *t, const char *name); /* -1 if absent */
 long shard_table_row_index(const shard_table *t, size_t row);
+int shard_table_row_line(const shard_table *t, size_t row); /* its CSV line when read from a file, else 0 */
 const char *shard_table_get(const shard_table *t, size_t row, size_t col); /* "" when empty */
 /* Sort rows by index (stable). */
 void shard_table_sort(shard_table *t);
@@ -159,7 +166,8 @@ int shard_table_write_file(const shard_table *t, const char *dir, const char *na
 /* The same without the index column (a table keyed by other columns). */
 int shard_table_write_file_unindexed(const shard_table *t, const char *dir, const char *name, shard_msg *msg);
 /* Read a CSV written by shard_table_write_csv (RFC 4180); the first column
- * must be `index`. */
+ * must be `index`, a run number below SHARD_CAMPAIGN_MAX_RUNS (digits only;
+ * "path:line: ..." errors). */
 int shard_table_read_csv(const char *path, shard_table **out, shard_msg *msg);
 
 /* The fixed columns of a campaign table, after `index` and the parameters. */
@@ -239,6 +247,8 @@ typedef struct shard_campaign_options {
   size_t range_first, range_last;
   int resume;              /* reuse finished runs with an unchanged key */
   double timeout;          /* seconds per run, overrides the file's; 0: the file's */
+  double stall_timeout;    /* seconds without a step before a run is killed, overrides the file's;
+                              0: the file's, < 0: no watchdog */
   int handle_signals;      /* SIGINT/SIGTERM stop the campaign cleanly */
   void (*progress)(void *ctx, const shard_campaign_progress *p);
   void *progress_ctx;
@@ -246,7 +256,8 @@ typedef struct shard_campaign_options {
 
 typedef struct shard_campaign_result {
   size_t total, ok, failed, skipped;
-  int interrupted;        /* stopped by a signal: the table has what finished */
+  size_t stopped;         /* runs stopped part-way with the campaign: rows with status `interrupted` */
+  int interrupted;        /* stopped by a signal: the table has what finished, and the stopped runs */
   char table_path[4096];  /* the table written */
 } shard_campaign_result;
 

@@ -1,13 +1,14 @@
 /* host: running a campaign — each run is `shard run` in its own process
- * (posix_spawn) and directory, at most `jobs` at a time, with a per-run time
- * limit; failures are rows, not errors; SIGINT/SIGTERM stop cleanly; the
- * table is written atomically (see campaign.h). Nothing here prints: the
- * caller gets progress through a callback. */
+ * and directory, at most `jobs` at a time, with a per-run time limit and a
+ * stall watchdog; failures are rows, not errors; SIGINT/SIGTERM stop
+ * cleanly, and a campaign killed outright takes its runs with it; the table
+ * is written atomically (see campaign.h). Nothing here prints: the caller
+ * gets progress through a callback. */
+#define _GNU_SOURCE /* pipe2 */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -15,21 +16,24 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 #include "campaign.h"
 #include "run.h"
 #include "yaml_tree.h"
 
-extern char **environ;
-
 #define RESULT_FILE "result.yaml"
 #define KEY_FILE "run.key"
 #define KILL_GRACE 5.0 /* seconds between SIGTERM and SIGKILL when stopping */
 #define TABLE_EVERY 10.0 /* seconds: the longest a finished run waits for the table */
+#define HEARTBEAT_FD 3   /* the run's end of its heartbeat pipe (`shard run --heartbeat-fd`) */
 
 typedef struct record {
   int finished;
   int reused;
+  int stopped; /* stopped with the campaign (status interrupted) */
   char status[32];
   int exit_code; /* -1: none (signal) */
   int sig;       /* 0: none */
@@ -42,7 +46,10 @@ typedef struct job {
   size_t run;
   double start;
   int timed_out;
-  int stopped; /* killed because the campaign stops */
+  int stopped;      /* killed because the campaign stops */
+  int stalled;      /* killed by the stall watchdog */
+  int beat_fd;      /* read end of the run's heartbeat pipe, -1 when none */
+  double last_beat; /* when the run last reported a step (its start before that) */
 } job;
 
 static double now(void) {
@@ -227,6 +234,13 @@ static void stderr_message(const char *dir, char *out, size_t n) {
   free(text);
 }
 
+/* Make fd `to` a copy of `from` that stays open across exec (async-signal-safe):
+ * 0, or an errno. */
+static int move_fd(int from, int to) {
+  if (from == to) return fcntl(to, F_SETFD, 0) == 0 ? 0 : errno;
+  return dup2(from, to) == to ? 0 : errno;
+}
+
 static int start_run(const shard_campaign *c, const shard_campaign_options *opt, const char *base, size_t index,
                      job *jb, shard_msg *msg) {
   const shard_campaign_run *run = shard_campaign_run_at(c, index);
@@ -255,7 +269,7 @@ static int start_run(const shard_campaign *c, const shard_campaign_options *opt,
   free(key);
   if (rc != SHARD_OK) return rc;
 
-  size_t argc = 0, cap = 12 + 2 * run->n_sets;
+  size_t argc = 0, cap = 14 + 2 * run->n_sets;
   char **argv = calloc(cap, sizeof *argv);
   if (!argv) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
   argv[argc++] = (char *)opt->exe;
@@ -268,6 +282,8 @@ static int start_run(const shard_campaign *c, const shard_campaign_options *opt,
   argv[argc++] = "-o";
   argv[argc++] = dir;
   argv[argc++] = "--no-progress";
+  argv[argc++] = "--heartbeat-fd";
+  argv[argc++] = "3"; /* HEARTBEAT_FD */
   if (opt->resume) argv[argc++] = "--resume"; /* a run killed after a checkpoint continues from it */
   for (size_t i = 0; i < run->n_sets; ++i) {
     argv[argc++] = "--set";
@@ -278,39 +294,109 @@ static int start_run(const shard_campaign *c, const shard_campaign_options *opt,
   char out_path[4200], err_path[4200];
   snprintf(out_path, sizeof out_path, "%s/stdout.txt", dir);
   snprintf(err_path, sizeof err_path, "%s/stderr.txt", dir);
-  posix_spawn_file_actions_t fa;
-  posix_spawnattr_t at;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawnattr_init(&at);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
-  posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
-  sigset_t none, defaults;
-  sigemptyset(&none);
-  sigemptyset(&defaults);
-  sigaddset(&defaults, SIGINT);
-  sigaddset(&defaults, SIGTERM);
-  sigaddset(&defaults, SIGCHLD);
-  sigaddset(&defaults, SIGPIPE);
-  posix_spawnattr_setsigmask(&at, &none);
-  posix_spawnattr_setsigdefault(&at, &defaults);
-  posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  pid_t pid = 0;
-  int err = posix_spawn(&pid, opt->exe, &fa, &at, argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&at);
+  /* the run's heartbeat: a byte on this pipe whenever it has made steps;
+   * a second, close-on-exec pipe carries an errno when the exec fails */
+  int beat[2] = {-1, -1}, fail[2] = {-1, -1};
+  if (pipe2(beat, O_CLOEXEC) != 0 || pipe2(fail, O_CLOEXEC) != 0) {
+    int e = errno;
+    for (int k = 0; k < 2; ++k) {
+      if (beat[k] >= 0) close(beat[k]);
+      if (fail[k] >= 0) close(fail[k]);
+    }
+    free(argv);
+    return shard_msg_set(msg, SHARD_ERR_IO, "cannot create a pipe for run %zu: %s", index, strerror(e));
+  }
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid == 0) { /* the child: async-signal-safe calls only, up to the exec */
+    int e = 0;
+#ifdef __linux__
+    /* die with the campaign, however it ends (kill -9 included); the
+     * campaign may have died before this line: then go no further */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) e = errno;
+#endif
+    if (getppid() != parent) _exit(127);
+    /* stdin, stdout, stderr, then the heartbeat's write end as HEARTBEAT_FD
+     * (from a copy out of the way); everything else closes on exec */
+    const int beat_w = e ? -1 : fcntl(beat[1], F_DUPFD_CLOEXEC, 10);
+    if (!e && beat_w < 0) e = errno;
+    const int in = e ? -1 : open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (!e && in < 0) e = errno;
+    const int out = e ? -1 : open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (!e && out < 0) e = errno;
+    const int err = e ? -1 : open(err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (!e && err < 0) e = errno;
+    if (!e) e = move_fd(in, 0);
+    if (!e) e = move_fd(out, 1);
+    if (!e) e = move_fd(err, 2);
+    if (!e) e = move_fd(beat_w, HEARTBEAT_FD);
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    static const int reset[] = {SIGINT, SIGTERM, SIGCHLD, SIGPIPE, SIGHUP};
+    for (size_t k = 0; k < sizeof reset / sizeof reset[0]; ++k) sigaction(reset[k], &dfl, NULL);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    if (!e) {
+      execv(opt->exe, argv);
+      e = errno;
+    }
+    ssize_t w = write(fail[1], &e, sizeof e);
+    (void)w;
+    _exit(127);
+  }
+  const int fork_errno = errno;
   free(argv);
-  if (err != 0) return shard_msg_set(msg, SHARD_ERR_IO, "cannot start %s: %s", opt->exe, strerror(err));
+  close(beat[1]);
+  close(fail[1]);
+  if (pid < 0) {
+    close(beat[0]);
+    close(fail[0]);
+    return shard_msg_set(msg, SHARD_ERR_IO, "cannot start run %zu: fork: %s", index, strerror(fork_errno));
+  }
+  int child_errno = 0;
+  ssize_t got;
+  do
+    got = read(fail[0], &child_errno, sizeof child_errno);
+  while (got < 0 && errno == EINTR);
+  close(fail[0]);
+  if (got == (ssize_t)sizeof child_errno) {
+    close(beat[0]);
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
+    }
+    return shard_msg_set(msg, SHARD_ERR_IO, "cannot start %s for run %zu: %s", opt->exe, index,
+                         strerror(child_errno));
+  }
+  fcntl(beat[0], F_SETFL, fcntl(beat[0], F_GETFL) | O_NONBLOCK);
   jb->pid = pid;
   jb->run = index;
-  jb->start = now();
+  jb->start = jb->last_beat = now();
   jb->timed_out = 0;
   jb->stopped = 0;
+  jb->stalled = 0;
+  jb->beat_fd = beat[0];
   return SHARD_OK;
 }
 
+/* Read what the run's heartbeat pipe holds: any byte is a step made. */
+static void take_beats(job *jb, double t) {
+  if (jb->beat_fd < 0) return;
+  char buf[256];
+  for (;;) {
+    ssize_t got = read(jb->beat_fd, buf, sizeof buf);
+    if (got > 0) {
+      jb->last_beat = t;
+      continue;
+    }
+    if (got < 0 && errno == EINTR) continue;
+    break; /* EAGAIN: nothing more; 0: the run closed it (ending) */
+  }
+}
+
 static void finish_run(const shard_campaign *c, const shard_campaign_options *opt, const job *jb, int wstatus,
-                       double timeout, record *rec) {
+                       double timeout, double stall, record *rec) {
   char dir[4096];
   run_dir(opt, shard_campaign_n_runs(c), jb->run, dir, sizeof dir);
   rec->finished = 1;
@@ -323,6 +409,9 @@ static void finish_run(const shard_campaign *c, const shard_campaign_options *op
     if (jb->timed_out) {
       snprintf(rec->status, sizeof rec->status, "timeout");
       snprintf(rec->message, sizeof rec->message, "exceeded the time limit of %g s (killed)", timeout);
+    } else if (jb->stalled) {
+      snprintf(rec->status, sizeof rec->status, "failed");
+      snprintf(rec->message, sizeof rec->message, "stalled: no step for %g s (stall_timeout; killed)", stall);
     } else {
       snprintf(rec->status, sizeof rec->status, "crashed");
       snprintf(rec->message, sizeof rec->message, "killed by signal %d (%s)", rec->sig, strsignal(rec->sig));
@@ -351,6 +440,25 @@ static void finish_run(const shard_campaign *c, const shard_campaign_options *op
     snprintf(rec->message, sizeof rec->message, "%s", summary_msg);
   else
     stderr_message(dir, rec->message, sizeof rec->message);
+}
+
+/* A run the campaign stopped (SIGTERM, its own SIGINT or SIGTERM): a row
+ * that says so, and what --resume will do with it. */
+static void stopped_run(const char *dir, const job *jb, int wstatus, int campaign_sig, record *rec) {
+  rec->finished = 1;
+  rec->stopped = 1;
+  rec->wall = now() - jb->start;
+  rec->exit_code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
+  rec->sig = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0;
+  snprintf(rec->status, sizeof rec->status, "interrupted");
+  const char *why = campaign_sig == SIGINT ? "SIGINT" : "SIGTERM";
+  int64_t step = 0;
+  if (shard_run_checkpoint_step(dir, &step))
+    snprintf(rec->message, sizeof rec->message,
+             "stopped with the campaign (%s); --resume continues it from its checkpoint at step %lld", why,
+             (long long)step);
+  else
+    snprintf(rec->message, sizeof rec->message, "stopped with the campaign (%s); --resume runs it again", why);
 }
 
 /* ---- the table ------------------------------------------------------------------------ */
@@ -426,7 +534,16 @@ static int write_table(const shard_campaign *c, const shard_campaign_options *op
   else
     snprintf(name, sizeof name, "campaign.csv");
   snprintf(path, n_path, "%s/%s", opt->out_dir, name);
-  return shard_table_write_file(*out, opt->out_dir, name, msg);
+  rc = shard_table_write_file(*out, opt->out_dir, name, msg);
+  if (rc != SHARD_OK || opt->slice_n <= 0) return rc;
+  /* what `merge` checks a slice table against: the campaign's size and base case */
+  char info[4200], text[512];
+  snprintf(info, sizeof info, "%s/campaign.slice-%d-of-%d.yaml", opt->out_dir, opt->slice_k, opt->slice_n);
+  int len = snprintf(text, sizeof text,
+                     "# written by `shard campaign --slice`: what `shard campaign merge` checks the slice against\n"
+                     "slice: %d\nslices: %d\nruns: %zu\ncase_sha256: %s\n",
+                     opt->slice_k, opt->slice_n, shard_campaign_n_runs(c), shard_campaign_case_hash(c));
+  return write_atomic(info, text, (size_t)len, msg);
 }
 
 /* ---- the loop ---------------------------------------------------------------------------- */
@@ -496,10 +613,12 @@ int shard_campaign_execute(const shard_campaign *c, const shard_campaign_options
   char host[256] = "";
   gethostname(host, sizeof host - 1);
   double timeout = opt->timeout > 0 ? opt->timeout : shard_campaign_timeout(c);
+  double stall = opt->stall_timeout > 0 ? opt->stall_timeout : opt->stall_timeout < 0 ? 0 : shard_campaign_stall_timeout(c);
 
   record *recs = calloc(n + 1, sizeof *recs);
   size_t *todo = calloc(n + 1, sizeof *todo);
   job *jobs = calloc((size_t)opt->jobs, sizeof *jobs);
+  for (int k = 0; jobs && k < opt->jobs; ++k) jobs[k].beat_fd = -1;
   if (!recs || !todo || !jobs) {
     free(recs);
     free(todo);
@@ -542,9 +661,9 @@ int shard_campaign_execute(const shard_campaign *c, const shard_campaign_options
   }
   sigprocmask(SIG_BLOCK, &block, &old);
 
-  double t0 = now(), stop_at = 0, last_report = t0, last_table = t0;
+  double t0 = now(), stop_at = 0, last_report = t0, last_table = t0, last_look = t0;
   size_t next = 0, running = 0, ran = 0;
-  int stopping = 0;
+  int stopping = 0, stop_sig = 0;
   report(opt, &prog, t0, ran, NULL);
   while (rc == SHARD_OK || running > 0) {
     while (rc == SHARD_OK && !stopping && running < (size_t)opt->jobs && next < n_todo) {
@@ -564,11 +683,16 @@ int shard_campaign_execute(const shard_campaign *c, const shard_campaign_options
     }
     /* wait for a child, a signal, or the next deadline */
     double wait = 0.2, t = now();
-    for (int k = 0; k < opt->jobs; ++k)
+    for (int k = 0; k < opt->jobs; ++k) {
       if (jobs[k].pid > 0 && timeout > 0 && !jobs[k].timed_out) {
         double left = jobs[k].start + timeout - t;
         if (left < wait) wait = left > 0.001 ? left : 0.001;
       }
+      if (jobs[k].pid > 0 && stall > 0 && !jobs[k].stalled) {
+        double left = jobs[k].last_beat + stall - t;
+        if (left < wait) wait = left > 0.001 ? left : 0.001;
+      }
+    }
     struct timespec ts = {(time_t)wait, (long)((wait - floor(wait)) * 1e9)};
     int sig = sigtimedwait(&block, NULL, &ts);
     /* Ctrl-C reaches the whole process group: a child may die of it before
@@ -582,6 +706,7 @@ int shard_campaign_execute(const shard_campaign *c, const shard_campaign_options
     }
     if ((sig == SIGINT || sig == SIGTERM) && !stopping) {
       stopping = 1;
+      stop_sig = sig;
       stop_at = now();
       res->interrupted = 1;
       for (int k = 0; k < opt->jobs; ++k)
@@ -594,15 +719,37 @@ int shard_campaign_execute(const shard_campaign *c, const shard_campaign_options
       for (int k = 0; k < opt->jobs; ++k)
         if (jobs[k].pid > 0) kill(jobs[k].pid, SIGKILL);
     t = now();
+    /* the loop looks every 0.2 s: a longer gap means the campaign itself was
+     * not running (stopped with its runs by Ctrl-Z, say), and the runs' silence
+     * meanwhile is no stall */
+    if (t - last_look > 1.0)
+      for (int k = 0; k < opt->jobs; ++k) jobs[k].last_beat = t;
+    last_look = t;
     for (int k = 0; k < opt->jobs; ++k) {
       job *jb = &jobs[k];
       if (jb->pid <= 0) continue;
       int ws = 0;
-      pid_t got = waitpid(jb->pid, &ws, WNOHANG);
+      take_beats(jb, t);
+      const pid_t got = waitpid(jb->pid, &ws, WNOHANG);
+      const int lost = got < 0 && errno != EINTR;
+      if (got == jb->pid || lost) {
+        close(jb->beat_fd);
+        jb->beat_fd = -1;
+      }
       if (got == jb->pid) {
-        if (!jb->stopped) {
+        if (jb->stopped && !(WIFEXITED(ws) && WEXITSTATUS(ws) == 0)) {
+          /* stopped part-way: its row says so (a run that ended ok all the same is a run like the others) */
+          char dir[4096];
+          run_dir(opt, n, jb->run, dir, sizeof dir);
+          stopped_run(dir, jb, ws, stop_sig, &recs[jb->run]);
+          shard_msg wmsg;
+          if (write_result(dir, &recs[jb->run], host, &wmsg) != SHARD_OK && rc == SHARD_OK) {
+            *msg = wmsg;
+            rc = SHARD_ERR_IO;
+          }
+        } else {
           record *rec = &recs[jb->run];
-          finish_run(c, opt, jb, ws, timeout, rec);
+          finish_run(c, opt, jb, ws, timeout, stall, rec);
           char dir[4096];
           run_dir(opt, n, jb->run, dir, sizeof dir);
           shard_msg wmsg;
@@ -633,11 +780,14 @@ int shard_campaign_execute(const shard_campaign *c, const shard_campaign_options
         }
         jb->pid = 0;
         --running;
-      } else if (got < 0 && errno != EINTR) {
+      } else if (lost) {
         jb->pid = 0;
         --running;
-      } else if (timeout > 0 && !jb->timed_out && t - jb->start > timeout) {
+      } else if (timeout > 0 && !jb->timed_out && !jb->stalled && t - jb->start > timeout) {
         jb->timed_out = 1;
+        kill(jb->pid, SIGKILL);
+      } else if (stall > 0 && !jb->stalled && !jb->timed_out && !jb->stopped && t - jb->last_beat > stall) {
+        jb->stalled = 1; /* hung in a step: SIGTERM would wait for the step to end */
         kill(jb->pid, SIGKILL);
       }
     }
@@ -661,7 +811,9 @@ int shard_campaign_execute(const shard_campaign *c, const shard_campaign_options
   res->skipped = prog.skipped;
   for (size_t i = 0; i < n; ++i)
     if (recs[i].finished) {
-      if (strcmp(recs[i].status, "ok") == 0)
+      if (recs[i].stopped)
+        res->stopped++;
+      else if (strcmp(recs[i].status, "ok") == 0)
         res->ok++;
       else
         res->failed++;

@@ -15,6 +15,7 @@ const size_t shard_campaign_n_run_columns = sizeof shard_campaign_run_columns / 
 
 typedef struct row {
   long index;
+  int line;     /* the row's line in the CSV it was read from, 0 otherwise */
   char **cells; /* ncap entries, NULL when empty */
 } row;
 
@@ -76,6 +77,7 @@ int shard_table_add_row(shard_table *t, long index) {
   if (t->ccap == 0 && shard_table_column(t, "index") < 0) return -1;
   row *r = &t->rows[t->nrows];
   r->index = index;
+  r->line = 0;
   r->cells = calloc(t->ccap, sizeof *r->cells);
   if (!r->cells) return -1;
   char buf[32];
@@ -99,6 +101,7 @@ size_t shard_table_n_rows(const shard_table *t) { return t->nrows; }
 size_t shard_table_n_cols(const shard_table *t) { return t->ncols; }
 const char *shard_table_col_name(const shard_table *t, size_t c) { return t->cols[c]; }
 long shard_table_row_index(const shard_table *t, size_t r) { return t->rows[r].index; }
+int shard_table_row_line(const shard_table *t, size_t r) { return t->rows[r].line; }
 const char *shard_table_get(const shard_table *t, size_t r, size_t c) {
   return c < t->ncols && t->rows[r].cells[c] ? t->rows[r].cells[c] : "";
 }
@@ -281,14 +284,22 @@ int shard_table_read_csv(const char *path, shard_table **out, shard_msg *msg) {
       rc = shard_msg_set(msg, SHARD_ERR_INPUT, "%s:%d: %zu fields, the header has %zu", path, r.line, r.nf, nh);
       break;
     }
+    /* digits only, no sign, no blanks; out of range is an error, not clamped */
     char *end = NULL;
-    long idx = strtol(r.buf, &end, 10);
-    if (end == r.buf || *end || idx < 0) {
+    errno = 0;
+    long idx = r.buf[0] >= '0' && r.buf[0] <= '9' ? strtol(r.buf, &end, 10) : -1;
+    if (idx < 0 || *end) {
       rc = shard_msg_set(msg, SHARD_ERR_INPUT, "%s:%d: index '%s' is not a run number", path, r.line, r.buf);
+      break;
+    }
+    if (errno == ERANGE || idx >= SHARD_CAMPAIGN_MAX_RUNS) {
+      rc = shard_msg_set(msg, SHARD_ERR_INPUT, "%s:%d: index %s is out of range (a campaign has at most %d runs)", path,
+                         r.line, r.buf, SHARD_CAMPAIGN_MAX_RUNS);
       break;
     }
     int row_i = shard_table_add_row(t, idx);
     if (row_i < 0) rc = SHARD_ERR_NOMEM;
+    if (row_i >= 0) t->rows[row_i].line = r.line;
     for (size_t i = 1; rc == SHARD_OK && i < nh; ++i) rc = shard_table_set(t, row_i, header[i], r.buf + r.starts[i]);
   }
   if (rc == SHARD_OK && st < 0) rc = st == -2 ? SHARD_ERR_NOMEM : SHARD_ERR_INPUT;

@@ -1038,6 +1038,7 @@ static int loop(run *r, int64_t *out_steps, shard_msg *msg) {
   double last_print = t0;
   int st = SHARD_OK;
   int64_t k;
+  if (r->opt->step_now) atomic_store_explicit(r->opt->step_now, (long long)r->k_start, memory_order_relaxed);
   for (k = r->k_start + 1; k <= r->nsteps; ++k) {
     const double t_prev = sys->t, t = (double)k * r->dt;
     if (r->fext_any)
@@ -1158,6 +1159,7 @@ static int loop(run *r, int64_t *out_steps, shard_msg *msg) {
       ++k;
       break;
     }
+    if (r->opt->step_now) atomic_store_explicit(r->opt->step_now, (long long)k, memory_order_relaxed);
     if (show && (k & 255) == 0) {
       const double nw = now_s();
       if (nw - last_print > 0.5) progress(r, k, t0, 0), last_print = nw;

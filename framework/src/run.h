@@ -4,6 +4,7 @@
 #define SHARD_RUN_H
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "case.h"
@@ -30,6 +31,9 @@ typedef struct shard_run_options {
   /* if not NULL: set nonzero (by a signal handler, say) to stop the run
    * after the step in progress, see SHARD_RUN_STOPPED */
   volatile sig_atomic_t *stop;
+  /* if not NULL: the last step made, stored (relaxed) after every step and
+   * once before the first — a heartbeat another thread can watch cheaply */
+  atomic_llong *step_now;
 } shard_run_options;
 
 /* shard_run_case's result when *opt->stop was set: a run that writes

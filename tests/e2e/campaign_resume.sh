@@ -1,8 +1,9 @@
 #!/bin/bash
 # e2e: --resume after a kill re-runs only the unfinished runs — after a hard
 # kill (SIGKILL of the whole process group) and after a clean stop (SIGTERM:
-# children killed, the table of what finished written) — and the final table
-# equals a fresh run's in every column but wall time and host.
+# children stopped, the table of what finished written, the stopped run a row
+# with status interrupted) — and the final table equals a fresh run's in
+# every column but wall time and host.
 # usage: campaign_resume.sh SHARD SOURCE_DIR BUILD_DIR
 set -u
 . "$2/tests/e2e/lib/campaign.sh"
@@ -54,8 +55,13 @@ wait $pid
 rc=$?
 cat "$T/c.log"
 [ $rc -eq 1 ] || fail "exit code $rc after SIGTERM, expected 1"
-grep -q "interrupted; 3 of 6 runs finished (resume with --resume)" "$T/c.log" || fail "no interruption message"
-[ "$(cut -d, -f1 "$T/c/campaign.csv" | tr '\n' ' ')" = "index 0 1 2 " ] || fail "table after SIGTERM: $(cut -d, -f1 "$T/c/campaign.csv")"
+grep -q "interrupted; 3 of 6 runs finished, 1 stopped part-way (resume with --resume)" "$T/c.log" || fail "no interruption message"
+# the table says what happened: runs 0-2 finished, run 3 stopped part-way
+[ "$(cut -d, -f1,3 "$T/c/campaign.csv" | tr '\n' ' ')" = "index,status 0,ok 1,ok 2,ok 3,interrupted " ] ||
+  fail "table after SIGTERM: $(cut -d, -f1,3 "$T/c/campaign.csv")"
+[ "$(cell "$T/c/campaign.csv" 3 message)" = "stopped with the campaign (SIGTERM); --resume runs it again" ] ||
+  fail "run 3 message after SIGTERM: $(cell "$T/c/campaign.csv" 3 message)"
+grep -q "^status: interrupted" "$T/c/runs/0003/result.yaml" || fail "run 3 result.yaml after SIGTERM"
 pgrep -f "$T/c/runs" >/dev/null && fail "a run survived the stop"
 out=$(run -o "$T/c" -j 2 --resume 2>&1) || fail "resume after SIGTERM: $out"
 grep -q "(3 reused)" <<<"$out" || fail "resume after SIGTERM: $out"
@@ -69,7 +75,10 @@ wait_for "$T/d/runs/0002/result.yaml"
 sleep 0.5
 kill -INT -- -$pid
 wait $pid
-[ "$(cut -d, -f1 "$T/d/campaign.csv" | tr '\n' ' ')" = "index 0 1 2 " ] || fail "table after Ctrl-C: $(cat "$T/d/campaign.csv")"
+[ "$(cut -d, -f1,3 "$T/d/campaign.csv" | tr '\n' ' ')" = "index,status 0,ok 1,ok 2,ok 3,interrupted " ] ||
+  fail "table after Ctrl-C: $(cat "$T/d/campaign.csv")"
+[ "$(cell "$T/d/campaign.csv" 3 message)" = "stopped with the campaign (SIGINT); --resume runs it again" ] ||
+  fail "run 3 message after Ctrl-C: $(cell "$T/d/campaign.csv" 3 message)"
 grep -q crashed "$T/d/campaign.csv" "$T/d.log" && fail "a run killed by Ctrl-C was recorded as crashed"
 
 # 3c. the table is written as runs finish (runs of a second or more: after

@@ -51,12 +51,48 @@ err=$("$SHARD" campaign merge "$T/m5" "$T/s1" --campaign "$T/nowhere.yaml" 2>&1 
 for k in 1 2; do run -o "$T/shared" --slice $k/2 >/dev/null 2>&1; done
 "$SHARD" campaign merge "$T/merged2" "$T/shared" >/dev/null || fail "merge of a shared directory"
 diff <(strip "$T/all/campaign.csv") <(strip "$T/merged2/campaign.csv") || fail "merged shared slices differ"
-# a missing slice is reported, a duplicated run refused
-err=$("$SHARD" campaign merge "$T/m3" "$T/s1" "$T/s2" "$T/s3" 2>&1 >/dev/null)
-grep -q "warning: slice 4 of 4 is missing" <<<"$err" || fail "missing slice not reported: $err"
-err=$("$SHARD" campaign merge "$T/m4" "$T/s1" "$T/s1/campaign.slice-1-of-4.csv" 2>&1 >/dev/null)
-[ $? -ne 0 ] || fail "a duplicate run merged"
-grep -q "shard campaign merge: run 0 appears in two tables" <<<"$err" || fail "duplicate message: $err"
+# merge refuses what does not add up to the campaign: exit 2, no table, each
+# problem with its file (and line)
+refused() { # OUT MESSAGE ARGS...
+  local out=$1 want=$2
+  shift 2
+  err=$("$SHARD" campaign merge "$out" "$@" 2>&1 >/dev/null)
+  local rc=$?
+  [ $rc -eq 2 ] || fail "merge $*: exit $rc, expected 2: $err"
+  [ ! -e "$out/campaign.csv" ] || fail "merge $* wrote a table"
+  grep -qF -- "shard campaign merge: $want" <<<"$err" || fail "merge $*: expected '$want', got: $err"
+}
+[ -s "$T/s2/campaign.slice-2-of-4.yaml" ] && grep -q "^runs: 9$" "$T/s2/campaign.slice-2-of-4.yaml" ||
+  fail "slice description: $(cat "$T/s2/campaign.slice-2-of-4.yaml")"
+refused "$T/m3" "slice 4 of 4 is missing: no campaign.slice-4-of-4.csv among the tables" "$T/s1" "$T/s2" "$T/s3"
+refused "$T/m4" "$T/s1/campaign.slice-1-of-4.csv:2: run 0 appears twice: also at $T/s1/campaign.slice-1-of-4.csv:2" \
+  "$T/s1" "$T/s2" "$T/s3" "$T/s4" "$T/s1/campaign.slice-1-of-4.csv"
+# hostile copies of the four slices, in one directory
+fresh() { rm -rf "$T/h"; mkdir "$T/h"; cp "$T"/s[1-4]/campaign.slice-* "$T/h/"; }
+edit() { awk -F, -v OFS=, -v line="$2" -v f="$3" -v val="$4" 'NR == line {$f = val} {print}' "$1" >"$1.new" && mv "$1.new" "$1"; }
+h1=$T/h/campaign.slice-1-of-4.csv h2=$T/h/campaign.slice-2-of-4.csv h3=$T/h/campaign.slice-3-of-4.csv
+fresh; out=$("$SHARD" campaign merge "$T/m5" "$T/h") || fail "merge of the copied slices: $out"
+fresh; head -1 "$h2" >"$h2.new" && mv "$h2.new" "$h2"
+refused "$T/m6" "$h2:1: a header and no runs" "$T/h"
+fresh; edit "$h1" 4 1 7   # run 8 of slice 1 becomes run 7, slice 4's
+refused "$T/m6" "$h1:4: run 7 is not of slice 1 of 4 (index mod 4 = 0): it belongs to slice 4" "$T/h"
+fresh; edit "$h2" 3 1 9   # run 5 of slice 2 becomes run 9: of slice 2, but the campaign has 9 runs
+refused "$T/m6" "$h2:3: run 9 is beyond the campaign: it has 9 runs, indices 0-8 ($T/h/campaign.slice-2-of-4.yaml)" "$T/h"
+rm "$T/h/campaign.slice-2-of-4.yaml"   # without the slice's description, --campaign knows
+refused "$T/m6" "$h2:3: run 9 is beyond the campaign: $T/c.yaml has 9 runs, indices 0-8" "$T/h" --campaign "$T/c.yaml"
+fresh; edit "$h1" 2 1 99999999999999999999
+refused "$T/m6" "$h1:2: index 99999999999999999999 is out of range (a campaign has at most 100000 runs)" "$T/h"
+fresh; edit "$h1" 2 1 +0
+refused "$T/m6" "$h1:2: index '+0' is not a run number" "$T/h"
+fresh; edit "$h3" 2 2 7   # run 2's integrator.run
+refused "$T/m6" "$h3:2: run 2 has integrator.run = 7, but run 2 of $T/c.yaml has 0" "$T/h" --campaign "$T/c.yaml"
+fresh; sed -i 's/^runs: 9$/runs: 12/' "$T/h/campaign.slice-3-of-4.yaml"
+refused "$T/m6" "$T/h/campaign.slice-3-of-4.yaml: a slice of another campaign than $T/h/campaign.slice-1-of-4.yaml" "$T/h"
+fresh; cp "$h1" "$T/h/campaign.slice-1-of-3.csv"
+refused "$T/m6" "$T/h/campaign.slice-1-of-4.csv: a slice of 4, the others of 3: they cannot be merged" "$T/h"
+fresh; cp "$h1" "$T/h/campaign.slice-5-of-4.csv"
+refused "$T/m6" "$T/h/campaign.slice-5-of-4.csv: not a slice table name: campaign.slice-K-of-N.csv with 1 <= K <= N <= 100000" "$T/h"
+refused "$T/m6" "$T/nowhere: No such file or directory" "$T/s1" "$T/nowhere"
 err=$(run --slice 3/2 2>&1)
 [ $? -eq 2 ] || fail "--slice 3/2 accepted"
 grep -q "shard campaign: --slice takes K/N with 1 <= K <= N, got '3/2'" <<<"$err" || fail "slice message: $err"

@@ -204,6 +204,10 @@ static void test_campaign_errors_exact(void) {
       {"base: base.yaml\nsweep:\n  integrator.plugin: [nsn]\nderived:\n  time.end: 2 * integrator_plugin\n",
        "c.yaml:5:17: error: 'derived.time.end' in run 0: 'integrator_plugin' is not a number ('nsn')"},
       {"base: base.yaml\nsweep:\n  time.dt: [1]\ntimeout: -3\n", "c.yaml:4:10: error: 'timeout' must be > 0 s, got -3"},
+      {"base: base.yaml\nsweep:\n  time.dt: [1]\nstall_timeout: -1\n",
+       "c.yaml:4:16: error: 'stall_timeout' must be >= 0 s (0: no watchdog), got -1"},
+      {"base: base.yaml\nsweep:\n  time.dt: [1]\nstall_timeout: [1]\n",
+       "c.yaml:4:16: error: 'stall_timeout' must be a number, not a sequence"},
       {"base: base.yaml\nsweep:\n  time.dt: [1]\ncost: 2 * time_td\n",
        "c.yaml:4:11: error: 'cost': unknown name 'time_td' (did you mean 'time_dt'?)"},
       {"base: base.yaml\nsweep:\n  time.dt: [1]\ncost: [1, 2]\n",
@@ -428,6 +432,55 @@ static void test_campaign_csv_quoting_roundtrip(void) {
   write_file("bad2.csv", "index,a\n1,2,3\n");
   CU_ASSERT_EQUAL(shard_table_read_csv(tmp_path("bad2.csv"), &u, &msg), SHARD_ERR_INPUT);
   CU_CHECK_MSG(strstr(msg.text, "bad2.csv:2: 3 fields, the header has 2") != NULL, "got %.400s", msg.text);
+}
+
+/* A run index is digits below SHARD_CAMPAIGN_MAX_RUNS: out of range is an
+ * error (not clamped to LONG_MAX), and each row keeps its line */
+static void test_campaign_csv_index_range(void) {
+  shard_msg msg;
+  shard_table *u = NULL;
+  static const struct {
+    const char *text, *error;
+  } bad[] = {
+      {"index,a\n0,x\n99999999999999999999,y\n", "i.csv:3: index 99999999999999999999 is out of range (a campaign has "
+                                                  "at most 100000 runs)"},
+      {"index,a\n100000,x\n", "i.csv:2: index 100000 is out of range (a campaign has at most 100000 runs)"},
+      {"index,a\n-1,x\n", "i.csv:2: index '-1' is not a run number"},
+      {"index,a\n+3,x\n", "i.csv:2: index '+3' is not a run number"},
+      {"index,a\n 3,x\n", "i.csv:2: index ' 3' is not a run number"},
+      {"index,a\n3 ,x\n", "i.csv:2: index '3 ' is not a run number"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+    write_file("i.csv", bad[i].text);
+    CU_ASSERT_EQUAL(shard_table_read_csv(tmp_path("i.csv"), &u, &msg), SHARD_ERR_INPUT);
+    CU_CHECK_MSG(strstr(msg.text, bad[i].error) != NULL, "%zu: got '%.300s', expected '%s'", i, msg.text, bad[i].error);
+    CU_ASSERT_PTR_NULL(u);
+  }
+  write_file("i.csv", "index,a\n99999,\"two\nlines\"\n\n4,y\n");
+  CU_ASSERT_EQUAL_FATAL(shard_table_read_csv(tmp_path("i.csv"), &u, &msg), SHARD_OK);
+  CU_ASSERT_EQUAL(shard_table_n_rows(u), 2);
+  CU_ASSERT_EQUAL(shard_table_row_index(u, 0), 99999);
+  CU_ASSERT_EQUAL(shard_table_row_line(u, 1), 5);
+  shard_table_destroy(u);
+}
+
+/* stall_timeout: the default when absent, 0 turns the watchdog off */
+static void test_campaign_stall_timeout(void) {
+  static const struct {
+    const char *key;
+    double want;
+  } cases[] = {{"", SHARD_CAMPAIGN_STALL_DEFAULT}, {"stall_timeout: 0\n", 0}, {"stall_timeout: 2.5\n", 2.5},
+               {"stall_timeout: 2 * 60\n", 120}};
+  CU_ASSERT_EQUAL(SHARD_CAMPAIGN_STALL_DEFAULT, 600.0);
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    char text[256], first[1024];
+    snprintf(text, sizeof text, "base: base.yaml\nsweep:\n  time.dt: [1]\n%s", cases[i].key);
+    shard_campaign *c = NULL;
+    CU_CHECK_MSG(load_text(text, NULL, &c, first, sizeof first) == SHARD_OK, "%zu: %.300s", i, first);
+    if (!c) continue;
+    CU_NEAR(shard_campaign_stall_timeout(c), cases[i].want, 0.0);
+    shard_campaign_destroy(c);
+  }
 }
 
 static void test_campaign_summary_flatten(void) {
@@ -850,6 +903,8 @@ static const cu_test_def tests[] = {
     {"test_campaign_inline_case_positions", test_campaign_inline_case_positions},
     {"test_campaign_is_campaign", test_campaign_is_campaign},
     {"test_campaign_csv_quoting_roundtrip", test_campaign_csv_quoting_roundtrip},
+    {"test_campaign_csv_index_range", test_campaign_csv_index_range},
+    {"test_campaign_stall_timeout", test_campaign_stall_timeout},
     {"test_campaign_summary_flatten", test_campaign_summary_flatten},
     {"test_campaign_merge", test_campaign_merge},
     {"test_campaign_statistics_across_seeds", test_campaign_statistics_across_seeds},

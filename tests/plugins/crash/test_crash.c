@@ -3,7 +3,9 @@
  *   run == crash_at  raises SIGSEGV at the first step (default action, so the
  *                    process dies by the signal even under sanitizers);
  *   run == hang_at   never returns from the first step (a hung run);
- *   run == sleep_at  sleeps `sleep` seconds in the first step, then goes on.
+ *   run == sleep_at  sleeps `sleep` seconds in the first step, then goes on;
+ * and every run sleeps `step_sleep` seconds in each step (a slow run that
+ * keeps making steps).
  * For the campaign tests only; never installed. */
 #include <math.h>
 #include <signal.h>
@@ -15,7 +17,7 @@
 
 typedef struct tc {
   long long run, crash_at, hang_at, sleep_at;
-  double sleep;
+  double sleep, step_sleep;
   int started;
   double *u1, *a1;
 } tc;
@@ -26,6 +28,7 @@ static const shard_param_spec tc_params[] = {
     {"hang_at", SHARD_PARAM_INT, "-1", -1, 1e9, "1", 0, 0, "never finish the first step when run equals this"},
     {"sleep_at", SHARD_PARAM_INT, "-1", -1, 1e9, "1", 0, 0, "sleep `sleep` seconds when run equals this"},
     {"sleep", SHARD_PARAM_REAL, "1", 0, 3600, "s", 0, 0, "how long the sleep_at run sleeps"},
+    {"step_sleep", SHARD_PARAM_REAL, "0", 0, 3600, "s", 0, 0, "how long every step sleeps"},
 };
 
 static int tc_create(const shard_params *params, const shard_model_scales *scales, void **out_self, shard_msg *msg) {
@@ -38,6 +41,7 @@ static int tc_create(const shard_params *params, const shard_model_scales *scale
   s->hang_at = shard_params_int(params, "hang_at");
   s->sleep_at = shard_params_int(params, "sleep_at");
   s->sleep = shard_params_real(params, "sleep");
+  s->step_sleep = shard_params_real(params, "step_sleep");
   *out_self = s;
   return SHARD_OK;
 }
@@ -82,6 +86,7 @@ static int tc_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
       for (;;) pause_for(1.0);
     if (s->run == s->sleep_at) pause_for(s->sleep);
   }
+  if (s->step_sleep > 0) pause_for(s->step_sleep);
   const int32_t n = sys->ndof;
   const double t1 = sys->t + dt;
   for (int32_t i = 0; i < n; ++i) s->u1[i] = sys->u[i] + dt * sys->v[i] + 0.5 * dt * dt * sys->a[i];
