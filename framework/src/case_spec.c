@@ -40,7 +40,9 @@ static const shard_param_spec bar_specs[] = {
     {"initial.strain", R, "0", -SHARD_INF, SHARD_INF, "1", 0, 0,
      "uniform initial strain (pre-stretch): u = strain * (X - X_mid), stress E * strain"},
     {"initial.velocity_left_of", R, 0, -SHARD_INF, SHARD_INF, "m",
-     0, 0, "if given, initial.velocity applies only to the DOFs whose elements lie left of this position"},
+     0, 0, "if given, initial.velocity applies only to the elements whose midpoint lies left of this position: "
+     "the twins of a pre-broken interface there each move with their own side, an intact node with elements on both "
+     "sides takes their mass-weighted mean (the initial momentum is exact)"},
     {"loading.left_velocity", R, 0, -SHARD_INF, SHARD_INF, "m/s", 0, 0, "prescribed velocity of the left end (absent: free)"},
     {"loading.right_velocity", R, 0, -SHARD_INF, SHARD_INF, "m/s", 0, 0,
      "prescribed velocity of the right end (absent: free)"},

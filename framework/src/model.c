@@ -298,6 +298,35 @@ static int build_particle(shard_model *m, const shard_case *c, const shard_scope
   return SHARD_OK;
 }
 
+/* The initial velocity of every bar DOF from its elements (see init_v_* in
+ * model.h): a DOF whose elements all lie left of the split moves at v_left,
+ * one whose elements all lie right is at rest, one with both takes the
+ * mass-weighted mean, so that the total momentum is v_left rho A times the
+ * length of the left elements exactly. Called when the model is built and
+ * again after the initial interfaces, whose twins then each take the velocity
+ * of their own side. Prescribed DOFs keep their prescribed velocity. */
+static int initial_velocity(shard_model *m, shard_msg *msg) {
+  const int32_t n = m->ndof;
+  double *ml = calloc((size_t)n, sizeof *ml), *mr = calloc((size_t)n, sizeof *mr);
+  if (!ml || !mr) {
+    free(ml), free(mr);
+    return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
+  }
+  for (int32_t e = 0; e < m->nel; ++e) {
+    const int32_t a = m->el_a[e], b = m->el_b[e];
+    const double half = 0.5 * m->el_h[e]; /* rho A cancels in the ratio */
+    double *side = 0.5 * (m->X[a] + m->X[b]) < m->init_v_split ? ml : mr;
+    side[a] += half, side[b] += half;
+  }
+  for (int32_t j = 0; j < n; ++j) {
+    const double vj = mr[j] == 0.0 ? m->init_v_left : ml[j] == 0.0 ? 0.0 : m->init_v_left * (ml[j] / (ml[j] + mr[j]));
+    m->sys.v[j] = vj + m->init_rate * (m->X[j] - m->init_xmid);
+  }
+  for (int32_t i = 0; i < m->n_presc; ++i) m->sys.v[m->presc_dof[i]] = m->presc_v[i];
+  free(ml), free(mr);
+  return SHARD_OK;
+}
+
 static int build_bar(shard_model *m, const shard_case *c, const shard_scope *scope, shard_diag *diag,
                      shard_msg *msg) {
   double L = 0, A = 1, E = 0, rho = 0, X0 = 0, pert = 0, v0 = 0, rate = 0, gl = -1, gr = -1, vsplit = INFINITY, eps = 0;
@@ -347,12 +376,10 @@ static int build_bar(shard_model *m, const shard_case *c, const shard_scope *sco
   const double xmid = X0 + 0.5 * L;
   for (int32_t j = 0; j < nn; ++j) {
     m->minv[j] = 1.0 / m->mass[j];
-    const double right_mid = j < nn - 1 ? 0.5 * (m->X[j] + m->X[j + 1]) : -INFINITY;
-    const double left_mid = j > 0 ? 0.5 * (m->X[j - 1] + m->X[j]) : -INFINITY;
-    const int in_left = fmax(left_mid, right_mid) < vsplit;
-    m->sys.v[j] = (in_left ? v0 : 0.0) + rate * (m->X[j] - xmid);
     m->sys.u[j] = eps * (m->X[j] - xmid);
   }
+  m->init_v_left = v0, m->init_v_split = vsplit, m->init_rate = rate, m->init_xmid = xmid;
+  if ((st = initial_velocity(m, msg)) != SHARD_OK) return st;
   m->wall_left = m->wall_right = -1;
   if (gl >= 0) m->wall_left = add_constraint(m, 0, 1.0, -1, 0.0, gl);
   if (gr >= 0) m->wall_right = add_constraint(m, nn - 1, -1.0, -1, 0.0, gr);
@@ -550,7 +577,11 @@ int shard_model_set_tsl(shard_model *m, const shard_tsl_ops *ops, void *self, in
     free(chosen);
     free(idx);
   }
-  if (n) finish_insertions(m);
+  if (n) {
+    finish_insertions(m);
+    /* each twin of an initial interface moves with its own side */
+    if ((st = initial_velocity(m, msg)) != SHARD_OK) return st;
+  }
   for (int32_t i = 0; i < m->niface; ++i) m->if_t_prev[i] = m->if_t[i], m->if_delta_prev[i] = m->if_delta[i];
   m->insertions = 0; /* count only insertions during the run */
   return SHARD_OK;
