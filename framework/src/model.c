@@ -530,12 +530,9 @@ int shard_model_set_tsl(shard_model *m, const shard_tsl_ops *ops, void *self, in
   m->tsl_zero_in_compression = zero_in_compression;
   m->tsl_kmax = ops->max_stiffness(self) * m->scales.area;
   long long count = 0, seed = 1;
-  double damage = 0, pos = NAN;
   int st = SHARD_OK;
   CASE_INT("fracture.initial.count", count);
   CASE_INT("fracture.initial.seed", seed);
-  CASE_REAL("fracture.initial.damage", damage);
-  if (shard_case_has(c, "fracture.initial.position")) CASE_REAL("fracture.initial.position", pos);
   if (st != SHARD_OK) return shard_msg_set(msg, st, "invalid fracture.initial");
   if (count > m->nfacet)
     return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: fracture.initial.count = %lld exceeds the %d internal nodes",
@@ -544,15 +541,62 @@ int shard_model_set_tsl(shard_model *m, const shard_tsl_ops *ops, void *self, in
   double nominal = 0;
   CASE_REAL("fracture.strength.nominal", nominal);
   if (st != SHARD_OK) return shard_msg_set(msg, st, "invalid fracture.strength");
-  int32_t n = 0;
-  if (!isnan(pos)) {
-    int32_t best = -1;
+  /* listed interfaces: initial.position (nearest internal node), then
+   * initial.node, each with its damage (one value for all, or one each) */
+  const int cap = m->nfacet > 0 ? (int)m->nfacet : 1;
+  double *pos = malloc((size_t)cap * sizeof *pos), *nodes = malloc((size_t)cap * sizeof *nodes);
+  double *dmg = malloc(2 * (size_t)cap * sizeof *dmg);
+  int32_t *listed = malloc(2 * (size_t)cap * sizeof *listed);
+  if (!pos || !nodes || !dmg || !listed) {
+    free(pos), free(nodes), free(dmg), free(listed);
+    return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
+  }
+  int npos = 0, nnode = 0, ndmg = 0, n_listed = 0;
+  st = shard_case_real_list(c, "fracture.initial.position", scope, pos, cap, &npos, diag);
+  if (st == SHARD_OK) st = shard_case_real_list(c, "fracture.initial.node", scope, nodes, cap, &nnode, diag);
+  if (st == SHARD_OK) st = shard_case_real_list(c, "fracture.initial.damage", scope, dmg, 2 * cap, &ndmg, diag);
+  if (st != SHARD_OK) {
+    free(pos), free(nodes), free(dmg), free(listed);
+    return shard_msg_set(msg, st, "invalid fracture.initial");
+  }
+  if (npos + nnode > 0 && m->nfacet < 1)
+    st = shard_msg_set(msg, SHARD_ERR_INPUT, "%s: fracture.initial: the bar has no internal node", shard_case_path(c));
+  for (int k = 0; st == SHARD_OK && k < npos; ++k) {
+    int32_t best = 0;
     double bd = INFINITY;
     for (int32_t f = 0; f < m->nfacet; ++f)
-      if (fabs(m->X[f + 1] - pos) < bd) bd = fabs(m->X[f + 1] - pos), best = f;
-    if (best < 0) return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: the bar has no internal node", shard_case_path(c));
-    split_node(m, best + 1, nominal, damage), ++n;
+      if (fabs(m->X[f + 1] - pos[k]) < bd) bd = fabs(m->X[f + 1] - pos[k]), best = f;
+    listed[n_listed++] = best + 1;
   }
+  for (int k = 0; st == SHARD_OK && k < nnode; ++k) {
+    if (!(nodes[k] >= 1 && nodes[k] <= m->nfacet))
+      st = shard_msg_set(msg, SHARD_ERR_INPUT, "%s: fracture.initial.node %.0f is not an internal node (1 .. %d)",
+                         shard_case_path(c), nodes[k], (int)m->nfacet);
+    else
+      listed[n_listed++] = (int32_t)nodes[k];
+  }
+  for (int a = 0; st == SHARD_OK && a < n_listed; ++a)
+    for (int b = a + 1; st == SHARD_OK && b < n_listed; ++b)
+      if (listed[a] == listed[b])
+        st = shard_msg_set(msg, SHARD_ERR_INPUT,
+                           "%s: fracture.initial: interfaces %d and %d of initial.position / initial.node are both on "
+                           "node %d (X = %g m)",
+                           shard_case_path(c), a + 1, b + 1, (int)listed[a], m->X[listed[a]]);
+  if (st == SHARD_OK && ndmg != 1 && ndmg != n_listed)
+    st = shard_msg_set(msg, SHARD_ERR_INPUT,
+                       "%s: fracture.initial.damage has %d values for %d listed interfaces (give one value for all, "
+                       "or one per interface of initial.position then initial.node)",
+                       shard_case_path(c), ndmg, n_listed);
+  if (st == SHARD_OK && ndmg > 1 && count > 0)
+    st = shard_msg_set(msg, SHARD_ERR_INPUT,
+                       "%s: fracture.initial.damage is a list, but the %lld interfaces of initial.count need one value: "
+                       "give a single damage",
+                       shard_case_path(c), count);
+  int32_t n = 0;
+  for (int k = 0; st == SHARD_OK && k < n_listed; ++k) split_node(m, listed[k], nominal, dmg[ndmg == 1 ? 0 : k]), ++n;
+  const double damage = ndmg ? dmg[0] : 0.0;
+  free(pos), free(nodes), free(dmg), free(listed);
+  if (st != SHARD_OK) return st;
   if (count > 0) {
     /* draw `count` distinct facets: partial Fisher-Yates over the facet list */
     int32_t *idx = malloc((size_t)m->nfacet * sizeof *idx);
