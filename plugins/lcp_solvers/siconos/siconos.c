@@ -225,7 +225,8 @@ static int sic_solve(void *self, const shard_lcp_problem *prob, double *z, doubl
   const int fatal = call_siconos(&lcp, z, w, o, &info);
   const long long iterations = o->iparam[SICONOS_IPARAM_ITER_DONE];
   const double sic_error = o->dparam[SICONOS_DPARAM_RESIDU];
-  solver_options_delete(o);
+  solver_options_delete(o); /* Siconos 4.4 frees the members, not the struct */
+  free(o);
   NM_clear_not_dense(&M);
   report->iterations = iterations;
   if (fatal) {
