@@ -505,6 +505,9 @@ static void test_registry_validate_param_specs(void) {
                      "[a-z][a-z0-9_]*(.[a-z][a-z0-9_]*)*)");
   const shard_param_spec badtype[] = {{"a", (shard_param_type)9, NULL, 0, 1, "1", 0, NULL, ""}};
   expect_param_error(badtype, 1, "parameter 'a': unknown type 9");
+  /* lists are for the host's case sections: a plugin receives one value */
+  const shard_param_spec list[] = {{"a", SHARD_PARAM_REAL, NULL, 0, 1, "1", SHARD_PARAM_LIST, NULL, ""}};
+  expect_param_error(list, 1, "parameter 'a': unknown flags 0x8");
   expect_param_error(NULL, 3, "n_params is 3 but the parameter table is NULL");
   /* a good table with dotted keys, exclusive bounds, every type, loads */
   const shard_param_spec good[] = {
