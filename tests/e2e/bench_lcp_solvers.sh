@@ -38,4 +38,8 @@ row lemke | grep -Eq '\| [0-9.e+-]+ \([0-9]+ it\.\) \| [0-9.e+-]+ \([0-9]+ it\.\
 if [ "$siconos" = 1 ]; then
   row siconos:enum | grep -Eq '\| [0-9.e+-]+ \([0-9]+ it\.\) \| refused \(size\) \|$' || fail "enum: $(row siconos:enum)"
 fi
+# and `shard describe` says what the plugin declares
+if [ "$siconos" = 1 ]; then
+  env -u SHARD_PLUGIN_PATH "$shard" describe siconos | grep -q "allocates in solve" || fail "describe siconos: caps"
+fi
 echo "bench_lcp_solvers: table checked ($(echo $solvers | wc -w) solvers)"
