@@ -14,6 +14,15 @@ shard="$build/bin/shard"
 # only the build tree's plugins: no user plugin path
 run() { env -u SHARD_PLUGIN_PATH "$shard" "$@"; }
 
+# the committed files describe every plugin: refuse a build without an
+# optional one (its CMakeLists.txt says '# optional plugin' and what it needs)
+for d in "$root"/plugins/*/*/; do
+  grep -qs '^# optional plugin' "$d/CMakeLists.txt" || continue
+  n=$(basename "$d")
+  run describe "$n" >/dev/null 2>&1 ||
+    { echo "update-schemas: this build lacks the optional plugin '$n' (see ${d#"$root"/}CMakeLists.txt; scripts/install-deps.sh): the schemas must list every plugin" >&2; exit 1; }
+done
+
 run schema > "$root/schemas/case.schema.json.tmp"
 mv "$root/schemas/case.schema.json.tmp" "$root/schemas/case.schema.json"
 run schema campaign > "$root/schemas/campaign.schema.json.tmp"

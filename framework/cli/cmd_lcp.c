@@ -4,7 +4,7 @@
  *   shard lcp --solver NAME --bench tridiag --n N [--repeat R] [--set ...]
  *
  * The first form reads Matrix Market files and prints status, iterations,
- * residual and z (one value per line, %.17g). The second times the solver on
+ * residual, the solve's wall time [s] and z (one value per line, %.17g). The second times the solver on
  * a tridiagonal problem shaped like the 1D contact operator W′ (diagonal
  * 1.02, off-diagonals -0.49, q of mixed sign) and prints one line of figures.
  * Exit: 0 solved, 3 not converged / no solution, 2 bad input, 1 other. */
@@ -227,6 +227,8 @@ static uint32_t problem_flags(const shard_csr *a) {
   return flags;
 }
 
+static double now_seconds(void);
+
 typedef struct lcp_run {
   const shard_plugin *desc;
   const shard_lcp_solver_ops *ops;
@@ -325,14 +327,16 @@ static int solve_files(const shard_cli *cli, const lcp_args *a) {
   shard_lcp_problem prob = {n, &csr, dense, q, flags};
   shard_lcp_report rep = {0, 0, NAN};
   msg.text[0] = '\0';
+  const double t0 = now_seconds();
   st = run.ops->solve(run.self, &prob, z, w, &rep, &msg);
+  const double solve_time = now_seconds() - t0;
   if (st < 0) {
     fprintf(stderr, "shard lcp: solver '%s': %s\n", run.desc->name, msg.text);
     rc = exit_for(st);
     goto done;
   }
-  printf("solver: %s\nn: %d\nstatus: %s\niterations: %lld\nresidual: %.6g\n", run.desc->name, (int)n,
-         shard_status_str(rep.status), (long long)rep.iterations, rep.residual);
+  printf("solver: %s\nn: %d\nstatus: %s\niterations: %lld\nresidual: %.6g\ntime: %.6e\n", run.desc->name, (int)n,
+         shard_status_str(rep.status), (long long)rep.iterations, rep.residual, solve_time);
   if (!a->quiet) {
     printf("z:\n");
     for (int32_t i = 0; i < n; ++i) printf("%.17g\n", z[i]);

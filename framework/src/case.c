@@ -262,6 +262,18 @@ static const leaf_handler leaf_handlers[] = {
 
 static void check_leaf(vctx *v, const yt_node *key, const yt_node *n, const shard_param_spec *s, const char *full) {
   const leaf_handler *h = &leaf_handlers[s->type];
+  if (n->kind == YT_SEQ && (s->flags & SHARD_PARAM_LIST)) { /* a list: each item as the value */
+    if (n->n == 0) yt_error_at(v->d, n, "'%s' is an empty list (give %s or a list of them)", full, h->noun);
+    for (size_t i = 0; i < n->n; ++i) {
+      const yt_node *item = n->items[i];
+      if (item->kind != YT_SCALAR || yt_is_null(item))
+        yt_error_at(v->d, value_site(key, item), "'%s' item %zu must be %s, not %s", full, i + 1, h->noun,
+                    yt_kind_str(item));
+      else
+        h->check(v, item, s, full);
+    }
+    return;
+  }
   if (n->kind != YT_SCALAR || yt_is_null(n)) {
     yt_error_at(v->d, value_site(key, n), "'%s' must be %s, not %s", full, h->noun, yt_kind_str(n));
     return;
@@ -866,6 +878,10 @@ static const char *key_text(const shard_case *c, const char *path, const key_ref
     *node = n;
     return n->text;
   }
+  if (n && n->kind == YT_SEQ && k->spec && (k->spec->flags & SHARD_PARAM_LIST)) {
+    *node = n; /* a list (validated at load): the caller reads its items */
+    return "";
+  }
   return k->spec ? k->spec->def : NULL;
 }
 
@@ -889,7 +905,44 @@ static int numeric(const shard_case *c, const char *path, const shard_scope *sco
     shard_diag_error(diag, c->path, 0, 0, "", "'%s' is not set", path);
     return SHARD_ERR_INPUT;
   }
+  if (node && node->kind == YT_SEQ) {
+    if (node->n != 1) {
+      yt_error_at(diag, node, "'%s' takes one value here, not a list of %zu", path, node->n);
+      return SHARD_ERR_INPUT;
+    }
+    node = node->items[0];
+    text = node->text;
+  }
   return eval_text(c, node, text, k.spec, path, scope, 0, out, diag);
+}
+
+int shard_case_real_list(const shard_case *c, const char *path, const shard_scope *scope, double *out, int max,
+                         int *count, shard_diag *diag) {
+  key_ref k;
+  const yt_node *node;
+  *count = 0;
+  if (!find_key(c, path, &k) || !k.spec || !(k.spec->flags & SHARD_PARAM_LIST)) {
+    shard_diag_error(diag, c->path, 0, 0, "", "'%s' is not a list key of this case", path);
+    return SHARD_ERR_INPUT;
+  }
+  const char *text = key_text(c, path, &k, &node);
+  if (!text) return SHARD_OK;
+  if (!node || node->kind != YT_SEQ) {
+    if (max < 1) return SHARD_ERR_INPUT;
+    const int st = eval_text(c, node, text, k.spec, path, scope, 0, out, diag);
+    if (st == SHARD_OK) *count = 1;
+    return st;
+  }
+  if (node->n > (size_t)max) {
+    yt_error_at(diag, node, "'%s' has %zu values, at most %d are accepted", path, node->n, max);
+    return SHARD_ERR_INPUT;
+  }
+  for (size_t i = 0; i < node->n; ++i) {
+    const int st = eval_text(c, node->items[i], node->items[i]->text, k.spec, path, scope, 0, &out[i], diag);
+    if (st != SHARD_OK) return st;
+  }
+  *count = (int)node->n;
+  return SHARD_OK;
 }
 
 int shard_case_real(const shard_case *c, const char *path, const shard_scope *scope, double *out, shard_diag *diag) {
@@ -992,6 +1045,13 @@ static void write_map(FILE *out, const yt_node *map, int indent) {
     if (v->kind == YT_MAP) {
       fputc('\n', out);
       write_map(out, v, indent + 2);
+    } else if (v->kind == YT_SEQ) { /* a list of scalars, in flow style */
+      fputs(" [", out);
+      for (size_t j = 0; j < v->n; ++j) {
+        if (j) fputs(", ", out);
+        write_scalar(out, v->items[j]);
+      }
+      fputs("]\n", out);
     } else {
       fputc(' ', out);
       write_scalar(out, v);
@@ -1042,6 +1102,15 @@ static int resolve_specs(const shard_case *c, const shard_scope *scope, yt_arena
     char full[KEY_MAX];
     join(full, base, specs[i].key);
     const yt_node *node = yt_get_path(c->root, full);
+    if (node && node->kind == YT_SEQ && (specs[i].flags & SHARD_PARAM_LIST)) {
+      /* a list: the key gets a copy of the sequence of scalars */
+      yt_node *v = put_resolved(a, out, full, "", 0);
+      if (!v) return SHARD_ERR_NOMEM;
+      v->kind = YT_SEQ;
+      v->items = node->items;
+      v->n = node->n;
+      continue;
+    }
     if (node && (node->kind != YT_SCALAR || yt_is_null(node))) node = NULL;
     const char *text = node ? node->text : specs[i].def;
     if (!text) continue;

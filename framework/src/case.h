@@ -70,6 +70,12 @@ const char *shard_case_path(const shard_case *c);
 int shard_case_has(const shard_case *c, const char *path);
 int shard_case_real(const shard_case *c, const char *path, const shard_scope *scope, double *out, shard_diag *diag);
 int shard_case_int(const shard_case *c, const char *path, const shard_scope *scope, long long *out, shard_diag *diag);
+/* A key with SHARD_PARAM_LIST: its values (one for a scalar or a default,
+ * none when unset) into out[0..max-1], *count of them; an error (and nothing
+ * read) when the list is longer than max. shard_case_real/int read such a
+ * key only when it holds one value. */
+int shard_case_real_list(const shard_case *c, const char *path, const shard_scope *scope, double *out, int max,
+                         int *count, shard_diag *diag);
 int shard_case_bool(const shard_case *c, const char *path);
 const char *shard_case_string(const shard_case *c, const char *path); /* STRING / CHOICE / selector */
 

@@ -40,7 +40,9 @@ static const shard_param_spec bar_specs[] = {
     {"initial.strain", R, "0", -SHARD_INF, SHARD_INF, "1", 0, 0,
      "uniform initial strain (pre-stretch): u = strain * (X - X_mid), stress E * strain"},
     {"initial.velocity_left_of", R, 0, -SHARD_INF, SHARD_INF, "m",
-     0, 0, "if given, initial.velocity applies only to the DOFs whose elements lie left of this position"},
+     0, 0, "if given, initial.velocity applies only to the elements whose midpoint lies left of this position: "
+     "the twins of a pre-broken interface there each move with their own side, an intact node with elements on both "
+     "sides takes their mass-weighted mean (the initial momentum is exact)"},
     {"loading.left_velocity", R, 0, -SHARD_INF, SHARD_INF, "m/s", 0, 0, "prescribed velocity of the left end (absent: free)"},
     {"loading.right_velocity", R, 0, -SHARD_INF, SHARD_INF, "m/s", 0, 0,
      "prescribed velocity of the right end (absent: free)"},
@@ -69,8 +71,13 @@ static const shard_param_spec fracture_specs[] = {
     {"strength.defect_max", R, "1.0", 0, 1, "1", 0, 0, "defects: largest strength factor"},
     {"strength.seed", I, "1", 0, 9.2e18, "1", 0, 0, "seed of the strength draws"},
     {"initial.count", I, "0", 0, 1e9, "1", 0, 0, "interfaces present at t = 0, on internal nodes drawn at random"},
-    {"initial.position", R, 0, -SHARD_INF, SHARD_INF, "m", 0, 0, "one interface at t = 0 on the internal node nearest this position"},
-    {"initial.damage", R, "0", 0, 1, "1", 0, 0, "damage d0 of the initial interfaces (1: fully broken)"},
+    {"initial.position", R, 0, -SHARD_INF, SHARD_INF, "m", SHARD_PARAM_LIST, 0,
+     "interfaces at t = 0 on the internal nodes nearest these positions (a number or a list)"},
+    {"initial.node", I, 0, 1, 1e8, "1", SHARD_PARAM_LIST, 0,
+     "interfaces at t = 0 on these internal nodes (index from the left end, 1 .. elements - 1; a number or a list)"},
+    {"initial.damage", R, "0", 0, 1, "1", SHARD_PARAM_LIST, 0,
+     "damage d0 of the initial interfaces (1: fully broken): one value for all, or a list with one value per "
+     "interface of initial.position then initial.node"},
     {"initial.seed", I, "1", 0, 9.2e18, "1", 0, 0, "seed of the initial interface positions"},
 };
 

@@ -298,6 +298,35 @@ static int build_particle(shard_model *m, const shard_case *c, const shard_scope
   return SHARD_OK;
 }
 
+/* The initial velocity of every bar DOF from its elements (see init_v_* in
+ * model.h): a DOF whose elements all lie left of the split moves at v_left,
+ * one whose elements all lie right is at rest, one with both takes the
+ * mass-weighted mean, so that the total momentum is v_left rho A times the
+ * length of the left elements exactly. Called when the model is built and
+ * again after the initial interfaces, whose twins then each take the velocity
+ * of their own side. Prescribed DOFs keep their prescribed velocity. */
+static int initial_velocity(shard_model *m, shard_msg *msg) {
+  const int32_t n = m->ndof;
+  double *ml = calloc((size_t)n, sizeof *ml), *mr = calloc((size_t)n, sizeof *mr);
+  if (!ml || !mr) {
+    free(ml), free(mr);
+    return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
+  }
+  for (int32_t e = 0; e < m->nel; ++e) {
+    const int32_t a = m->el_a[e], b = m->el_b[e];
+    const double half = 0.5 * m->el_h[e]; /* rho A cancels in the ratio */
+    double *side = 0.5 * (m->X[a] + m->X[b]) < m->init_v_split ? ml : mr;
+    side[a] += half, side[b] += half;
+  }
+  for (int32_t j = 0; j < n; ++j) {
+    const double vj = mr[j] == 0.0 ? m->init_v_left : ml[j] == 0.0 ? 0.0 : m->init_v_left * (ml[j] / (ml[j] + mr[j]));
+    m->sys.v[j] = vj + m->init_rate * (m->X[j] - m->init_xmid);
+  }
+  for (int32_t i = 0; i < m->n_presc; ++i) m->sys.v[m->presc_dof[i]] = m->presc_v[i];
+  free(ml), free(mr);
+  return SHARD_OK;
+}
+
 static int build_bar(shard_model *m, const shard_case *c, const shard_scope *scope, shard_diag *diag,
                      shard_msg *msg) {
   double L = 0, A = 1, E = 0, rho = 0, X0 = 0, pert = 0, v0 = 0, rate = 0, gl = -1, gr = -1, vsplit = INFINITY, eps = 0;
@@ -347,12 +376,10 @@ static int build_bar(shard_model *m, const shard_case *c, const shard_scope *sco
   const double xmid = X0 + 0.5 * L;
   for (int32_t j = 0; j < nn; ++j) {
     m->minv[j] = 1.0 / m->mass[j];
-    const double right_mid = j < nn - 1 ? 0.5 * (m->X[j] + m->X[j + 1]) : -INFINITY;
-    const double left_mid = j > 0 ? 0.5 * (m->X[j - 1] + m->X[j]) : -INFINITY;
-    const int in_left = fmax(left_mid, right_mid) < vsplit;
-    m->sys.v[j] = (in_left ? v0 : 0.0) + rate * (m->X[j] - xmid);
     m->sys.u[j] = eps * (m->X[j] - xmid);
   }
+  m->init_v_left = v0, m->init_v_split = vsplit, m->init_rate = rate, m->init_xmid = xmid;
+  if ((st = initial_velocity(m, msg)) != SHARD_OK) return st;
   m->wall_left = m->wall_right = -1;
   if (gl >= 0) m->wall_left = add_constraint(m, 0, 1.0, -1, 0.0, gl);
   if (gr >= 0) m->wall_right = add_constraint(m, nn - 1, -1.0, -1, 0.0, gr);
@@ -503,12 +530,9 @@ int shard_model_set_tsl(shard_model *m, const shard_tsl_ops *ops, void *self, in
   m->tsl_zero_in_compression = zero_in_compression;
   m->tsl_kmax = ops->max_stiffness(self) * m->scales.area;
   long long count = 0, seed = 1;
-  double damage = 0, pos = NAN;
   int st = SHARD_OK;
   CASE_INT("fracture.initial.count", count);
   CASE_INT("fracture.initial.seed", seed);
-  CASE_REAL("fracture.initial.damage", damage);
-  if (shard_case_has(c, "fracture.initial.position")) CASE_REAL("fracture.initial.position", pos);
   if (st != SHARD_OK) return shard_msg_set(msg, st, "invalid fracture.initial");
   if (count > m->nfacet)
     return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: fracture.initial.count = %lld exceeds the %d internal nodes",
@@ -517,15 +541,62 @@ int shard_model_set_tsl(shard_model *m, const shard_tsl_ops *ops, void *self, in
   double nominal = 0;
   CASE_REAL("fracture.strength.nominal", nominal);
   if (st != SHARD_OK) return shard_msg_set(msg, st, "invalid fracture.strength");
-  int32_t n = 0;
-  if (!isnan(pos)) {
-    int32_t best = -1;
+  /* listed interfaces: initial.position (nearest internal node), then
+   * initial.node, each with its damage (one value for all, or one each) */
+  const int cap = m->nfacet > 0 ? (int)m->nfacet : 1;
+  double *pos = malloc((size_t)cap * sizeof *pos), *nodes = malloc((size_t)cap * sizeof *nodes);
+  double *dmg = malloc(2 * (size_t)cap * sizeof *dmg);
+  int32_t *listed = malloc(2 * (size_t)cap * sizeof *listed);
+  if (!pos || !nodes || !dmg || !listed) {
+    free(pos), free(nodes), free(dmg), free(listed);
+    return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
+  }
+  int npos = 0, nnode = 0, ndmg = 0, n_listed = 0;
+  st = shard_case_real_list(c, "fracture.initial.position", scope, pos, cap, &npos, diag);
+  if (st == SHARD_OK) st = shard_case_real_list(c, "fracture.initial.node", scope, nodes, cap, &nnode, diag);
+  if (st == SHARD_OK) st = shard_case_real_list(c, "fracture.initial.damage", scope, dmg, 2 * cap, &ndmg, diag);
+  if (st != SHARD_OK) {
+    free(pos), free(nodes), free(dmg), free(listed);
+    return shard_msg_set(msg, st, "invalid fracture.initial");
+  }
+  if (npos + nnode > 0 && m->nfacet < 1)
+    st = shard_msg_set(msg, SHARD_ERR_INPUT, "%s: fracture.initial: the bar has no internal node", shard_case_path(c));
+  for (int k = 0; st == SHARD_OK && k < npos; ++k) {
+    int32_t best = 0;
     double bd = INFINITY;
     for (int32_t f = 0; f < m->nfacet; ++f)
-      if (fabs(m->X[f + 1] - pos) < bd) bd = fabs(m->X[f + 1] - pos), best = f;
-    if (best < 0) return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: the bar has no internal node", shard_case_path(c));
-    split_node(m, best + 1, nominal, damage), ++n;
+      if (fabs(m->X[f + 1] - pos[k]) < bd) bd = fabs(m->X[f + 1] - pos[k]), best = f;
+    listed[n_listed++] = best + 1;
   }
+  for (int k = 0; st == SHARD_OK && k < nnode; ++k) {
+    if (!(nodes[k] >= 1 && nodes[k] <= m->nfacet))
+      st = shard_msg_set(msg, SHARD_ERR_INPUT, "%s: fracture.initial.node %.0f is not an internal node (1 .. %d)",
+                         shard_case_path(c), nodes[k], (int)m->nfacet);
+    else
+      listed[n_listed++] = (int32_t)nodes[k];
+  }
+  for (int a = 0; st == SHARD_OK && a < n_listed; ++a)
+    for (int b = a + 1; st == SHARD_OK && b < n_listed; ++b)
+      if (listed[a] == listed[b])
+        st = shard_msg_set(msg, SHARD_ERR_INPUT,
+                           "%s: fracture.initial: interfaces %d and %d of initial.position / initial.node are both on "
+                           "node %d (X = %g m)",
+                           shard_case_path(c), a + 1, b + 1, (int)listed[a], m->X[listed[a]]);
+  if (st == SHARD_OK && ndmg != 1 && ndmg != n_listed)
+    st = shard_msg_set(msg, SHARD_ERR_INPUT,
+                       "%s: fracture.initial.damage has %d values for %d listed interfaces (give one value for all, "
+                       "or one per interface of initial.position then initial.node)",
+                       shard_case_path(c), ndmg, n_listed);
+  if (st == SHARD_OK && ndmg > 1 && count > 0)
+    st = shard_msg_set(msg, SHARD_ERR_INPUT,
+                       "%s: fracture.initial.damage is a list, but the %lld interfaces of initial.count need one value: "
+                       "give a single damage",
+                       shard_case_path(c), count);
+  int32_t n = 0;
+  for (int k = 0; st == SHARD_OK && k < n_listed; ++k) split_node(m, listed[k], nominal, dmg[ndmg == 1 ? 0 : k]), ++n;
+  const double damage = ndmg ? dmg[0] : 0.0;
+  free(pos), free(nodes), free(dmg), free(listed);
+  if (st != SHARD_OK) return st;
   if (count > 0) {
     /* draw `count` distinct facets: partial Fisher-Yates over the facet list */
     int32_t *idx = malloc((size_t)m->nfacet * sizeof *idx);
@@ -550,7 +621,11 @@ int shard_model_set_tsl(shard_model *m, const shard_tsl_ops *ops, void *self, in
     free(chosen);
     free(idx);
   }
-  if (n) finish_insertions(m);
+  if (n) {
+    finish_insertions(m);
+    /* each twin of an initial interface moves with its own side */
+    if ((st = initial_velocity(m, msg)) != SHARD_OK) return st;
+  }
   for (int32_t i = 0; i < m->niface; ++i) m->if_t_prev[i] = m->if_t[i], m->if_delta_prev[i] = m->if_delta[i];
   m->insertions = 0; /* count only insertions during the run */
   return SHARD_OK;

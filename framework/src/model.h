@@ -80,6 +80,12 @@ typedef struct shard_model {
   int released;
   double wall_h[2]; /* coefficient of wall row i while it waits for the release (0: never held) */
 
+  /* the initial velocity field (bar): v = v_left on the elements whose midpoint
+   * lies left of v_split (all of them when v_split = +inf), 0 on the others,
+   * plus strain_rate (X - x_mid); a DOF between both kinds takes the
+   * mass-weighted mean of its elements */
+  double init_v_left, init_v_split, init_rate, init_xmid;
+
   /* force-law contact (penalty), NULL for impact laws */
   const shard_contact_law_ops *force_law;
   void *force_law_self;

@@ -140,6 +140,13 @@ static void json_leaf(FILE *out, int ind, const shard_param_spec *s) {
     fputc(',', out);
     indent(out, ind + 4);
     fputs("{\"type\": \"string\", \"description\": \"an expression, e.g. 0.5 * dt_c\"}", out);
+    if (s->flags & SHARD_PARAM_LIST) { /* or a non-empty list of either */
+      fputc(',', out);
+      indent(out, ind + 4);
+      fputs("{\"type\": \"array\", \"minItems\": 1, \"items\": {\"anyOf\": [", out);
+      json_number_branch(out, ind + 6, s);
+      fputs(", {\"type\": \"string\"}]}}", out);
+    }
     indent(out, ind + 2);
     fputc(']', out);
     break;
@@ -431,7 +438,10 @@ void shard_param_table_markdown(FILE *out, const shard_param_spec *specs, uint32
       snprintf(def, sizeof def, "-");
     shard_param_range_text(s, range, sizeof range);
     md_cell(out, key);
-    md_cell(out, shard_param_type_name(s->type));
+    char type[64];
+    snprintf(type, sizeof type, "%s%s", shard_param_type_name(s->type),
+             (s->flags & SHARD_PARAM_LIST) ? " or list" : "");
+    md_cell(out, type);
     md_cell(out, def);
     md_cell(out, range);
     md_cell(out, s->unit && *s->unit ? s->unit : "-");

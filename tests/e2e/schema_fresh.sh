@@ -8,13 +8,26 @@ fail=0
 run() { env -u SHARD_PLUGIN_PATH "$shard" "$@"; }
 fix="run: scripts/update-schemas.sh $build"
 
+# The committed schemas and docs list every plugin. A build without an
+# optional plugin (no library for it) cannot regenerate them: the comparison
+# is skipped, said so, and the rest checked.
+missing=""
+for d in "$src"/plugins/*/*/; do
+  grep -qs '^# optional plugin' "$d/CMakeLists.txt" || continue
+  n=$(basename "$d")
+  run describe "$n" > /dev/null 2>&1 || missing="$missing $n"
+done
+
 diffs=$(mktemp)
-if ! run schema campaign | diff -u "$src/schemas/campaign.schema.json" - > "$diffs"; then
+if [ -n "$missing" ]; then
+  echo "SKIP: this build lacks the optional plugin(s)$missing (scripts/install-deps.sh installs what they need):"
+  echo "      schemas/*.schema.json and docs/cases.md, generated with every plugin, are not compared"
+elif ! run schema campaign | diff -u "$src/schemas/campaign.schema.json" - > "$diffs"; then
   echo "FAIL: schemas/campaign.schema.json is stale; $fix"
   head -40 "$diffs"
   fail=1
 fi
-if ! run schema | diff -u "$src/schemas/case.schema.json" - > "$diffs"; then
+if [ -z "$missing" ] && ! run schema | diff -u "$src/schemas/case.schema.json" - > "$diffs"; then
   echo "FAIL: schemas/case.schema.json is stale; $fix"
   head -40 "$diffs"
   fail=1
@@ -24,7 +37,7 @@ rm -f "$diffs"
 begin='<!-- BEGIN generated: shard schema --markdown -->'
 end='<!-- END generated: shard schema --markdown -->'
 committed=$(awk -v begin="$begin" -v end="$end" '$0 == end { skip = 0 } skip { print } $0 == begin { skip = 1 }' "$src/docs/cases.md")
-if [ "$committed" != "$(run schema --markdown)" ]; then
+if [ -z "$missing" ] && [ "$committed" != "$(run schema --markdown)" ]; then
   echo "FAIL: the generated tables of docs/cases.md are stale; $fix"
   fail=1
 fi
@@ -54,5 +67,8 @@ while IFS= read -r -d '' f; do
   fi
 done < <(find "$src/cases" "$src/tests/cases/fracture" -name '*.yaml' -print0 2>/dev/null)
 
-[ "$fail" -eq 0 ] && echo "schema_fresh: schemas/case.schema.json and docs/cases.md are up to date"
+if [ "$fail" -eq 0 ]; then
+  if [ -n "$missing" ]; then echo "schema_fresh: the case files name and pass the schema (staleness not compared)"
+  else echo "schema_fresh: schemas/case.schema.json and docs/cases.md are up to date"; fi
+fi
 exit "$fail"

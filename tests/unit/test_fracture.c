@@ -58,14 +58,19 @@ static void test_fracture_insertion_momentum_and_gc(void) {
 }
 
 /* Two halves, one fully broken interface, the left half at v0 = 5 m/s, e = 0:
- * contact lasts L/c within 2 dt, then the halves move at 0 and v0 (2%). */
+ * contact lasts L/c within 4 dt, then the halves move at 0 and v0 (2%) with
+ * the momentum v0 m / 2 exactly. */
 static void test_fracture_two_bar(void) {
   char out[512], path[1024], line[512];
   CU_ASSERT_EQUAL_FATAL(rh_run("cases/paper/two_bar", "nsn", NULL, 0, out, sizeof out, NULL, 0), 0);
   const double dt = rh_summary(out, "time.dt"), steps = rh_summary(out, "contact.steps_in_contact");
   const double Lc = 1e-3 / sqrt(370e9 / 3900);
   printf("\n  contact %.6g s vs L/c %.6g s (%.2f dt)", steps * dt, Lc, (steps * dt - Lc) / dt);
-  CU_CHECK_MSG(fabs(steps * dt - Lc) <= 2 * dt, "contact lasted %.6g s, L/c = %.6g s", steps * dt, Lc);
+  /* the halves touch and approach from t = 0, so the contact is active from
+   * the first step; the release comes late by the dispersive tail of the
+   * returning wave: 3.3 dt here (1.2% of L/c), 0.65% at 400 elements, 0.33%
+   * at 1000 (a node at rest at the split used to delay the start by 2 steps) */
+  CU_CHECK_MSG(fabs(steps * dt - Lc) <= 4 * dt, "contact lasted %.6g s, L/c = %.6g s", steps * dt, Lc);
   snprintf(path, sizeof path, "%s/fragments.csv", out);
   FILE *f = fopen(path, "r");
   CU_ASSERT_PTR_NOT_NULL_FATAL(f);
@@ -76,6 +81,9 @@ static void test_fracture_two_bar(void) {
   CU_ASSERT(fgets(line, sizeof line, f) == NULL); /* exactly two fragments */
   fclose(f);
   printf(", halves at %.4g and %.4g m/s", v[0], v[1]);
+  /* equal halves: the momentum v0 m/2 (exact from the start, each twin of the
+   * pre-broken interface at its half's velocity) is conserved to round-off */
+  CU_CHECK_MSG(fabs(v[0] + v[1] - 5) <= 1e-12 * 5, "mean velocity of the halves %.17g, expected 2.5", 0.5 * (v[0] + v[1]));
   CU_CHECK_MSG(fabs(v[0]) <= 0.02 * 5 && fabs(v[1] - 5) <= 0.02 * 5, "halves at %.4g and %.4g m/s", v[0], v[1]);
 }
 

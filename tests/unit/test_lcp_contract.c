@@ -11,6 +11,8 @@
  *     and problems without a solution;
  *   - every problem of the Siconos set (SHARD_SICONOS_DIR/mtx).
  *
+ * A plugin with a CHOICE parameter `method` runs once per method ("siconos:pgs"),
+ * each with the caps its instance reports (shard_lcp_solver_caps).
  * Which solver runs on which problem is decided by its caps only:
  *   SHARD_CAP_LCP_GENERAL   every problem (dense solvers: n <= DENSE_N);
  *   SHARD_CAP_LCP_NEEDS_PSD symmetric positive semidefinite problems;
@@ -26,12 +28,19 @@
  * s = max(|q|_inf, |Mz|_inf) and tol the solver's own `tolerance` parameter
  * default (lemke 1e-9, pgs 1e-12, mprgp 1e-10); the reported residual must
  * match the recomputed one. Solutions of problems with a unique solution
- * (SPD, P-matrix, bar W′) agree between solvers to 1e-8 relative. */
+ * (SPD, P-matrix, bar W′) agree between solvers to 1e-8 relative.
+ *
+ * A solver may refuse a problem size at setup with SHARD_ERR_UNSUPPORTED
+ * (dense limits, enumeration); the problem then counts as not admitted.
+ * solve must not allocate unless the caps say SHARD_CAP_LCP_ALLOCATES: the
+ * test binary counts malloc/calloc/realloc calls (its own definitions
+ * forward to glibc's; unavailable under AddressSanitizer, which owns them). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <stddef.h>
 
 #include "contact.h"
 #include "cu_runner.h"
@@ -42,6 +51,57 @@
 
 #define DENSE_N 2000 /* dense view built up to this n (lemke's dense_max default) */
 #define MAX_SOLVERS 16
+
+/* ------------------------------------------------------ allocation counter */
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ALLOC_COUNTING 0
+#endif
+#endif
+#ifndef ALLOC_COUNTING
+#if defined(__SANITIZE_ADDRESS__) || !defined(__GLIBC__)
+#define ALLOC_COUNTING 0
+#else
+#define ALLOC_COUNTING 1
+#endif
+#endif
+
+typedef struct alloc_counter {
+  int on;
+  long long calls;
+} alloc_counter;
+static alloc_counter allocs; /* test-only state: interposed allocator */
+
+#if ALLOC_COUNTING
+extern void *__libc_malloc(size_t n);
+extern void *__libc_calloc(size_t n, size_t size);
+extern void *__libc_realloc(void *p, size_t n);
+void *malloc(size_t n);
+void *calloc(size_t n, size_t size);
+void *realloc(void *p, size_t n);
+void *malloc(size_t n) {
+  if (allocs.on) ++allocs.calls;
+  return __libc_malloc(n);
+}
+void *calloc(size_t n, size_t size) {
+  if (allocs.on) ++allocs.calls;
+  return __libc_calloc(n, size);
+}
+void *realloc(void *p, size_t n) {
+  if (allocs.on) ++allocs.calls;
+  return __libc_realloc(p, n);
+}
+#endif
+
+static void alloc_count_start(void) {
+  allocs.calls = 0;
+  allocs.on = 1;
+}
+static long long alloc_count_stop(void) {
+  allocs.on = 0;
+  return allocs.calls;
+}
 
 /* ------------------------------------------------------------------ PRNG */
 
@@ -447,6 +507,10 @@ typedef struct tsolver {
   double tol; /* default of its `tolerance` parameter (1e-9 if none) */
   shard_param_value values[32];
   shard_params params;
+  int method_key;  /* index of a CHOICE parameter `method`, -1 if none */
+  char method[32]; /* this variant's method */
+  char label[80];  /* "name" or "name:method" */
+  uint64_t caps;   /* of an instance with these parameters */
 } tsolver;
 
 static void default_values(tsolver *s) {
@@ -474,6 +538,19 @@ static void default_values(tsolver *s) {
   s->params.values = s->values;
 }
 
+/* The caps an instance with s's parameters reports. */
+static void instance_caps(tsolver *s) {
+  shard_msg msg = {{0}};
+  void *self = NULL;
+  s->params.values = s->values;
+  s->caps = s->desc->caps;
+  const int st = s->ops->create(&s->params, &self, &msg);
+  CU_CHECK_MSG(st == SHARD_OK, "%s: create with defaults: %.300s", s->label, msg.text);
+  if (st != SHARD_OK) return;
+  s->caps = shard_lcp_solver_caps(s->desc, self);
+  s->ops->destroy(self);
+}
+
 static int load_solvers(shard_registry **reg, tsolver *out) {
   shard_msg msg = {{0}};
   CU_ASSERT_EQUAL_FATAL(shard_registry_create(reg, &msg), SHARD_OK);
@@ -483,21 +560,45 @@ static int load_solvers(shard_registry **reg, tsolver *out) {
   for (size_t i = 0; i < shard_registry_count(*reg); ++i) {
     const shard_plugin *d = shard_registry_at(*reg, i)->desc;
     if (d->kind != SHARD_KIND_LCP_SOLVER) continue;
-    CU_ASSERT_FATAL(n < MAX_SOLVERS);
-    out[n].desc = d;
-    out[n].ops = d->ops;
-    default_values(&out[n]);
-    ++n;
+    int mk = -1;
+    for (uint32_t k = 0; k < d->n_params; ++k)
+      if (d->params[k].type == SHARD_PARAM_CHOICE && strcmp(d->params[k].key, "method") == 0) mk = (int)k;
+    /* one variant per method, else one */
+    const char *ch = mk >= 0 ? d->params[mk].choices : "";
+    for (;;) {
+      const size_t len = strcspn(ch, "|");
+      CU_ASSERT_FATAL(n < MAX_SOLVERS && len < sizeof out[n].method);
+      tsolver *s = &out[n++];
+      s->desc = d;
+      s->ops = d->ops;
+      default_values(s);
+      s->method_key = mk;
+      memcpy(s->method, ch, len);
+      s->method[len] = '\0';
+      if (mk >= 0) {
+        s->values[mk].set = 1;
+        s->values[mk].string = s->method;
+        snprintf(s->label, sizeof s->label, "%s:%s", d->name, s->method);
+      } else {
+        snprintf(s->label, sizeof s->label, "%s", d->name);
+      }
+      instance_caps(s);
+      if (ch[len] != '|') break;
+      ch += len + 1;
+    }
   }
   /* GENERAL solvers first: they provide the reference solutions */
   for (int i = 0; i < n; ++i)
     for (int j = i + 1; j < n; ++j)
-      if ((out[j].desc->caps & SHARD_CAP_LCP_GENERAL) && !(out[i].desc->caps & SHARD_CAP_LCP_GENERAL)) {
+      if ((out[j].caps & SHARD_CAP_LCP_GENERAL) && !(out[i].caps & SHARD_CAP_LCP_GENERAL)) {
         tsolver t = out[i];
         out[i] = out[j];
         out[j] = t;
       }
-  for (int i = 0; i < n; ++i) out[i].params.values = out[i].values;
+  for (int i = 0; i < n; ++i) {
+    out[i].params.values = out[i].values;
+    if (out[i].method_key >= 0) out[i].values[out[i].method_key].string = out[i].method;
+  }
   CU_CHECK_MSG(n >= 3, "expected at least lemke, pgs and a PSD solver; found %d LCP solvers", n);
   return n;
 }
@@ -511,7 +612,7 @@ static const tsolver *find_solver(const tsolver *solvers, int ns, const char *na
 /* The explicit class mapping of the header comment. */
 static int admits(const tsolver *s, const tproblem *p) {
   if (p->cls == CLS_INFEASIBLE) return 1;
-  const uint64_t caps = s->desc->caps;
+  const uint64_t caps = s->caps;
   if ((caps & SHARD_CAP_LCP_DENSE) && !(caps & SHARD_CAP_LCP_SPARSE) && p->n > DENSE_N) return 0;
   if (caps & SHARD_CAP_LCP_GENERAL) return 1;
   if (caps & SHARD_CAP_LCP_NEEDS_PSD) return p->symmetric && p->psd;
@@ -522,7 +623,7 @@ static int admits(const tsolver *s, const tproblem *p) {
 static int must_solve(const tsolver *s, const tproblem *p) {
   if (!admits(s, p) || p->solvable != 1) return 0;
   if (p->cls == CLS_SICONOS) {
-    if (s->desc->caps & SHARD_CAP_LCP_GENERAL)
+    if (s->caps & SHARD_CAP_LCP_GENERAL)
       return in_list(p->name, SICONOS_LEMKE_OK, 15) || strstr(p->name, "_block") != NULL;
     /* external symmetric PSD problems with positive diagonal */
     return p->symmetric && p->psd && p->posdiag;
@@ -531,11 +632,12 @@ static int must_solve(const tsolver *s, const tproblem *p) {
    * diagonally dominant problems; on the rank-deficient PSD ones they are run
    * (and must not claim a wrong solution) but may stall: Gauss-Seidel
    * converges there only sublinearly */
-  if (!(s->desc->caps & (SHARD_CAP_LCP_GENERAL | SHARD_CAP_LCP_NEEDS_PSD))) return p->unique || p->diagdom;
+  if (!(s->caps & (SHARD_CAP_LCP_GENERAL | SHARD_CAP_LCP_NEEDS_PSD))) return p->unique || p->diagdom;
   return 1;
 }
 
 typedef struct outcome {
+  int refused; /* setup refused the size (SHARD_ERR_UNSUPPORTED) */
   int status;
   int64_t iterations;
   double residual;
@@ -548,18 +650,30 @@ static void run_one(const tsolver *s, const tproblem *p, outcome *out) {
   void *self = NULL;
   out->z = calloc((size_t)p->n, sizeof *out->z);
   out->status = SHARD_ERR_INTERNAL;
+  out->refused = 0;
   int st = s->ops->create(&s->params, &self, &msg);
-  CU_CHECK_MSG(st == SHARD_OK, "%s: create with defaults: %.300s", s->desc->name, msg.text);
+  CU_CHECK_MSG(st == SHARD_OK, "%s: create with defaults: %.300s", s->label, msg.text);
   if (st != SHARD_OK) return;
   shard_csr c = shard_mtx_view(&p->m);
   st = s->ops->setup(self, p->n, c.rowptr[p->n], &msg);
-  CU_CHECK_MSG(st == SHARD_OK, "%s on %s: setup: %.300s", s->desc->name, p->name, msg.text);
+  if (st == SHARD_ERR_UNSUPPORTED && msg.text[0]) {
+    out->refused = 1;
+    out->status = st;
+    s->ops->destroy(self);
+    return;
+  }
+  CU_CHECK_MSG(st == SHARD_OK, "%s on %s: setup: %.300s", s->label, p->name, msg.text);
   if (st == SHARD_OK) {
     double *w = calloc((size_t)p->n, sizeof *w);
     shard_lcp_problem prob = {p->n, &c, p->dense, p->q, p->flags};
     shard_lcp_report rep = {SHARD_ERR_INTERNAL, -1, NAN};
+    alloc_count_start();
     st = s->ops->solve(self, &prob, out->z, w, &rep, &msg);
-    CU_CHECK_MSG(st == rep.status || st < 0, "%s on %s: returned %d but report status %d", s->desc->name, p->name,
+    const long long nalloc = alloc_count_stop();
+    CU_CHECK_MSG(nalloc == 0 || (s->caps & SHARD_CAP_LCP_ALLOCATES),
+                 "%s on %s: solve allocated %lld times without SHARD_CAP_LCP_ALLOCATES", s->label, p->name,
+                 nalloc);
+    CU_CHECK_MSG(st == rep.status || st < 0, "%s on %s: returned %d but report status %d", s->label, p->name,
                  st, rep.status);
     out->status = st < 0 ? st : rep.status;
     out->iterations = rep.iterations;
@@ -574,20 +688,20 @@ static void run_one(const tsolver *s, const tproblem *p, outcome *out) {
         zmin = fmin(zmin, out->z[i]);
         wmin = fmin(wmin, w2[i]);
       }
-      CU_CHECK_MSG(zmin >= 0.0, "%s on %s: OK with z_min = %g < 0", s->desc->name, p->name, zmin);
-      CU_CHECK_MSG(wmin >= -s->tol * sc, "%s on %s: OK with w_min = %g < -tol*s = %g", s->desc->name, p->name,
+      CU_CHECK_MSG(zmin >= 0.0, "%s on %s: OK with z_min = %g < 0", s->label, p->name, zmin);
+      CU_CHECK_MSG(wmin >= -s->tol * sc, "%s on %s: OK with w_min = %g < -tol*s = %g", s->label, p->name,
                    wmin, -s->tol * sc);
-      CU_CHECK_MSG(res <= s->tol, "%s on %s: OK with residual %.3g > tolerance %.3g", s->desc->name, p->name, res,
+      CU_CHECK_MSG(res <= s->tol, "%s on %s: OK with residual %.3g > tolerance %.3g", s->label, p->name, res,
                    s->tol);
       CU_CHECK_MSG(fabs(res - rep.residual) <= 1e-3 * res + 1e-15,
-                   "%s on %s: reported residual %.6g, recomputed %.6g", s->desc->name, p->name, rep.residual, res);
+                   "%s on %s: reported residual %.6g, recomputed %.6g", s->label, p->name, rep.residual, res);
       double wdiff = 0.0;
       for (int32_t i = 0; i < p->n; ++i) wdiff = fmax(wdiff, fabs(w[i] - w2[i]));
-      CU_CHECK_MSG(wdiff <= 1e-12 * sc, "%s on %s: returned w differs from Mz+q by %g", s->desc->name, p->name,
+      CU_CHECK_MSG(wdiff <= 1e-12 * sc, "%s on %s: returned w differs from Mz+q by %g", s->label, p->name,
                    wdiff);
       free(w2);
     } else {
-      CU_CHECK_MSG(msg.text[0] != '\0', "%s on %s: status %d without a message", s->desc->name, p->name,
+      CU_CHECK_MSG(msg.text[0] != '\0', "%s on %s: status %d without a message", s->label, p->name,
                    out->status);
     }
     free(w);
@@ -599,7 +713,7 @@ static void run_set(tproblem *set, int np, const char *what) {
   shard_registry *reg = NULL;
   tsolver solvers[MAX_SOLVERS];
   int ns = load_solvers(&reg, solvers);
-  int runs = 0;
+  int runs = 0, ran[MAX_SOLVERS] = {0};
   for (int k = 0; k < np; ++k) {
     const tproblem *p = &set[k];
     double *ref = NULL;
@@ -609,28 +723,34 @@ static void run_set(tproblem *set, int np, const char *what) {
       if (!admits(s, p)) continue;
       outcome o;
       run_one(s, p, &o);
+      if (o.refused) {
+        printf("    %-16s %-40s n=%-5d refused at setup (size)\n", s->label, p->name, (int)p->n);
+        free(o.z);
+        continue;
+      }
       ++runs;
-      printf("    %-8s %-40s n=%-5d status=%-18s iterations=%-6lld residual=%.3g\n", s->desc->name, p->name,
+      ++ran[i];
+      printf("    %-16s %-40s n=%-5d status=%-18s iterations=%-6lld residual=%.3g\n", s->label, p->name,
              (int)p->n, shard_status_str(o.status), (long long)o.iterations, o.residual);
       if (must_solve(s, p))
-        CU_CHECK_MSG(o.status == SHARD_OK, "%s must solve %s (n = %d) but reported '%s'", s->desc->name, p->name,
+        CU_CHECK_MSG(o.status == SHARD_OK, "%s must solve %s (n = %d) but reported '%s'", s->label, p->name,
                      (int)p->n, shard_status_str(o.status));
       if (p->solvable == -1) {
-        CU_CHECK_MSG(o.status != SHARD_OK, "%s reports a solution of %s, which has none", s->desc->name, p->name);
+        CU_CHECK_MSG(o.status != SHARD_OK, "%s reports a solution of %s, which has none", s->label, p->name);
         /* PSD is copositive-plus: ray termination of a pivoting method proves infeasibility */
-        if ((s->desc->caps & SHARD_CAP_LCP_GENERAL) && p->symmetric && p->psd)
+        if ((s->caps & SHARD_CAP_LCP_GENERAL) && p->symmetric && p->psd)
           CU_CHECK_MSG(o.status == SHARD_NO_SOLUTION, "%s on %s (PSD, infeasible) reported '%s', expected '%s'",
-                       s->desc->name, p->name, shard_status_str(o.status), shard_status_str(SHARD_NO_SOLUTION));
+                       s->label, p->name, shard_status_str(o.status), shard_status_str(SHARD_NO_SOLUTION));
         /* a PSD solver on a PSD problem: a recoverable status, not an input error */
-        if ((s->desc->caps & SHARD_CAP_LCP_NEEDS_PSD) && p->symmetric && p->psd)
+        if ((s->caps & SHARD_CAP_LCP_NEEDS_PSD) && p->symmetric && p->psd)
           CU_CHECK_MSG(o.status == SHARD_NO_SOLUTION || o.status == SHARD_NOT_CONVERGED,
-                       "%s on %s (PSD, infeasible) reported '%s'", s->desc->name, p->name,
+                       "%s on %s (PSD, infeasible) reported '%s'", s->label, p->name,
                        shard_status_str(o.status));
       }
       if (o.status == SHARD_OK && p->unique) {
         if (!ref) {
           ref = o.z;
-          ref_name = s->desc->name;
+          ref_name = s->label;
           o.z = NULL;
         } else {
           double dmax = 0.0, zmax = 1.0;
@@ -639,7 +759,7 @@ static void run_set(tproblem *set, int np, const char *what) {
             zmax = fmax(zmax, fabs(ref[j]));
           }
           CU_CHECK_MSG(dmax <= 1e-8 * zmax, "%s and %s disagree on %s: max |dz| = %.3g (|z|_inf = %.3g)",
-                       s->desc->name, ref_name, p->name, dmax, zmax);
+                       s->label, ref_name, p->name, dmax, zmax);
         }
       }
       free(o.z);
@@ -647,6 +767,7 @@ static void run_set(tproblem *set, int np, const char *what) {
     free(ref);
   }
   printf("    %s: %d solver runs on %d problems\n", what, runs, np);
+  for (int i = 0; i < ns; ++i) CU_CHECK_MSG(ran[i] > 0, "%s ran on none of the %s problems", solvers[i].label, what);
   shard_registry_destroy(reg);
 }
 
@@ -657,14 +778,28 @@ static void test_lcp_contract_descriptors(void) {
   tsolver solvers[MAX_SOLVERS];
   int ns = load_solvers(&reg, solvers);
   int have_general = 0, have_psd = 0;
+  long long create_allocs = 0;
   for (int i = 0; i < ns; ++i) {
     const tsolver *s = &solvers[i];
     const shard_plugin *d = s->desc;
+    /* instance caps change the class only; the counter sees plugin code */
+    CU_CHECK_MSG((s->caps & ~(SHARD_CAP_LCP_GENERAL | SHARD_CAP_LCP_NEEDS_PSD)) ==
+                     (d->caps & ~(SHARD_CAP_LCP_GENERAL | SHARD_CAP_LCP_NEEDS_PSD)),
+                 "%s: instance caps 0x%llx against the descriptor's 0x%llx", s->label, (unsigned long long)s->caps,
+                 (unsigned long long)d->caps);
+    {
+      shard_msg m0 = {{0}};
+      void *probe = NULL;
+      alloc_count_start();
+      const int cst = s->ops->create(&s->params, &probe, &m0);
+      create_allocs += alloc_count_stop();
+      if (cst == SHARD_OK) s->ops->destroy(probe);
+    }
     CU_CHECK_MSG(d->caps & (SHARD_CAP_LCP_DENSE | SHARD_CAP_LCP_SPARSE), "%s declares neither a dense nor a sparse view",
                  d->name);
     CU_CHECK_MSG(d->ops_size >= sizeof(shard_lcp_solver_ops), "%s: ops_size %u", d->name, d->ops_size);
-    have_general |= (d->caps & SHARD_CAP_LCP_GENERAL) != 0;
-    have_psd |= (d->caps & SHARD_CAP_LCP_NEEDS_PSD) != 0;
+    have_general |= (s->caps & SHARD_CAP_LCP_GENERAL) != 0;
+    have_psd |= (s->caps & SHARD_CAP_LCP_NEEDS_PSD) != 0;
     s->ops->destroy(NULL); /* must be accepted */
     /* solve beyond the setup size fails cleanly (no allocation in solve) */
     shard_msg msg = {{0}};
@@ -716,6 +851,11 @@ static void test_lcp_contract_descriptors(void) {
   }
   CU_ASSERT(have_general);
   CU_ASSERT(have_psd);
+  if (ALLOC_COUNTING)
+    CU_CHECK_MSG(create_allocs >= ns, "the allocation counter saw %lld allocations in %d creates (not interposed?)",
+                 create_allocs, ns);
+  else
+    printf("\n    (allocation counting unavailable in this build: AddressSanitizer or not glibc)");
   shard_registry_destroy(reg);
 }
 
@@ -773,7 +913,7 @@ static void test_lcp_contract_warm_start(void) {
   add_tridiag(set, &np, &r, 300, 99);
   for (int i = 0; i < ns; ++i) {
     const tsolver *s = &solvers[i];
-    if (s->desc->caps & SHARD_CAP_LCP_GENERAL) continue;
+    if (s->caps & SHARD_CAP_LCP_GENERAL) continue;
     for (int k = 0; k < np; ++k) {
       const tproblem *p = &set[k];
       shard_msg msg;
@@ -787,7 +927,7 @@ static void test_lcp_contract_warm_start(void) {
       CU_ASSERT_EQUAL(s->ops->solve(self, &prob, z, w, &cold, &msg), SHARD_OK);
       CU_ASSERT_EQUAL(s->ops->solve(self, &prob, z, w, &warm, &msg), SHARD_OK);
       CU_CHECK_MSG(warm.iterations <= 2 && warm.iterations < cold.iterations,
-                   "%s on %s: warm start took %lld iterations (cold %lld)", s->desc->name, p->name,
+                   "%s on %s: warm start took %lld iterations (cold %lld)", s->label, p->name,
                    (long long)warm.iterations, (long long)cold.iterations);
       /* negative warm-start entries are clipped, not trusted */
       for (int32_t j = 0; j < p->n; ++j) z[j] = -1.0;

@@ -11,6 +11,7 @@
 
 #include "cu_runner.h"
 #include "registry.h"
+#include "shard/lcp_solver.h"
 #include "sha256.h"
 #include "shard/contact_law.h"
 #include "shard/integrator.h"
@@ -240,6 +241,28 @@ static void test_registry_error_no_entry(void) {
                        "the symbol is not exported)");
 }
 
+/* An LCP solver built against ABI 1.0 (ops table without the appended
+ * `caps` slot) still loads, and its instance caps are the descriptor's; a
+ * current plugin's `caps` slot changes only the class bits. */
+static void test_registry_lcp_abi10_compat(void) {
+  shard_registry *r = new_reg();
+  shard_msg msg = {{0}};
+  CU_ASSERT_EQUAL_FATAL(shard_registry_load_dir(r, TP "/abi10", &msg), SHARD_OK);
+  const shard_loaded_plugin *lp = shard_registry_find(r, SHARD_KIND_LCP_SOLVER, "test_lcp_abi10");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(lp);
+  CU_ASSERT_EQUAL(SHARD_ABI_VERSION_MINOR(lp->desc->abi_version), 0);
+  CU_ASSERT(lp->desc->ops_size < sizeof(shard_lcp_solver_ops));
+  int dummy = 0;
+  CU_ASSERT_EQUAL(shard_lcp_solver_caps(lp->desc, &dummy), lp->desc->caps);
+  const shard_loaded_plugin *cur = shard_registry_find(r, SHARD_KIND_LCP_SOLVER, "test_lcp_caps");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(cur);
+  /* its slot claims GENERAL and tries to drop DENSE: only the class changes */
+  CU_ASSERT_EQUAL(shard_lcp_solver_caps(cur->desc, &dummy),
+                  (cur->desc->caps & ~(SHARD_CAP_LCP_NEEDS_PSD | SHARD_CAP_LCP_GENERAL)) | SHARD_CAP_LCP_GENERAL);
+  CU_ASSERT_EQUAL(shard_lcp_solver_caps(cur->desc, NULL), cur->desc->caps);
+  shard_registry_destroy(r);
+}
+
 static void test_registry_error_empty(void) {
   expect_load_error(TP "/empty/broken_empty.so",
                     TP "/empty/broken_empty.so: shard_plugin_entry(0) returned NULL: no plugin in file");
@@ -247,19 +270,19 @@ static void test_registry_error_empty(void) {
 
 static void test_registry_error_abi_major(void) {
   expect_load_error(TP "/abi_major/broken_abi_major.so",
-                    TP "/abi_major/broken_abi_major.so: plugin #0: built for ABI 2.0, host is 1.0");
+                    TP "/abi_major/broken_abi_major.so: plugin #0: built for ABI 2.0, host is 1.1");
 }
 
 static void test_registry_error_abi_minor(void) {
   expect_load_error(TP "/abi_minor/broken_abi_minor.so",
-                    TP "/abi_minor/broken_abi_minor.so: plugin #0: built for ABI 1.3, host supports up to 1.0");
+                    TP "/abi_minor/broken_abi_minor.so: plugin #0: built for ABI 1.3, host supports up to 1.1");
 }
 
 static void test_registry_error_small_struct(void) {
   char want[4200];
   snprintf(want, sizeof want,
            TP "/small_struct/broken_small_struct.so: plugin #0: descriptor struct_size 16 is smaller than the ABI "
-              "1.0 descriptor (%zu bytes)",
+              "1.1 descriptor (%zu bytes)",
            sizeof(shard_plugin));
   expect_load_error(TP "/small_struct/broken_small_struct.so", want);
 }
@@ -482,6 +505,9 @@ static void test_registry_validate_param_specs(void) {
                      "[a-z][a-z0-9_]*(.[a-z][a-z0-9_]*)*)");
   const shard_param_spec badtype[] = {{"a", (shard_param_type)9, NULL, 0, 1, "1", 0, NULL, ""}};
   expect_param_error(badtype, 1, "parameter 'a': unknown type 9");
+  /* lists are for the host's case sections: a plugin receives one value */
+  const shard_param_spec list[] = {{"a", SHARD_PARAM_REAL, NULL, 0, 1, "1", SHARD_PARAM_LIST, NULL, ""}};
+  expect_param_error(list, 1, "parameter 'a': unknown flags 0x8");
   expect_param_error(NULL, 3, "n_params is 3 but the parameter table is NULL");
   /* a good table with dotted keys, exclusive bounds, every type, loads */
   const shard_param_spec good[] = {
@@ -659,6 +685,7 @@ static const cu_test_def tests[] = {
     {"test_registry_error_not_shared_object", test_registry_error_not_shared_object},
     {"test_registry_error_missing_file", test_registry_error_missing_file},
     {"test_registry_error_no_entry", test_registry_error_no_entry},
+    {"test_registry_lcp_abi10_compat", test_registry_lcp_abi10_compat},
     {"test_registry_error_empty", test_registry_error_empty},
     {"test_registry_error_abi_major", test_registry_error_abi_major},
     {"test_registry_error_abi_minor", test_registry_error_abi_minor},

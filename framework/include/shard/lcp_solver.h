@@ -3,6 +3,7 @@
 #define SHARD_LCP_SOLVER_H
 
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "shard/plugin.h"
@@ -36,7 +37,24 @@ typedef struct shard_lcp_solver_ops {
   int (*solve)(void *self, const shard_lcp_problem *prob, double *z, double *w, shard_lcp_report *report,
                shard_msg *msg);
   void (*destroy)(void *self); /* accepts NULL */
+  /* Appended (ABI 1.1), optional: the problem classes of this instance
+   * (SHARD_CAP_LCP_GENERAL / SHARD_CAP_LCP_NEEDS_PSD / neither) when its
+   * parameters choose among methods of different classes. It returns caps in
+   * the descriptor's form; only the class bits may differ from the
+   * descriptor's. Absent (ops_size too small) or NULL: the descriptor's caps.
+   * Read it with shard_lcp_solver_caps. */
+  uint64_t (*caps)(const void *self);
 } shard_lcp_solver_ops;
+
+/* The caps of a created instance: the `caps` slot when the plugin has it,
+ * else the descriptor's. */
+static inline uint64_t shard_lcp_solver_caps(const shard_plugin *desc, const void *self) {
+  const shard_lcp_solver_ops *ops = (const shard_lcp_solver_ops *)desc->ops;
+  const uint64_t cls = SHARD_CAP_LCP_GENERAL | SHARD_CAP_LCP_NEEDS_PSD;
+  if (desc->ops_size < offsetof(shard_lcp_solver_ops, caps) + sizeof ops->caps || !ops->caps || !self)
+    return desc->caps;
+  return (desc->caps & ~cls) | (ops->caps(self) & cls);
+}
 
 /* The entry check of every solve: resets the report to "input error, no
  * iterations, residual unknown" and checks that 1 <= n <= n_max and that the

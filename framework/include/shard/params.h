@@ -20,6 +20,7 @@ typedef enum shard_param_type {
 #define SHARD_PARAM_REQUIRED 0x1u      /* must be given (no default) */
 #define SHARD_PARAM_MIN_EXCLUSIVE 0x2u /* value > min instead of >= */
 #define SHARD_PARAM_MAX_EXCLUSIVE 0x4u /* value < max instead of <= */
+#define SHARD_PARAM_LIST 0x8u          /* case sections only (not plugins): REAL / INT also as a list of values */
 
 #define SHARD_INF HUGE_VAL
 

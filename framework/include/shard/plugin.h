@@ -16,7 +16,7 @@
 #include "shard/status.h"
 
 #define SHARD_ABI_MAJOR 1u
-#define SHARD_ABI_MINOR 0u
+#define SHARD_ABI_MINOR 1u
 #define SHARD_ABI_VERSION ((SHARD_ABI_MAJOR << 16) | SHARD_ABI_MINOR)
 #define SHARD_ABI_VERSION_MAJOR(v) ((uint32_t)(v) >> 16)
 #define SHARD_ABI_VERSION_MINOR(v) ((uint32_t)(v)&0xffffu)
@@ -42,6 +42,10 @@ typedef enum shard_plugin_kind {
 #define SHARD_CAP_LCP_NEEDS_PSD (1ull << 9) /* symmetric positive semidefinite only */
 #define SHARD_CAP_LCP_DENSE (1ull << 10)   /* reads the dense view (n limited) */
 #define SHARD_CAP_LCP_SPARSE (1ull << 11)  /* reads the CSR view (any n) */
+/* Appended (ABI 1.1): solve allocates and frees memory (a wrapped external
+ * library's solver), an exception to "the hot path never allocates" that the
+ * host and the contract suite check for every other solver. */
+#define SHARD_CAP_LCP_ALLOCATES (1ull << 12)
 
 /* Scales of the model, given to plugins at create time (penalty α·E/h̄,
  * stiffness caps, ...). Zero where the model has no such scale. */
