@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # e2e: the repository stands alone. No tracked file (build, test, script,
 # code or doc) may refer to a path outside the repository:
-#   - a relative path that climbs out of it: `../x` resolved from the file's
-#     own directory, or from the top (commands in docs run there) when it does
-#     not exist beside the file; `${PROJECT_SOURCE_DIR}/..`, `$src/..`,
-#     `$(dirname "$0")/../..` and the like, resolved from what the variable
-#     names;
-#   - an absolute path into a workstation rather than the system: /work/,
-#     /root/, /mnt/, the directory that holds this clone (whatever it is), and
-#     /home/<user> outside Markdown (docs may show example output);
+#   - a relative path that starts by going up ("..") and names nothing of the
+#     repository, neither from the file's own directory nor from any other
+#     directory of the repository (examples in docs are written for a case
+#     file's place, commands for the top);
+#   - a path built on a variable that names the top or the file's directory
+#     (PROJECT_SOURCE_DIR, CMAKE_CURRENT_SOURCE_DIR, $src, dirname "$0", ...)
+#     that goes up out of the repository;
+#   - an absolute path into a workstation rather than the system: under /work,
+#     /root or /mnt, under the directory that holds this clone (whatever it
+#     is), or under /home outside Markdown (docs may show example output);
 #   - a symbolic link whose target lies outside the repository.
 # Recorded run outputs (results/*/runs/) and binary files are data, not
 # references, and are not read.
