@@ -15,12 +15,12 @@ static int cmd_help(const shard_cli *cli, int argc, char **argv);
 /* One line per command or subcommand in `shard help`; dispatch takes the
  * first entry of a name. Every command answers -h, --help and `shard help`. */
 static const command commands[] = {
-    {"run", shard_cmd_run, "run CASE.yaml [-o DIR] [--set key.path=value ...]"},
+    {"run", shard_cmd_run, "run CASE.yaml [-o DIR] [--set key.path=value ...] [--resume]  | run --restart DIR"},
     {"validate", shard_cmd_validate, "validate FILE.yaml [--set key.path=value ...]"},
     {"plugins", shard_cmd_plugins, "plugins"},
     {"describe", shard_cmd_describe, "describe NAME [--markdown]"},
-    {"schema", shard_cmd_schema, "schema [case]"},
-    {"lcp", shard_cmd_lcp, "lcp --solver NAME M.mtx q.mtx"},
+    {"schema", shard_cmd_schema, "schema [case|campaign] [--markdown]"},
+    {"lcp", shard_cmd_lcp, "lcp --solver NAME M.mtx q.mtx [--set key=value ...]"},
     {"campaign", shard_cmd_campaign, "campaign CAMPAIGN.yaml [-o DIR] [-j N] [--slice K/N] [--resume] [--timeout S]"},
     {"campaign", shard_cmd_campaign, "campaign merge OUT_DIR DIR|TABLE.csv ... [--campaign CAMPAIGN.yaml]"},
     {"help", cmd_help, "help [COMMAND [SUBCOMMAND]]"},
