@@ -15,7 +15,7 @@ static int cmd_help(const shard_cli *cli, int argc, char **argv);
 /* One line per command or subcommand in `shard help`; dispatch takes the
  * first entry of a name. Every command answers -h, --help and `shard help`. */
 static const command commands[] = {
-    {"run", shard_cmd_run, "run CASE.yaml [-o DIR] [--set key.path=value ...] [--resume]  | run --restart DIR"},
+    {"run", shard_cmd_run, "run CASE.yaml [-o DIR] [--set key.path=value ...] [--resume] | run --restart DIR"},
     {"validate", shard_cmd_validate, "validate FILE.yaml [--set key.path=value ...]"},
     {"plugins", shard_cmd_plugins, "plugins"},
     {"describe", shard_cmd_describe, "describe NAME [--markdown]"},
