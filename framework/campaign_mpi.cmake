@@ -1,4 +1,4 @@
-# Optional MPI campaign runner (DESIGN §4): with an MPI C library present,
+# Optional MPI campaign runner (docs/campaigns.md#slices-merging-mpi): with an MPI C library present,
 # `mpirun -n P shard campaign FILE` gives rank r the slice r+1 of P and rank 0
 # merges the table. Without it the command says MPI is unavailable.
 option(SHARD_MPI "Build the MPI campaign runner when MPI is found" ON)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Cost of a NSN step against an explicit-penalty step (issue 5), measured in
+# Cost of a NSN step against an explicit-penalty step (docs/reproduction.md, "Cost"), measured in
 # one run of this script on the damaged bar with an interface at EVERY internal
 # node (adjacent interfaces: W' couples them), all in contact (zero openings,
 # the bar pushed onto the wall), NSN's LCP solved by pgs to 1e-12, 10^2 .. 10^5

@@ -4,7 +4,7 @@
 #   scripts/bench_lcp.sh [--shard PATH/TO/shard] [--solvers "pgs mprgp"] [--sizes "100 1000 10000 100000"]
 #
 # Runs `shard lcp --bench tridiag` on tridiagonal problems shaped like the 1D
-# contact operator W′ of SPEC §2.1 near the stable step (diagonal 1.02,
+# contact operator W′ of docs/theory.md §2 near the stable step (diagonal 1.02,
 # off-diagonals -0.49, q = 0.5 sin(2πi/64) + U(-0.5, 0.5): alternating
 # compressive and separating zones, about 60 % of the contacts active),
 # cold start each repeat, and prints n, iterations, mean and minimum time per

@@ -495,10 +495,20 @@ static int lock_campaign_dir(const char *file, const shard_campaign_options *opt
   return st == SHARD_ERR_INPUT ? SHARD_EXIT_INPUT : SHARD_EXIT_FAIL;
 }
 
+static void merge_usage(FILE *out) {
+  fprintf(out, "usage: shard campaign merge OUT_DIR DIR|TABLE.csv ... [--campaign CAMPAIGN.yaml]\n"
+               "merges the slice tables (campaign.slice-K-of-N.csv) of the directories or tables given into\n"
+               "OUT_DIR/campaign.csv; --campaign also writes the statistics of CAMPAIGN.yaml (statistics.csv, ...)\n");
+}
+
 static int cmd_merge(int argc, char **argv) {
   const char *campaign = NULL;
   int kept = 1;
   for (int i = 1; i < argc; ++i) { /* --campaign FILE anywhere; the other words in order */
+    if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+      merge_usage(stdout);
+      return SHARD_EXIT_OK;
+    }
     if (strcmp(argv[i], "--campaign") == 0 && i + 1 < argc)
       campaign = argv[++i];
     else
@@ -506,7 +516,7 @@ static int cmd_merge(int argc, char **argv) {
   }
   argc = kept;
   if (argc < 3) {
-    usage(stderr);
+    merge_usage(stderr);
     return SHARD_EXIT_INPUT;
   }
   shard_campaign *c = campaign ? merge_campaign(campaign) : NULL;

@@ -54,7 +54,7 @@ int shard_cmd_plugins(const shard_cli *cli, int argc, char **argv) {
   }
   qsort(list, n, sizeof *list, by_kind_name);
   if (n == 0) {
-    printf("no plugins found (searched --plugin-path, $SHARD_PLUGIN_PATH, the executable's ../lib/shard/plugins "
+    printf("no plugins found (searched --plugin-path, $SHARD_PLUGIN_PATH, lib/shard/plugins beside the executable's bin/ directory "
            "and the installed plugin directory)\n");
   } else {
     printf("%-*s  %-*s  %-*s  %s\n", wk, "KIND", wn, "NAME", wv, "VERSION", "FILE");

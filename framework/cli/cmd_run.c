@@ -104,8 +104,8 @@ static void heartbeat_stop(heartbeat *h) {
   h->started = 0;
 }
 
-static void usage(void) {
-  fprintf(stderr, "usage: shard run CASE.yaml [-o DIR] [--set key.path=value ...] [--resume] [--progress | --no-progress]\n"
+static void usage(FILE *out) {
+  fprintf(out, "usage: shard run CASE.yaml [-o DIR] [--set key.path=value ...] [--resume] [--progress | --no-progress]\n"
                   "       shard run --restart DIR\n"
                   "--resume continues from DIR/checkpoint.bin when this same run (case, plugins, version) wrote it,\n"
                   "and starts over otherwise; --restart DIR insists on DIR's checkpoint\n"
@@ -121,7 +121,11 @@ int shard_cmd_run(const shard_cli *cli, int argc, char **argv) {
   int n_sets = 0, progress = -1, resume = 0, beat_fd = -1;
   if (!sets) return SHARD_EXIT_FAIL;
   for (int i = 1; i < argc; ++i) {
-    if ((strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) && i + 1 < argc) out = argv[++i];
+    if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+      usage(stdout);
+      free(sets);
+      return SHARD_EXIT_OK;
+    } else if ((strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) && i + 1 < argc) out = argv[++i];
     else if (strcmp(argv[i], "--set") == 0 && i + 1 < argc) sets[n_sets++] = argv[++i];
     else if (strncmp(argv[i], "--set=", 6) == 0) sets[n_sets++] = argv[i] + 6;
     else if (strcmp(argv[i], "--restart") == 0 && i + 1 < argc) restart = argv[++i];
@@ -140,7 +144,7 @@ int shard_cmd_run(const shard_cli *cli, int argc, char **argv) {
       beat_fd = (int)fd;
     } else if (argv[i][0] == '-' || case_path) {
       fprintf(stderr, "shard run: unexpected argument '%s'\n", argv[i]);
-      usage();
+      usage(stderr);
       free(sets);
       return SHARD_EXIT_INPUT;
     } else case_path = argv[i];
@@ -156,7 +160,7 @@ int shard_cmd_run(const shard_cli *cli, int argc, char **argv) {
     out = restart;
   }
   if (!case_path) {
-    usage();
+    usage(stderr);
     free(sets);
     return SHARD_EXIT_INPUT;
   }

@@ -1,5 +1,5 @@
 /* the `shard` command: one function per subcommand, one file each. Each
- * returns the process exit code (DESIGN §4): 0 success, 2 bad input (nothing
+ * returns the process exit code (README.md#using-it): 0 success, 2 bad input (nothing
  * run), 3 numerical failure, 1 anything else. argv[0] is the subcommand. */
 #ifndef SHARD_CLI_COMMANDS_H
 #define SHARD_CLI_COMMANDS_H

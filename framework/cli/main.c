@@ -10,20 +10,61 @@ typedef struct command {
   const char *usage;
 } command;
 
+static int cmd_help(const shard_cli *cli, int argc, char **argv);
+
+/* One line per command or subcommand in `shard help`; dispatch takes the
+ * first entry of a name. Every command answers -h, --help and `shard help`. */
 static const command commands[] = {
-    {"run", shard_cmd_run, "run CASE.yaml [-o DIR] [--set key.path=value ...]"},
+    {"run", shard_cmd_run, "run CASE.yaml [-o DIR] [--set key.path=value ...] [--resume] | run --restart DIR"},
     {"validate", shard_cmd_validate, "validate FILE.yaml [--set key.path=value ...]"},
     {"plugins", shard_cmd_plugins, "plugins"},
     {"describe", shard_cmd_describe, "describe NAME [--markdown]"},
-    {"schema", shard_cmd_schema, "schema [case]"},
-    {"lcp", shard_cmd_lcp, "lcp --solver NAME M.mtx q.mtx"},
-    {"campaign", shard_cmd_campaign, "campaign CAMPAIGN.yaml [-o DIR] [-j N] [--slice K/N] [--resume] [--timeout S] | campaign merge OUT_DIR DIR..."},
+    {"schema", shard_cmd_schema, "schema [case|campaign] [--markdown]"},
+    {"lcp", shard_cmd_lcp, "lcp --solver NAME M.mtx q.mtx [--set key=value ...]"},
+    {"campaign", shard_cmd_campaign, "campaign CAMPAIGN.yaml [-o DIR] [-j N] [--slice K/N] [--resume] [--timeout S]"},
+    {"campaign", shard_cmd_campaign, "campaign merge OUT_DIR DIR|TABLE.csv ... [--campaign CAMPAIGN.yaml]"},
+    {"help", cmd_help, "help [COMMAND [SUBCOMMAND]]"},
 };
+#define N_COMMANDS (sizeof commands / sizeof commands[0])
 
 static void usage(FILE *out) {
-  fprintf(out, "usage: shard [--plugin-path DIR[:DIR...]] COMMAND ...\n\ncommands:\n");
-  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; ++i) fprintf(out, "  shard %s\n", commands[i].usage);
-  fprintf(out, "\nexit codes: 0 success, 2 bad input, 3 numerical failure, 1 other errors\n");
+  fprintf(out, "usage: shard [--plugin-path DIR[:DIR...]] COMMAND ...\n"
+               "       shard --version\n\ncommands:\n");
+  for (size_t i = 0; i < N_COMMANDS; ++i) fprintf(out, "  shard %s\n", commands[i].usage);
+  fprintf(out, "\n`shard COMMAND --help` or `shard help COMMAND` describes a command.\n"
+               "exit codes: 0 success, 2 bad input, 3 numerical failure, 1 other errors\n");
+}
+
+static const command *find_command(const char *name) {
+  for (size_t k = 0; k < N_COMMANDS; ++k)
+    if (strcmp(name, commands[k].name) == 0) return &commands[k];
+  return NULL;
+}
+
+/* shard help [COMMAND [SUBCOMMAND ...]]: the command's own --help */
+static int cmd_help(const shard_cli *cli, int argc, char **argv) {
+  if (argc < 2) {
+    usage(stdout);
+    return SHARD_EXIT_OK;
+  }
+  if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0) {
+    printf("usage: shard help [COMMAND [SUBCOMMAND]]\n"
+           "prints the usage of COMMAND (as `shard COMMAND --help` does), or the list of commands\n");
+    return SHARD_EXIT_OK;
+  }
+  const command *c = find_command(argv[1]);
+  if (!c) {
+    fprintf(stderr, "shard help: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return SHARD_EXIT_INPUT;
+  }
+  char help[] = "--help";
+  char *sub[8];
+  int n = 0;
+  for (int i = 1; i < argc && n < 6; ++i) sub[n++] = argv[i];
+  sub[n++] = help;
+  sub[n] = NULL;
+  return c->fn(cli, n, sub);
 }
 
 int main(int argc, char **argv) {
@@ -52,8 +93,8 @@ int main(int argc, char **argv) {
     usage(stderr);
     return SHARD_EXIT_INPUT;
   }
-  for (size_t k = 0; k < sizeof commands / sizeof commands[0]; ++k)
-    if (strcmp(argv[i], commands[k].name) == 0) return commands[k].fn(&cli, argc - i, argv + i);
+  const command *c = find_command(argv[i]);
+  if (c) return c->fn(&cli, argc - i, argv + i);
   fprintf(stderr, "shard: unknown command '%s'\n", argv[i]);
   usage(stderr);
   return SHARD_EXIT_INPUT;

@@ -1081,8 +1081,8 @@ static int write_temp_case(const shard_campaign *c, char *dir, size_t dsize, cha
   snprintf(dir, dsize, "%s/shard-campaign-XXXXXX", tmp && *tmp ? tmp : "/tmp");
   if (!mkdtemp(dir)) return SHARD_ERR_IO;
   const char *b = strrchr(c->path, '/');
-  snprintf(path, psize, "%s/%s", dir, b ? b + 1 : c->path);
-  FILE *f = fopen(path, "wb");
+  int np = snprintf(path, psize, "%s/%s", dir, b ? b + 1 : c->path);
+  FILE *f = np > 0 && (size_t)np < psize ? fopen(path, "wb") : NULL;
   if (!f) {
     rmdir(dir);
     return SHARD_ERR_IO;

@@ -1,4 +1,4 @@
-/* host: campaigns (DESIGN §4) — a base case plus a sweep, run point by point
+/* host: campaigns (docs/campaigns.md) — a base case plus a sweep, run point by point
  * in separate processes, collected into one tidy table, plotted.
  *
  *   base: ball_e1.yaml                 # or `case:` with an inline case

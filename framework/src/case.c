@@ -28,11 +28,11 @@ const shard_case_name shard_case_derived_names[] = {
     {"mass_total", "kg", "total mass of the model"},
     {"sigma_c", "Pa", "nominal strength fracture.strength.nominal"},
     {"g_c", "J/m^2", "fracture energy fracture.g_c"},
-    {"s0", "m", "characteristic fragment size E G_c / sigma_c^2 (SPEC 6)"},
+    {"s0", "m", "characteristic fragment size E G_c / sigma_c^2 (docs/theory.md section 13)"},
     {"t0", "s", "characteristic time s0 / c"},
     {"eps0", "1/s", "characteristic strain rate sigma_c / (E t0)"},
     {"s_grady", "m", "Grady's fragment size (24 G_c / (rho strain_rate^2))^(1/3), strain_rate = model.initial.strain_rate"},
-    {"s_bar", "m", "min(length, (1/(4 s0) + 1/s_grady)^-1), the confinement and stopping-rule length (SPEC 6)"},
+    {"s_bar", "m", "min(length, (1/(4 s0) + 1/s_grady)^-1), the confinement and stopping-rule length (docs/theory.md section 13)"},
 };
 const uint32_t shard_case_n_derived_names = SHARD_NPARAMS(shard_case_derived_names);
 

@@ -51,9 +51,9 @@ static const shard_param_spec bar_specs[] = {
      "or at loading.release_time"},
     {"loading.release_time", R, 0, 0, SHARD_INF, "s", 0, 0, "release time for loading.release = time"},
     {"walls.left.gap", R, 0, 0, SHARD_INF, "m", 0, 0, "rigid wall at this distance left of the left end (absent: no wall); on a driven end it acts from the release "
-     "(SPEC 6)"},
+     "(docs/theory.md section 8)"},
     {"walls.right.gap", R, 0, 0, SHARD_INF, "m", 0, 0, "rigid wall at this distance right of the right end (absent: no wall); on a driven end it acts from the "
-     "release (SPEC 6)"},
+     "release (docs/theory.md section 8)"},
 };
 
 static const shard_param_spec fracture_specs[] = {
@@ -61,7 +61,7 @@ static const shard_param_spec fracture_specs[] = {
     {"insertion", B, "true", 0, 0, "", 0, 0, "insert new cohesive interfaces when a facet's stress exceeds its strength"},
     {"strength.distribution", C, "constant", 0, 0, "", 0, "constant|uniform|weibull|defects",
      "facet strengths: constant nominal; uniform in [min, max]; Weibull(scale = nominal, modulus); or the paper's "
-     "defect model (SPEC 3.5)"},
+     "defect model (docs/theory.md section 11)"},
     {"strength.nominal", R, 0, 0, SHARD_INF, "Pa", REQ | POS, 0, "nominal strength sigma_c"},
     {"strength.min", R, 0, 0, SHARD_INF, "Pa", 0, 0, "uniform: lower bound"},
     {"strength.max", R, 0, 0, SHARD_INF, "Pa", 0, 0, "uniform: upper bound"},
@@ -91,14 +91,14 @@ static const shard_param_spec time_specs[] = {
     {"dt", R, 0, 0, SHARD_INF, "s", REQ | POS, 0,
      "time step; an expression may use dt_c (stable step of dt_estimate), dt_bulk, h_min, h_mean, c"},
     {"dt_estimate", C, "default", 0, 0, "", 0, "default|paper",
-     "stable step estimate: default (2/sqrt(lambda_max), SPEC 3.4) or the paper's formula"},
+     "stable step estimate: default (2/sqrt(lambda_max), docs/theory.md section 8) or the paper's formula"},
     {"energy_guard", R, "100", 1, SHARD_INF, "1", 0, 0,
      "stop as unstable when the mechanical energy exceeds this multiple of the injected energy, times "
      "1/(1 - (dt/dt_c_default)^2) for the Newmark-form schemes (NSN, CDL, explicit Newmark), whose stable runs "
-     "can show that much more (docs/theory.md 7)"},
+     "can show that much more (docs/theory.md section 7)"},
     {"stop", C, "end", 0, 0, "", 0, "end|dissipation_settled",
      "end: run to time.end; dissipation_settled: stop earlier once the fracture dissipation changed by less than "
-     "1e-3 (relative) at three checks in a row, checks 10 s_bar / c apart (SPEC 6)"},
+     "1e-3 (relative) at three checks in a row, checks 10 s_bar / c apart (docs/theory.md section 13)"},
     {"stop_after", R, "0", 0, SHARD_INF, "s", 0, 0,
      "dissipation_settled: never stop before this time (a confined bar: after it has reached the walls)"},
     {"checkpoint_every", I, "0", 0, 9.2e18, "1", 0, 0,

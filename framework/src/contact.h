@@ -1,4 +1,4 @@
-/* host: the contact problem services behind shard_system (DESIGN §3):
+/* host: the contact problem services behind shard_system (docs/plugins.md §2):
  * assembly of W = H_R M^-1 (M - kcoef K) M^-1 H_R^T over the active rows into
  * preallocated storage, and the LCP solve split into independent connected
  * blocks (cost scales with the active contacts), with the case's failure

@@ -1,5 +1,5 @@
 /* host: particle and 1D P1 bar models with extrinsic cohesive fracture, and
- * the shard_system services (DESIGN §3, SPEC §1, §3). */
+ * the shard_system services (docs/theory.md §9, §8, §10). */
 #include "model.h"
 
 #include <math.h>
@@ -392,7 +392,7 @@ static int build_bar(shard_model *m, const shard_case *c, const shard_scope *sco
     m->minv[d] = 0.0;
     m->sys.v[d] = m->presc_v[i];
   }
-  /* SPEC §6: the walls act after the release. Before it a wall on a driven
+  /* docs/theory.md §8: the walls act after the release. Before it a wall on a driven
    * end could only oppose the drive, an infinite mass that no impulse moves
    * (its W' is 0, the LCP infeasible): the row keeps its place with a zero
    * coefficient, so the wall reads its initial gap and stays open until
@@ -463,7 +463,7 @@ void shard_model_set_force_law(shard_model *m, const shard_contact_law_ops *ops,
   m->force_law_self = self;
 }
 
-/* ---- insertion (SPEC §3.1) --------------------------------------------------- */
+/* ---- insertion (docs/theory.md §8) --------------------------------------------------- */
 
 /* Split internal node j (facet j-1): the twin takes element j and half of its
  * mass; both copies keep u, v, a and the integrator's aux vectors. */
@@ -701,7 +701,7 @@ void shard_model_release(shard_model *m) {
     if (m->wall_h[i] != 0.0) m->h_val[m->h_rowptr[i]] = m->wall_h[i];
 }
 
-/* ---- stable step (SPEC §3.4) ------------------------------------------------------ */
+/* ---- stable step (docs/theory.md §8) ------------------------------------------------------ */
 
 /* Number of eigenvalues below x of the symmetric tridiagonal (diag d, off e)
  * by the Sturm sequence of its LDL^T pivots. */
@@ -718,7 +718,7 @@ static int64_t sturm_count(const double *d, const double *e, int32_t n, double x
 }
 
 double shard_model_dt_default(const shard_model *m, double max_spring) {
-  /* Exact lambda_max of M^-1/2 K_max M^-1/2 (SPEC §3.4), K_max = bulk + every
+  /* Exact lambda_max of M^-1/2 K_max M^-1/2 (docs/theory.md §8), K_max = bulk + every
    * added spring at its largest stiffness. In 1D the model is a chain: with
    * fracture every facet that is or may become an interface is split into its
    * two copies (half masses) joined by the largest cohesive/penalty spring, so

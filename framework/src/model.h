@@ -1,4 +1,4 @@
-/* host: the mechanical models behind shard_system (DESIGN §3).
+/* host: the mechanical models behind shard_system (docs/theory.md §9).
  *
  * One representation serves the particle and the 1D P1 bar: DOFs with a
  * lumped mass and a constant external force, linear springs between DOF
@@ -52,7 +52,7 @@ typedef struct shard_model {
   int32_t *el_pos;  /* 4 per element: (a,a) (a,b) (b,a) (b,b) */
   int32_t *con_pos; /* 4 per constraint: same with its two DOFs (or 1 used) */
 
-  /* extrinsic cohesive fracture (SPEC §3): candidate facets at internal nodes */
+  /* extrinsic cohesive fracture (docs/theory.md §8): candidate facets at internal nodes */
   int fracture;               /* the case has a fracture section */
   int insertion;              /* new insertions allowed */
   double g_c;                 /* fracture energy [J/m^2] */
@@ -113,12 +113,12 @@ int shard_model_set_tsl(shard_model *m, const shard_tsl_ops *ops, void *self, in
 /* After a step: evaluate the cohesive law at u with commit (history), and
  * accumulate the cohesive work by trapezoids. */
 void shard_model_commit(shard_model *m);
-/* Insert interfaces on facets whose stress exceeds their strength (SPEC
- * §3.1); returns how many, *first_dof = first new DOF. O(ndof) when any. */
+/* Insert interfaces on facets whose stress exceeds their strength
+ * (docs/theory.md §8); returns how many, *first_dof = first new DOF. O(ndof) when any. */
 int32_t shard_model_insert(shard_model *m, int32_t *first_dof);
 /* Cohesive energies [J]: reversible, work, dissipation (work - reversible). */
 void shard_model_cohesive_energy(const shard_model *m, double *rev, double *work);
-/* Fragments (SPEC §5): maximal runs of elements not separated by a fully
+/* Fragments (docs/theory.md §8): maximal runs of elements not separated by a fully
  * broken interface; count = 1 + #{d = 1}. Fills up to n_max (out may be
  * NULL) and returns the count. */
 typedef struct shard_fragment {
@@ -129,7 +129,7 @@ typedef struct shard_fragment {
 int32_t shard_model_fragments(const shard_model *m, const double *v, shard_fragment *out, int32_t n_max);
 int32_t shard_model_broken(const shard_model *m);
 /* Reaction forces R = -(f_ext - f_int) on the prescribed DOFs at u, in the
- * order of presc_dof (for the external work, SPEC §4). */
+ * order of presc_dof (for the external work, docs/theory.md §12). */
 void shard_model_reactions(shard_model *m, const double *u, double out[2]);
 /* Release the prescribed DOFs (free expansion). */
 void shard_model_release(shard_model *m);
@@ -142,13 +142,13 @@ int shard_model_checkpoint_read(shard_model *m, FILE *f, shard_msg *msg);
 /* Attach the force law (penalty) so that force()/stiffness() include it. */
 void shard_model_set_force_law(shard_model *m, const shard_contact_law_ops *ops, void *self);
 
-/* Stable step estimates (SPEC §3.4). max_spring: the largest stiffness [N/m]
+/* Stable step estimates (docs/theory.md §8). max_spring: the largest stiffness [N/m]
  * a constraint spring may take (penalty), 0 if none. */
 double shard_model_dt_default(const shard_model *m, double max_spring);
 double shard_model_dt_paper(const shard_model *m, double max_spring);
 double shard_model_dt_bulk(const shard_model *m);
 
-/* Energies of the current state (SPEC §4). */
+/* Energies of the current state (docs/theory.md §12). */
 double shard_model_kinetic(const shard_model *m, const double *v);
 double shard_model_elastic(const shard_model *m, const double *u);
 /* Gaps of every constraint at u (into gaps) and, with a force law, its

@@ -1,4 +1,4 @@
-/* host: analytic references and error norms (SPEC §6). */
+/* host: analytic references and error norms (docs/reproduction.md). */
 #ifndef SHARD_REFERENCE_H
 #define SHARD_REFERENCE_H
 

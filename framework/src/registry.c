@@ -1,4 +1,4 @@
-/* host: plugin discovery, loading, validation and lookup (DESIGN §2).
+/* host: plugin discovery, loading, validation and lookup (docs/plugins.md §6, §8).
  *
  * A plugin file is opened with dlopen(RTLD_NOW | RTLD_LOCAL) and asked for its
  * descriptors through the single symbol shard_plugin_entry. Every descriptor

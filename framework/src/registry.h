@@ -1,4 +1,4 @@
-/* host: plugin discovery, loading and lookup (DESIGN §2). */
+/* host: plugin discovery, loading and lookup (docs/plugins.md §6). */
 #ifndef SHARD_REGISTRY_H
 #define SHARD_REGISTRY_H
 

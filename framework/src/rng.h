@@ -1,4 +1,4 @@
-/* host: the one seeded random generator of shard (SPEC §3.5).
+/* host: the one seeded random generator of shard (docs/theory.md §11).
  * xoshiro256** (Blackman & Vigna 2018) seeded through splitmix64: a fixed,
  * documented algorithm, so that a case reproduces bit for bit for a given
  * build and to round-off across machines. Not the C library's rand(). */

@@ -129,7 +129,7 @@ static int case_number(run *r, const char *path, double *out) {
   return ok;
 }
 
-/* Material and fragmentation scales of SPEC §6, from the case's own keys. */
+/* Material and fragmentation scales of docs/theory.md §13, from the case's own keys. */
 static int fragmentation_scale(run *r, const char *name, double *out) {
   double E, rho, gc, sc, L, rate = 0;
   if (!case_number(r, "model.young", &E) || !case_number(r, "model.density", &rho)) return 0;
@@ -452,7 +452,7 @@ static int history_row(run *r, int64_t step, double t, int event, shard_msg *msg
   return ferror(f) ? history_error(r, step, t, msg) : SHARD_OK;
 }
 
-/* ---- energies (SPEC §4) -------------------------------------------------------- */
+/* ---- energies (docs/theory.md §12) -------------------------------------------------------- */
 
 /* state energies at the current state: kinetic, elastic, penalty, cohesive, H */
 static double energy_state(run *r) {
@@ -506,7 +506,7 @@ static void energy_increments(run *r) {
   r->C_dis += dc;
 }
 
-/* the balance H + C_dis + D_num + G - W_ext (SPEC §4) and its relative drift */
+/* the balance H + C_dis + D_num + G - W_ext (docs/theory.md §12) and its relative drift */
 static void energy_balance(run *r, double E, int first) {
   const double G = r->coh_work - r->coh_rev;
   const double B = r->H + r->C_dis + r->D_num + G - r->W_ext - r->release_offset;
@@ -544,7 +544,7 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* The fragments of the final state (SPEC §5), left to right, and their
+/* The fragments of the final state (docs/theory.md §8), left to right, and their
  * sizes ascending with the statistics over them (mean with its Student-t
  * 95% interval, spread) and the median. Returns the count, or -1 out of
  * memory; *fr and *sizes are malloc'd (free both, also on failure). */
@@ -901,7 +901,7 @@ static int check_finite(const shard_model *m, const char **what) {
   return 1;
 }
 
-/* ---- checkpoints (DESIGN §4) ----------------------------------------------------------
+/* ---- checkpoints (docs/cases.md#checkpoints---restart-and---resume) ----------------------------------------------------------
  * DIR/checkpoint.bin, written atomically: magic, run hash, step, the model's
  * arrays, the run's accumulators, the history length. A restart rebuilds the
  * run from DIR/case.resolved.yaml exactly as the first time, then overwrites
@@ -1006,9 +1006,9 @@ static int checkpoint_resumable(const run *r) {
   return checkpoint_header(r->opt->out_dir, hash, &step) && memcmp(hash, r->run_hash, 64) == 0;
 }
 
-/* Release the prescribed ends (free expansion, SPEC §6): their accelerations
+/* Release the prescribed ends (free expansion, docs/theory.md §13): their accelerations
  * change from imposed to computed, which makes the algorithmic energy jump;
- * the jump is carried by an offset recorded here (SPEC §4). */
+ * the jump is carried by an offset recorded here (docs/theory.md §12). */
 static int release(run *r, int64_t k, double t, shard_msg *msg) {
   shard_model *m = r->m;
   shard_system *sys = &m->sys;

@@ -1,4 +1,4 @@
-/* host: field snapshots for ParaView and the space-time picture (issue 5, item 6).
+/* host: field snapshots for ParaView and the space-time picture (docs/cases.md, `output`).
  *
  * Snapshots: every shard_snapshots_write() writes dir/fields/fields_NNNNNN.vtu
  * (VTK XML UnstructuredGrid, ASCII) of the bar's current state and rewrites
@@ -13,7 +13,7 @@
  *             damage   max over the interfaces at the element's two ends of
  *                      d = min(delta_max / delta_c, 1); 0 without interface
  *             fragment 0-based fragment id: the number of fully broken
- *                      interfaces (delta_max >= delta_c) to the left (SPEC §5)
+ *                      interfaces (delta_max >= delta_c) to the left (docs/theory.md §8)
  * Numbers are written with 17 significant digits (exact round trip).
  * open() preallocates the text buffer for ndof_max points and nel cells;
  * write() allocates nothing proportional to the model (only the time list of

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # e2e: every plugin of the build exports exactly one dynamic symbol,
-# shard_plugin_entry (DESIGN §2). Args: <shard-exe> <source-dir> <build-dir>.
+# shard_plugin_entry (docs/plugins.md §1). Args: <shard-exe> <source-dir> <build-dir>.
 set -euo pipefail
 build="$3"
 dir="$(find "$build" -maxdepth 4 -type d -path '*/shard/plugins' -not -path '*/tests/*' | head -n1)"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The LCP failure policy inside a run (issue 3): pgs capped at one sweep fails
+# The LCP failure policy inside a run (docs/cases.md, `lcp`): pgs capped at one sweep fails
 # on the damaged bar's coupled blocks; on_failure: stop ends the run with
 # exit 3 and a message naming step, time, solver and cause, keeping the
 # outputs; on_failure: fallback retries with lemke and counts it; dump: true

@@ -33,9 +33,13 @@ static inline int rh_run(const char *rel, const char *tag, const char **sets, in
                   char *msg_out, size_t n_msg) {
   shard_registry *reg = rh_registry();
   char path[1024];
-  snprintf(path, sizeof path, "%s/%s.yaml", SHARD_SOURCE_DIR, rel);
   const char *base = strrchr(rel, '/');
-  snprintf(out, n_out, "%s/%s_%s", rh_tmpdir, base ? base + 1 : rel, tag);
+  int np = snprintf(path, sizeof path, "%s/%s.yaml", SHARD_SOURCE_DIR, rel);
+  int no = snprintf(out, n_out, "%s/%s_%s", rh_tmpdir, base ? base + 1 : rel, tag);
+  if (np < 0 || (size_t)np >= sizeof path || no < 0 || (size_t)no >= n_out) {
+    fprintf(stderr, "rh_run: path of %s (%s) too long\n", rel, tag);
+    return 1;
+  }
   shard_diag *diag = shard_diag_create();
   shard_case *c = NULL;
   int code = 2;

@@ -1,6 +1,6 @@
 /* tests: the paper's ball and bar benchmarks through the whole host (case
  * file -> registry -> model -> integrator -> summary.yaml), against the
- * analytic references of SPEC §6 and the acceptance bounds of issue 3. */
+ * analytic references of docs/reproduction.md and the acceptance bounds below. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +31,7 @@ static double ball_eta(const char *name, const char *scheme, double dt) {
   return summary(out, "reference.eta");
 }
 
-/* Issue 3: T = 5, dt = 1e-2: eta <= 0.08 (NSN, MJ), 0.2 (CDL) at e = 1; 0.06 and 0.1 at e = 0.8. */
+/* Acceptance: T = 5, dt = 1e-2: eta <= 0.08 (NSN, MJ), 0.2 (CDL) at e = 1; 0.06 and 0.1 at e = 0.8. */
 static void test_benchmarks_ball_eta(void) {
   const char *cases[] = {"ball_e1", "ball_e08"};
   const double bound_nm[] = {0.08, 0.06}, bound_cdl[] = {0.2, 0.1};
@@ -48,7 +48,7 @@ static void test_benchmarks_ball_eta(void) {
   }
 }
 
-/* Issue 3: 25 dt log-spaced in [1e-4, 1e-2]: slope in [0.8, 1.25] for NSN, MJ, CDL, e in {1, 0.8}. */
+/* Acceptance: 25 dt log-spaced in [1e-4, 1e-2]: slope in [0.8, 1.25] for NSN, MJ, CDL, e in {1, 0.8}. */
 static void test_benchmarks_ball_convergence(void) {
   enum { N = 25 };
   const char *cases[] = {"ball_e1", "ball_e08"};
@@ -64,7 +64,7 @@ static void test_benchmarks_ball_convergence(void) {
     }
 }
 
-/* Issue 3: the e = 0.8 ball rests after the Zeno time, without drift or growing chatter. */
+/* Acceptance: the e = 0.8 ball rests after the Zeno time, without drift or growing chatter. */
 static void test_benchmarks_ball_rest(void) {
   for (int s = 0; s < 3; ++s) {
     char set_i[64], out[512], path[1024], line[4096];
@@ -98,7 +98,7 @@ static void test_benchmarks_ball_rest(void) {
   }
 }
 
-/* Issue 3: impacting bar, N_e = 50, dt = 0.7 dt_c, e = 0. */
+/* Acceptance: impacting bar, N_e = 50, dt = 0.7 dt_c, e = 0. */
 static void test_benchmarks_bar_impact(void) {
   for (int s = 0; s < 3; ++s) {
     char set_i[64], out[512];
@@ -121,7 +121,7 @@ static void test_benchmarks_bar_impact(void) {
   }
 }
 
-/* Issue 3: explicit Newmark + penalty approaches the bar answer as the
+/* Acceptance: explicit Newmark + penalty approaches the bar answer as the
  * penalty grows. The contact-node displacement error during the contact is
  * the penetration: its maximum falls with alpha (about alpha^-1/2) over
  * alpha in {1, 10, 100}; its L1 norm over the contact phase falls over

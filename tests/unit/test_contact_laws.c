@@ -23,12 +23,12 @@ static const shard_plugin *load_plugin(const char *name, void **out_dl) {
   return entry(0);
 }
 
-/* value table in the descriptor's order; NAN = absent */
-static int create_law(const shard_plugin *d, const double *values, const shard_model_scales *scales, void **out,
-                      shard_msg *msg) {
+/* value table (n_values entries) in the descriptor's order; NAN = absent */
+static int create_law(const shard_plugin *d, const double *values, uint32_t n_values,
+                      const shard_model_scales *scales, void **out, shard_msg *msg) {
   shard_param_value vals[4];
   memset(vals, 0, sizeof vals);
-  for (uint32_t i = 0; i < d->n_params && i < 4; ++i)
+  for (uint32_t i = 0; i < d->n_params && i < n_values && i < 4; ++i)
     if (!isnan(values[i])) {
       vals[i].set = 1;
       vals[i].real = values[i];
@@ -77,7 +77,7 @@ static void test_contact_laws_newton_impact(void) {
   for (int k = 0; k < 3; ++k) {
     void *self;
     shard_msg msg = {{0}};
-    CU_ASSERT_EQUAL_FATAL(create_law(d, &good[k], NULL, &self, &msg), SHARD_OK);
+    CU_ASSERT_EQUAL_FATAL(create_law(d, &good[k], 1, NULL, &self, &msg), SHARD_OK);
     double e[5] = {-1, -1, -1, -1, -1};
     ops->restitution(self, 4, e);
     for (int i = 0; i < 4; ++i) CU_NEAR(e[i], good[k], 0.0);
@@ -88,7 +88,7 @@ static void test_contact_laws_newton_impact(void) {
   for (int k = 0; k < 4; ++k) {
     void *self = &dl;
     shard_msg msg = {{0}};
-    int rc = create_law(d, &bad[k], NULL, &self, &msg);
+    int rc = create_law(d, &bad[k], 1, NULL, &self, &msg);
     if (isnan(bad[k])) {
       CU_CHECK_MSG(rc == SHARD_ERR_INPUT && strstr(msg.text, "required"), "missing restitution: rc %d '%.200s'", rc,
                    msg.text);
@@ -111,7 +111,7 @@ static void test_contact_laws_penalty_values(void) {
   const double vals[2] = {NAN, 1e6};
   void *self;
   shard_msg msg = {{0}};
-  CU_ASSERT_EQUAL_FATAL(create_law(d, vals, &sc, &self, &msg), SHARD_OK);
+  CU_ASSERT_EQUAL_FATAL(create_law(d, vals, 2, &sc, &self, &msg), SHARD_OK);
   const double g[5] = {-1e-3, 0.0, 2e-3, -2e-6, -0.0};
   double f[5], k[5], en[5];
   ops->force(self, 5, g, f, k, en);
@@ -134,11 +134,11 @@ static void test_contact_laws_penalty_values(void) {
   /* alpha: eps_n = alpha E / h_mean, times the area; area 0 counts as 1 */
   const double va[2] = {10.0, NAN};
   const shard_model_scales bar = {.struct_size = sizeof bar, .young = 2.11e11, .area = 6.45e-4, .h_mean = 0.254 / 50};
-  CU_ASSERT_EQUAL_FATAL(create_law(d, va, &bar, &self, &msg), SHARD_OK);
+  CU_ASSERT_EQUAL_FATAL(create_law(d, va, 2, &bar, &self, &msg), SHARD_OK);
   CU_NEAR(ops->max_stiffness(self), 10.0 * 2.11e11 / (0.254 / 50) * 6.45e-4, 1e-3);
   ops->destroy(self);
   const shard_model_scales noarea = {.struct_size = sizeof noarea, .young = 1e9, .h_mean = 1e-2};
-  CU_ASSERT_EQUAL_FATAL(create_law(d, va, &noarea, &self, &msg), SHARD_OK);
+  CU_ASSERT_EQUAL_FATAL(create_law(d, va, 2, &noarea, &self, &msg), SHARD_OK);
   CU_NEAR(ops->max_stiffness(self), 10.0 * 1e9 / 1e-2, 1e-3);
   ops->destroy(self);
   dlclose(dl);
@@ -166,7 +166,7 @@ static void test_contact_laws_penalty_errors(void) {
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
     void *self = &dl;
     shard_msg msg = {{0}};
-    int rc = create_law(d, cases[i].v, cases[i].sc, &self, &msg);
+    int rc = create_law(d, cases[i].v, 2, cases[i].sc, &self, &msg);
     CU_CHECK_MSG(rc == SHARD_ERR_INPUT && self == NULL && strstr(msg.text, cases[i].needle),
                  "case %zu: rc %d, message '%.200s' (expected '%s')", i, rc, msg.text, cases[i].needle);
   }
@@ -174,7 +174,7 @@ static void test_contact_laws_penalty_errors(void) {
   void *self;
   shard_msg msg = {{0}};
   const double vk[2] = {NAN, 5e4};
-  CU_ASSERT_EQUAL(create_law(d, vk, &particle, &self, &msg), SHARD_OK);
+  CU_ASSERT_EQUAL(create_law(d, vk, 2, &particle, &self, &msg), SHARD_OK);
   CU_NEAR(((const shard_contact_law_ops *)d->ops)->max_stiffness(self), 5e4, 0.0);
   ((const shard_contact_law_ops *)d->ops)->destroy(self);
   dlclose(dl);

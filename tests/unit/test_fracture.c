@@ -1,5 +1,5 @@
-/* tests: extrinsic cohesive fracture through the whole host (issue 5
- * acceptance): insertion and momentum, the two-bar impact, the damaged bar
+/* tests: extrinsic cohesive fracture through the whole host:
+ * insertion and momentum, the two-bar impact, the damaged bar
  * (balance at round-off, LCP residuals, impulses against lemke, rebound,
  * first-order penetration), G_c per broken crack, penalty stability. */
 #include <dirent.h>

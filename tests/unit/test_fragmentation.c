@@ -1,4 +1,4 @@
-/* tests: small versions of the paper's fragmentation studies (issue 6):
+/* tests: small versions of the paper's fragmentation studies:
  * the qualitative findings that hold at small size: the time-step study on
  * a 1 mm bar, the others on a 4 mm bar
  * (tests/cases/fracture/ring_small.yaml at h = s0/30 for the rate trend,
@@ -63,7 +63,7 @@ static void test_fragmentation_confinement_and_restitution(void) {
   CU_CHECK_MSG(nf[0] > nf[1], "fewer fragments at e = 0 (%.0f) than at e = 1 (%.0f) over seeds 1-3", nf[0], nf[1]);
 }
 
-/* A box smaller than the bar at release (alpha_box = 1, SPEC 6): the driven
+/* A box smaller than the bar at release (alpha_box = 1, docs/theory.md §8): the driven
  * ends pass the walls' places before the release, where the walls do not act
  * yet (a wall against a drive would be an LCP with W' = 0 and no solution:
  * the run used to stop there). After the release the walls act: the end

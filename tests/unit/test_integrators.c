@@ -470,7 +470,7 @@ static void test_integrators_mj_theta_refused(void) {
   }
 }
 
-/* SPEC §2.5: one NSN step and one MJ(½) step of the particle in free flight */
+/* docs/theory.md §3: one NSN step and one MJ(½) step of the particle in free flight */
 static void test_integrators_appendix_b_free_flight(void) {
   const double dt = 1e-2, m0 = 2.0, u0 = 1.0, v0 = 0.3;
   mock mn, mm;
@@ -493,7 +493,7 @@ static void test_integrators_appendix_b_free_flight(void) {
   integ_close(&mj);
 }
 
-/* SPEC §2.5: the impact step, both schemes detecting contact in this step */
+/* docs/theory.md §3: the impact step, both schemes detecting contact in this step */
 static void test_integrators_appendix_b_impact(void) {
   const double dt = 1e-2, m0 = 2.0, u0 = 0.01, v0 = -3.0;
   const double es[4] = {0.0, 0.5, 0.8, 1.0};
@@ -996,7 +996,7 @@ static void test_integrators_failed_step_keeps_state(void) {
   integ_close(&it);
 }
 
-/* Analytic bouncing ball (SPEC §6): drop from u0 at rest, impacts at t_k with
+/* Analytic bouncing ball (docs/reproduction.md, Fig. 4): drop from u0 at rest, impacts at t_k with
  * speeds e^k V, rest after the Zeno time t1 (1+e)/(1−e). */
 static double ball_exact(double t, double u0, double e) {
   const double t1 = sqrt(2.0 * u0 / grav), speed0 = sqrt(2.0 * grav * u0);
@@ -1013,8 +1013,8 @@ static double ball_exact(double t, double u0, double e) {
 }
 
 /* The ball benchmark through the mock (T = 5, Δt = 1e-2): η = Σ|u − u_a| /
- * Σ|u_a| within the issue's acceptance bounds and within 0.003 of the figures
- * of an independent implementation of the SPEC equations (0.062, 0.062, 0.146
+ * Σ|u_a| within the acceptance bounds and within 0.003 of the figures
+ * of an independent implementation of the same equations (0.062, 0.062, 0.146
  * at e = 1; 0.046, 0.046, 0.080 at e = 0.8); the e = 0.8 ball rests after the
  * Zeno time. */
 static void test_integrators_bouncing_ball(void) {
@@ -1090,7 +1090,7 @@ static void test_integrators_ball_convergence(void) {
     }
 }
 
-/* The impacting bar of SPEC §6 as a chain in the mock: L = 0.254 m,
+/* The impacting bar of docs/reproduction.md (Fig. 6) as a chain in the mock: L = 0.254 m,
  * A = 6.45e-4 m², E = 211 GPa, ρ = 7847, N_e = 50, v0 = 5 m/s toward a wall
  * at gap 1e-3 L, e = 0. Δt_c = h/c (Gershgorin: λ ≤ 4k/m for every node). */
 static void mock_bar(mock *m, int ne, double *dt_c, double *f0, double *tb) {
@@ -1114,7 +1114,7 @@ static void mock_bar(mock *m, int ne, double *dt_c, double *f0, double *tb) {
   *tb = 2.0 * len / c;
 }
 
-/* Issue 3 acceptance on the bar, e = 0, Δt = 0.7Δt_c: contact duration within
+/* Acceptance on the bar, e = 0, Δt = 0.7Δt_c: contact duration within
  * 2Δt of 2L/c (MJ 3Δt), mean force over the central 80% of the contact within
  * 2% of F0 = ρcv0A, rebound velocity (momentum / mass) within 5% of v0. */
 static void test_integrators_impacting_bar(void) {

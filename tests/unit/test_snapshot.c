@@ -19,8 +19,9 @@
 
 static void fresh_dir(char *out, size_t n, const char *tag) {
   snprintf(out, n, "/tmp/shard_test_snapshot_%ld_%s", (long)getpid(), tag);
-  char cmd[600];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", out, out);
+  char cmd[1200];
+  int k = snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", out, out);
+  CU_ASSERT_FATAL(k > 0 && (size_t)k < sizeof cmd);
   CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
 }
 

@@ -1,7 +1,7 @@
 /* tests: the traction–separation-law contract, run on EVERY tsl plugin found
  * in SHARD_PLUGIN_DIR (loaded through the registry; none is skipped).
  *
- * The contract is SPEC §3.2–3.4 as the host relies on it. Per interface σ_c,
+ * The contract is docs/theory.md §10 as the host relies on it. Per interface σ_c,
  * δ_c = 2G_c/σ_c, d = min(δ_max/δ_c, 1), secant k(d) = σ_c(1−d)/(d δ_c) and
  * the law's k̃ = max_stiffness():
  *   - an interface is on the capped path when d = 0 or k(d) > k̃, on the
@@ -208,7 +208,7 @@ static shard_tsl_batch view(batch *b) {
   return v;
 }
 
-/* The SPEC's path for damage d (0 <= d < 1) under cap kt: 1 capped, 0 secant,
+/* The law's path (docs/theory.md §10) for damage d (0 <= d < 1) under cap kt: 1 capped, 0 secant,
  * -1 too close to the switch k(d) = k̃ to tell in floating point. */
 static int capped_path(double sc, double dc, double d, double kt) {
   if (d <= 0.0) return 1;

@@ -1,4 +1,4 @@
-/* shard — contact-law plugins. Two families (DESIGN §2):
+/* shard — contact-law plugins. Two families (docs/plugins.md §1):
  *  - impact laws (SHARD_CAP_IMPACT_LAW): a restitution coefficient per
  *    constraint, used by the nonsmooth integrators (NSN, MJ, CDL);
  *  - force laws (SHARD_CAP_FORCE_LAW): a force and stiffness from the gap,

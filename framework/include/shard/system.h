@@ -1,4 +1,5 @@
-/* shard — the discrete system seen by integrators (DESIGN §3).
+/* shard — the discrete system seen by integrators (docs/plugins.md §2; the model behind it:
+ * docs/theory.md §9).
  *
  * Integrators never see meshes: they see DOF vectors, a lumped mass, a force
  * evaluation, a sparse stiffness, constraint rows H with gaps g(u), and two

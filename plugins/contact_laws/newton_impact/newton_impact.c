@@ -1,4 +1,4 @@
-/* newton_impact — Newton's impact law at velocity level (SPEC §1): on an
+/* newton_impact — Newton's impact law at velocity level (docs/theory.md §9): on an
  * active constraint, 0 ≤ p ⊥ H v_{n+1} + e H v_n ≥ 0 with one restitution
  * coefficient e ∈ [0, 1] for every constraint of the model. The impact
  * family: used by nsn, moreau_jean and cd_lagrange. */

@@ -1,4 +1,4 @@
-/* penalty — linear penalty contact (SPEC §2.4): on a violated gap g < 0 a
+/* penalty — linear penalty contact (docs/theory.md §5): on a violated gap g < 0 a
  * restoring force ε_n A |g|, stiffness ε_n A, reversible energy ½ ε_n A g².
  * ε_n is given either absolutely (`stiffness`, Pa/m) or as α E / h̄ (`alpha`)
  * from the model's scales; A is the model's cross-section (1 when the model

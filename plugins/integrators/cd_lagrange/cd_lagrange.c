@@ -1,5 +1,5 @@
 /* cd_lagrange — central differences with Lagrange multipliers on velocities
- * (CD-Lagrange, Fekak et al. 2017; SPEC §2.3).
+ * (CD-Lagrange, Fekak et al. 2017; docs/theory.md §4).
  *
  *   u_{n+1}   = u_n + Δt v_{n+½}                       never corrected
  *   A         = { i : g_i(u_{n+1}) ≤ 0 }
@@ -215,7 +215,7 @@ static const shard_plugin cdl_desc = {
     .ops = &cdl_ops,
     .doc = "Positions advance with the half-step velocity and are never corrected; constraints closed at the new "
            "position are active; one LCP on W = H M^-1 H^T enforces the Newton impact law on the next half-step "
-           "velocity. Reports the integer-time velocity (v_{n+1/2} + v_{n+3/2})/2. SPEC section 2.3.",
+           "velocity. Reports the integer-time velocity (v_{n+1/2} + v_{n+3/2})/2. docs/theory.md section 4.",
 };
 
 SHARD_PLUGIN_SINGLE(cdl_desc)

@@ -1,5 +1,5 @@
 /* explicit_newmark — explicit central-difference Newmark (β = 0, γ = ½) for
- * force-law contact (penalty), SPEC §2.4.
+ * force-law contact (penalty), docs/theory.md §5.
  *
  *   u_{n+1} = u_n + Δt v_n + Δt²/2 a_n
  *   a_{n+1} = M⁻¹ f(t_{n+1}, u_{n+1})      f = f_ext − f_int (+ penalty, by the host)
@@ -127,7 +127,7 @@ static const shard_plugin enm_desc = {
     .ops = &enm_ops,
     .doc = "The classical explicit scheme: displacement predictor, acceleration from the forces at the new position "
            "(penalty contact forces included by the host), trapezoidal velocity update. Conditionally stable: "
-           "dt <= 2/omega_max with the penalty stiffness in omega_max. SPEC section 2.4.",
+           "dt <= 2/omega_max with the penalty stiffness in omega_max. docs/theory.md section 5.",
 };
 
 SHARD_PLUGIN_SINGLE(enm_desc)

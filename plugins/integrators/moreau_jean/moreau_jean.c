@@ -1,4 +1,4 @@
-/* moreau_jean — the Moreau–Jean θ time-stepping scheme (SPEC §2.2).
+/* moreau_jean — the Moreau–Jean θ time-stepping scheme (docs/theory.md §3).
  *
  *   M(v_{n+1} − v_n) + Δt K u_{n+θ} = Δt f_ext(t_n + θΔt) + H_Aᵀ p
  *   u_{n+θ} = u_n + θΔt((1−θ) v_n + θ v_{n+1})
@@ -516,7 +516,7 @@ static const shard_plugin mj_desc = {
     .doc = "Implicit theta-method on velocities (theta = 1/2 in the paper); the active set is taken at the "
            "position u_n + dt v_n; one LCP on W = H S^-1 H^T with S = M + theta^2 dt^2 K enforces the Newton "
            "impact law. S is factored once per change of K or dt (LAPACK dpbtrf). Declines insertions, so "
-           "fracture cases are refused. SPEC section 2.2.",
+           "fracture cases are refused. docs/theory.md section 3.",
 };
 
 SHARD_PLUGIN_SINGLE(mj_desc)

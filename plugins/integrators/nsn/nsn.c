@@ -1,5 +1,5 @@
 /* nsn — the semi-explicit nonsmooth Newmark integrator (β = 0, γ = ½) with an
- * impulse correction on the active contacts (SPEC §2.1).
+ * impulse correction on the active contacts (docs/theory.md §2).
  *
  *   ũ  = u_n + Δt v_n + Δt²/2 a_n                     predictor
  *   A  = { i : g_i(ũ) ≤ 0 }  [and H_i(v_n + Δt a_n) < 0 with closing_filter]
@@ -309,7 +309,7 @@ static const shard_plugin nsn_desc = {
     .doc = "Explicit central-difference Newmark predictor; constraints whose gap at the predicted position is "
            "closed form the active set; one LCP on W' = H M^-1 (M - dt^2/4 K) M^-1 H^T gives the impulses "
            "that enforce the Newton impact law at velocity level; the position is corrected by dt/2 v_hat. "
-           "W' is positive semidefinite when dt <= 2/omega_max. SPEC section 2.1.",
+           "W' is positive semidefinite when dt <= 2/omega_max. docs/theory.md section 2.",
 };
 
 SHARD_PLUGIN_SINGLE(nsn_desc)

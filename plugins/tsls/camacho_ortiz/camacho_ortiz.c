@@ -1,5 +1,5 @@
 /* camacho_ortiz — the linear extrinsic cohesive law of Camacho & Ortiz (1996)
- * with the optional stiffness cap of the paper's §2.4 (SPEC §3.2–3.3).
+ * with the optional stiffness cap of the paper's §2.4 (docs/theory.md §10).
  *
  * Per interface: σ_c, δ_c = 2 G_c/σ_c (effective values fixed at insertion),
  * opening δ (tension positive) and history δ_max ≥ 0.
