@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # e2e: `name:` of a case or a campaign names its default output directory
 # out/NAME, so it is one plain path component (as plot file names are): '..',
-# '.', '', 'a/b', '../../X' are refused by validate, run and campaign with
-# exit 2 and FILE:LINE:COL, and nothing is written outside out/.
+# '.', '', 'a/b', '../../X' (hostile input) are refused by validate, run and
+# campaign with exit 2 and FILE:LINE:COL, and nothing is written outside out/.
 # (The case files are in tests/cases/bad/name_*.yaml, run by bad_inputs.sh.)
 # usage: outdir_names.sh SHARD SOURCE_DIR BUILD_DIR
 set -uo pipefail
@@ -15,7 +15,7 @@ cd "$T/a/b" || exit 1
 cp "$src/cases/paper/ball_e08.yaml" base.yaml
 msg="must be a plain name (letters, digits, '_', '-', '.'; not starting with '.'): it names the output directory"
 n=0
-for name in '../../X' '..' '.' '' 'a/b' '/tmp/X' '.hidden'; do
+for name in '../../X' '..' '.' '' 'a/b' '/tmp/X' '.hidden'; do # hostile input
   # a campaign named so
   printf 'name: "%s"\nbase: base.yaml\nsweep:\n  time.dt: [1e-2, 2e-2]\n' "$name" >c.yaml
   for cmd in "campaign c.yaml --dry-run" "campaign c.yaml --no-progress"; do

@@ -60,7 +60,7 @@ static int count_prefixed(const char *dir, const char *prefix) {
 
 static void test_fsio_plain_names(void) {
   const char *good[] = {"a", "ball_e08", "my-study.2", "X", "a.b.c", "0"};
-  const char *bad[] = {"", ".", "..", "../x", "a/b", "/abs", ".hidden", "a b", "a\\b", "x\n", "é"};
+  const char *bad[] = {"", ".", "..", "../x", "a/b", "/abs", ".hidden", "a b", "a\\b", "x\n", "é"}; /* hostile input */
   for (size_t i = 0; i < sizeof good / sizeof good[0]; ++i)
     CU_CHECK_MSG(shard_plain_name(good[i]), "'%s' refused", good[i]);
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i)
