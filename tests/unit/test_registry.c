@@ -723,6 +723,19 @@ static void test_registry_probe_timeout(void) {
   unsetenv("SHARD_PLUGIN_PROBE_TIMEOUT");
 }
 
+/* A file that ends the process when loaded is refused with its exit status. */
+static void test_registry_probe_exit(void) {
+  shard_registry *r = new_reg();
+  shard_msg msg = {{0}};
+  CU_ASSERT_EQUAL(shard_registry_discover(r, TP "/entry_exit", &msg), SHARD_OK);
+  CU_ASSERT_PTR_NULL(shard_registry_find(r, 0, "broken_entry_exit"));
+  const char *why = shard_registry_why(r, "broken_entry_exit");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(why);
+  CU_ASSERT_STRING_EQUAL(why, TP "/entry_exit/broken_entry_exit.so: refused: loading it ended the process (exit "
+                                 "status 3)");
+  shard_registry_destroy(r);
+}
+
 /* Plugin files and their directories writable by others than the owner are
  * refused, naming the path and its mode; explicit loads too. */
 static void test_registry_refuses_writable(void) {
@@ -810,6 +823,7 @@ static const cu_test_def tests[] = {
     {"test_registry_discover_shadows_defaults", test_registry_discover_shadows_defaults},
     {"test_registry_lazy_loading_skips_bad_files", test_registry_lazy_loading_skips_bad_files},
     {"test_registry_probe_timeout", test_registry_probe_timeout},
+    {"test_registry_probe_exit", test_registry_probe_exit},
     {"test_registry_refuses_writable", test_registry_refuses_writable},
     {NULL, NULL},
 };
