@@ -964,9 +964,13 @@ void shard_registry_search_path(const shard_registry *reg, char *buf, size_t siz
  * shard_registry_create). */
 const shard_loaded_plugin *shard_registry_find(const shard_registry *creg, int kind, const char *name) {
   const registry_entry *e = find_entry(creg, kind, name);
-  if (e || !creg || !valid_name(name)) return e ? &e->pub : NULL;
+  if (e || !creg || !name) return e ? &e->pub : NULL;
   shard_registry *reg;
   memcpy(&reg, &creg, sizeof reg);
+  if (!valid_name(name)) {
+    load_every_candidate(reg); /* no such plugin: what there is, for the caller's message */
+    return NULL;
+  }
   candidate *c = candidate_named(reg, name);
   if (c && c->state == CAND_NEW) {
     load_candidate(reg, c);

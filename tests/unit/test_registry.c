@@ -708,6 +708,20 @@ static void test_registry_lazy_loading_skips_bad_files(void) {
   rmdir(dir);
 }
 
+/* A name no file can have (not lower_snake) still opens the path, so that the
+ * caller can list what is available. */
+static void test_registry_invalid_name_lists_all(void) {
+  unsetenv("SHARD_PLUGIN_PATH");
+  shard_registry *r = new_reg();
+  shard_msg msg = {{0}};
+  CU_ASSERT_EQUAL(shard_registry_discover(r, TP "/valid", &msg), SHARD_OK);
+  CU_ASSERT_EQUAL(shard_registry_count(r), 0);
+  CU_ASSERT_PTR_NULL(shard_registry_find(r, SHARD_KIND_INTEGRATOR, "test#integrator"));
+  CU_ASSERT_PTR_NOT_NULL(shard_registry_find(r, SHARD_KIND_TSL, "test_tsl"));
+  CU_ASSERT(shard_registry_count(r) >= 5);
+  shard_registry_destroy(r);
+}
+
 /* A file whose entry point never returns is given up after the probe timeout. */
 static void test_registry_probe_timeout(void) {
   setenv("SHARD_PLUGIN_PROBE_TIMEOUT", "0.5", 1);
@@ -822,6 +836,7 @@ static const cu_test_def tests[] = {
     {"test_registry_discover_duplicate_explicit", test_registry_discover_duplicate_explicit},
     {"test_registry_discover_shadows_defaults", test_registry_discover_shadows_defaults},
     {"test_registry_lazy_loading_skips_bad_files", test_registry_lazy_loading_skips_bad_files},
+    {"test_registry_invalid_name_lists_all", test_registry_invalid_name_lists_all},
     {"test_registry_probe_timeout", test_registry_probe_timeout},
     {"test_registry_probe_exit", test_registry_probe_exit},
     {"test_registry_refuses_writable", test_registry_refuses_writable},
