@@ -17,6 +17,7 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stddef.h>
@@ -835,6 +836,9 @@ static int probe_file(const char *path, shard_msg *msg) {
   int fds[2];
   if (pipe(fds) != 0)
     return shard_msg_set(msg, SHARD_ERR_PLUGIN, "%s: cannot probe the plugin: pipe: %s", path, strerror(errno));
+  /* not inherited by processes started meanwhile (a campaign's runs) */
+  fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+  fcntl(fds[1], F_SETFD, FD_CLOEXEC);
   fflush(NULL); /* nothing buffered is written twice */
   pid_t pid = fork();
   if (pid < 0) {
