@@ -119,13 +119,13 @@ static int check_sizes(const mtx_reader *r, const mtx_header *h, shard_msg *msg)
                            (long long)left, (long long)per);
   }
   double need = mtx_bytes_needed(h), budget = mtx_budget();
+  long long entries = (long long)(h->format == MTX_COORDINATE ? h->nnz : h->nrows * h->ncols);
   if (need > budget)
     return shard_msg_set(msg, SHARD_ERR_INPUT,
-                         "%s:%ld: a %lld x %lld matrix with %lld entries needs about %.3g GB to read, more than the "
+                         "%s:%ld: a %lld x %lld matrix with %lld entr%s needs about %.3g GB to read, more than the "
                          "memory budget of %.3g GB",
-                         r->path, r->lineno, (long long)h->nrows, (long long)h->ncols,
-                         (long long)(h->format == MTX_COORDINATE ? h->nnz : h->nrows * h->ncols), need / 1e9,
-                         budget / 1e9);
+                         r->path, r->lineno, (long long)h->nrows, (long long)h->ncols, entries,
+                         entries == 1 ? "y" : "ies", need / 1e9, budget / 1e9);
   return SHARD_OK;
 }
 

@@ -303,7 +303,7 @@ static void test_mtx_malformed_messages(void) {
       {"%%MatrixMarket matrix array real general\n2 1\n1\ninf\n", SHARD_ERR_INPUT, "4: value is not finite"},
       /* declared sizes checked before anything of their size is allocated */
       {"%%MatrixMarket matrix coordinate real general\n2000000000 2000000000 1\n1 1 1\n", SHARD_ERR_INPUT,
-       "2: a 2000000000 x 2000000000 matrix with 1 entries needs about 24 GB to read, more than the memory budget of "},
+       "2: a 2000000000 x 2000000000 matrix with 1 entry needs about 24 GB to read, more than the memory budget of "},
       {"%%MatrixMarket matrix coordinate real general\n3000 3000 1000000\n1 1 1\n", SHARD_ERR_INPUT,
        "2: the size line declares 1000000 entries (3000 x 3000) but only 6 bytes follow it (an entry takes at least 6)"},
       {"%%MatrixMarket matrix array real general\n40000 40000\n1\n2\n", SHARD_ERR_INPUT,
