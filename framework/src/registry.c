@@ -734,8 +734,9 @@ static int add_searched(shard_registry *reg, const char *dir) {
 static int discover_dir(shard_registry *reg, const char *dir, int shadow, shard_msg *msg) {
   if (!*dir) return SHARD_OK;
   int seen = seen_dir(reg, dir);
-  if (seen < 0 || add_searched(reg, dir) != 0) return shard_msg_set(msg, SHARD_ERR_NOMEM, "plugin registry: out of memory");
+  if (seen < 0) return shard_msg_set(msg, SHARD_ERR_NOMEM, "plugin registry: out of memory");
   if (seen) return SHARD_OK;
+  if (add_searched(reg, dir) != 0) return shard_msg_set(msg, SHARD_ERR_NOMEM, "plugin registry: out of memory");
   int missing;
   char **names;
   size_t n;
