@@ -766,6 +766,33 @@ static int discover_dir(shard_registry *reg, const char *dir, int shadow, shard_
     c->shadow = shadow;
     c->state = CAND_NEW;
     reg->n_cands++;
+    /* NAME.so in two explicit directories: which one a case means is not
+     * known, so neither is used (found without opening either) */
+    for (size_t k = 0; !shadow && k + 1 < reg->n_cands; ++k) {
+      candidate *o = &reg->cands[k];
+      if (o->shadow || strcmp(o->stem, c->stem) != 0) continue;
+      shard_msg dm = {{0}};
+      shard_msg_set(&dm, SHARD_ERR_PLUGIN,
+                    "%s: duplicate file name, also %s (two directories of --plugin-path or SHARD_PLUGIN_PATH "
+                    "provide %s.so; remove one)",
+                    c->path, o->path, c->stem);
+      char *e1 = dup_str(dm.text), *e2 = dup_str(dm.text);
+      if (!e1 || !e2) {
+        free(e1);
+        free(e2);
+        st = shard_msg_set(msg, SHARD_ERR_NOMEM, "plugin registry: out of memory");
+        break;
+      }
+      if (o->state == CAND_NEW) {
+        o->state = CAND_FAILED;
+        o->error = e1;
+      } else {
+        free(e1);
+      }
+      c->state = CAND_FAILED;
+      c->error = e2;
+      break;
+    }
   }
   free_names(names, n);
   return st;

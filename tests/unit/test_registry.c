@@ -722,6 +722,36 @@ static void test_registry_invalid_name_lists_all(void) {
   shard_registry_destroy(r);
 }
 
+/* NAME.so in two explicit directories: neither is used for NAME (which one is
+ * meant is not known), the rest of the path is unaffected. */
+static void test_registry_duplicate_file_name(void) {
+  unsetenv("SHARD_PLUGIN_PATH");
+  char tmpl[] = "/tmp/shard_test_registry_XXXXXX";
+  char *dir = mkdtemp(tmpl);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
+  char to[4200], path[8500], expect[9000];
+  snprintf(to, sizeof to, "%s/test_integrator.so", dir);
+  CU_ASSERT_EQUAL_FATAL(symlink(TP "/valid_copy/test_integrator_copy.so", to), 0);
+  snprintf(path, sizeof path, "%s:%s", TP "/valid", dir);
+  shard_registry *r = new_reg();
+  shard_msg msg = {{0}};
+  CU_ASSERT_EQUAL(shard_registry_discover(r, path, &msg), SHARD_OK);
+  CU_ASSERT_PTR_NULL(shard_registry_find(r, SHARD_KIND_INTEGRATOR, "test_integrator"));
+  snprintf(expect, sizeof expect,
+           "%s: duplicate file name, also " TP "/valid/test_integrator.so (two directories of --plugin-path or "
+           "SHARD_PLUGIN_PATH provide test_integrator.so; remove one)",
+           to);
+  const char *why = shard_registry_why(r, "test_integrator");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(why);
+  CU_ASSERT_STRING_EQUAL(why, expect);
+  CU_ASSERT_PTR_NOT_NULL(shard_registry_find(r, SHARD_KIND_TSL, "test_tsl"));
+  CU_ASSERT_EQUAL(shard_registry_load_all(r, &msg), SHARD_ERR_PLUGIN);
+  CU_ASSERT_STRING_EQUAL(msg.text, expect);
+  shard_registry_destroy(r);
+  unlink(to);
+  rmdir(dir);
+}
+
 /* A file whose entry point never returns is given up after the probe timeout. */
 static void test_registry_probe_timeout(void) {
   setenv("SHARD_PLUGIN_PROBE_TIMEOUT", "0.5", 1);
@@ -837,6 +867,7 @@ static const cu_test_def tests[] = {
     {"test_registry_discover_shadows_defaults", test_registry_discover_shadows_defaults},
     {"test_registry_lazy_loading_skips_bad_files", test_registry_lazy_loading_skips_bad_files},
     {"test_registry_invalid_name_lists_all", test_registry_invalid_name_lists_all},
+    {"test_registry_duplicate_file_name", test_registry_duplicate_file_name},
     {"test_registry_probe_timeout", test_registry_probe_timeout},
     {"test_registry_probe_exit", test_registry_probe_exit},
     {"test_registry_refuses_writable", test_registry_refuses_writable},
