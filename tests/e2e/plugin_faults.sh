@@ -41,14 +41,14 @@ grep -q "error: integrator plugin 'broken_entry_crash' cannot be loaded: $tp/ent
   bad "validate naming the crashing plugin: no message naming the file"
 
 # 2. a plugin that hangs when loaded: given up after the probe timeout
-export SHARD_PLUGIN_PATH="$tp/entry_loop" SHARD_PLUGIN_PROBE_TIMEOUT=1
+export SHARD_PLUGIN_PATH="$tp/entry_loop" SHARD_PLUGIN_PROBE_TIMEOUT=2
 rc=0
 timeout 60 "$shard" validate "$case_file" >"$work/out" 2>"$work/err" || rc=$?
 [ "$rc" = 0 ] || bad "validate with a hanging plugin on the path: exit $rc, expected 0"
 rc=0
 timeout 60 "$shard" plugins >"$work/out" 2>"$work/err" || rc=$?
 [ "$rc" = 2 ] || bad "plugins with a hanging plugin on the path: exit $rc, expected 2"
-grep -q "^shard plugins: $tp/entry_loop/broken_entry_loop.so: refused: loading it did not finish within 1 s" "$work/err" ||
+grep -q "^shard plugins: $tp/entry_loop/broken_entry_loop.so: refused: loading it did not finish within 2 s" "$work/err" ||
   bad "plugins: the hanging file is not named"
 unset SHARD_PLUGIN_PROBE_TIMEOUT
 

@@ -759,12 +759,13 @@ static void test_registry_probe_timeout(void) {
   shard_msg msg = {{0}};
   CU_ASSERT_EQUAL(shard_registry_discover(r, TP "/entry_loop", &msg), SHARD_OK);
   CU_ASSERT_PTR_NULL(shard_registry_find(r, 0, "broken_entry_loop"));
+  unsetenv("SHARD_PLUGIN_PROBE_TIMEOUT"); /* before any assertion may leave the test */
   const char *why = shard_registry_why(r, "broken_entry_loop");
-  CU_ASSERT_PTR_NOT_NULL_FATAL(why);
-  CU_ASSERT_STRING_EQUAL(why, TP "/entry_loop/broken_entry_loop.so: refused: loading it did not finish within 0.5 s "
-                                 "(a loop in its constructor or in shard_plugin_entry?)");
+  CU_ASSERT_PTR_NOT_NULL(why);
+  if (why)
+    CU_ASSERT_STRING_EQUAL(why, TP "/entry_loop/broken_entry_loop.so: refused: loading it did not finish within 0.5 s "
+                                   "(a loop in its constructor or in shard_plugin_entry?)");
   shard_registry_destroy(r);
-  unsetenv("SHARD_PLUGIN_PROBE_TIMEOUT");
 }
 
 /* A file that ends the process when loaded is refused with its exit status. */
