@@ -867,7 +867,7 @@ static int probe_file(const char *path, shard_msg *msg) {
   /* not inherited by processes started meanwhile (a campaign's runs) */
   fcntl(fds[0], F_SETFD, FD_CLOEXEC);
   fcntl(fds[1], F_SETFD, FD_CLOEXEC);
-  fflush(NULL); /* nothing buffered is written twice */
+  fflush(NULL); /* a plugin calling exit() in the child would write pending output twice */
   pid_t pid = fork();
   if (pid < 0) {
     int err = errno;
