@@ -112,6 +112,13 @@ int shard_cmd_describe(const shard_cli *cli, int argc, char **argv) {
     shard_registry_destroy(reg);
     return SHARD_EXIT_INPUT;
   }
+  /* every file of the path, as `shard plugins`: a problem anywhere is shown */
+  if (shard_registry_load_all(reg, &msg) != SHARD_OK) {
+    for (size_t i = 0; i < shard_registry_problem_count(reg); ++i)
+      fprintf(stderr, "shard describe: %s\n", shard_registry_problem(reg, i));
+    shard_registry_destroy(reg);
+    return SHARD_EXIT_INPUT;
+  }
   const shard_loaded_plugin *p = shard_registry_find(reg, 0, name);
   if (!p) {
     size_t n = shard_registry_count(reg);

@@ -144,9 +144,18 @@ static void unknown_solver(const shard_registry *reg, const char *name) {
     if (w > 0 && (size_t)w < sizeof list - used) used += (size_t)w;
   }
   const char *best = shard_suggest(name, names, n);
+  const char *why = shard_registry_why(reg, name);
+  char searched[2048];
+  shard_registry_search_path(reg, searched, sizeof searched);
+  if (why) {
+    fprintf(stderr, "shard lcp: LCP solver '%s' cannot be loaded: %s\n", name, why);
+    return;
+  }
   fprintf(stderr, "shard lcp: unknown LCP solver '%s'", name);
   if (best) fprintf(stderr, "; did you mean '%s'?", best);
-  fprintf(stderr, " (available: %s)\n", used ? list : "none found; check --plugin-path");
+  fprintf(stderr, " (available: %s)\n", used ? list : "none found");
+  fprintf(stderr, "shard lcp: plugins searched for in %s; add directories with --plugin-path or SHARD_PLUGIN_PATH\n",
+          searched[0] ? searched : "(no directory)");
 }
 
 /* ------------------------------------------------------------- parameters */

@@ -1,5 +1,7 @@
 /* shard plugins — list the discovered plugins: kind, name, version, file,
- * sorted by kind then name. A load error is bad input (exit 2). */
+ * sorted by kind then name. Every file of the search path is opened (each
+ * first in a child process): the files that cannot be loaded are named on
+ * stderr after the list, and make the exit status 2. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +40,7 @@ int shard_cmd_plugins(const shard_cli *cli, int argc, char **argv) {
     shard_registry_destroy(reg);
     return SHARD_EXIT_INPUT;
   }
+  shard_registry_load_all(reg, &msg); /* the problems are listed below */
   size_t n = shard_registry_count(reg);
   const shard_loaded_plugin **list = malloc((n ? n : 1) * sizeof *list);
   if (!list) {
@@ -63,6 +66,9 @@ int shard_cmd_plugins(const shard_cli *cli, int argc, char **argv) {
              wv, list[i]->desc->version, list[i]->path);
   }
   free(list);
+  size_t bad = shard_registry_problem_count(reg);
+  fflush(stdout);
+  for (size_t i = 0; i < bad; ++i) fprintf(stderr, "shard plugins: %s\n", shard_registry_problem(reg, i));
   shard_registry_destroy(reg);
-  return SHARD_EXIT_OK;
+  return bad ? SHARD_EXIT_INPUT : SHARD_EXIT_OK;
 }

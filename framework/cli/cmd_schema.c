@@ -38,7 +38,8 @@ int shard_cmd_schema(const shard_cli *cli, int argc, char **argv) {
     return SHARD_EXIT_FAIL;
   }
   int code = SHARD_EXIT_OK;
-  if (shard_registry_discover(reg, cli->plugin_path, &msg) != SHARD_OK) {
+  if (shard_registry_discover(reg, cli->plugin_path, &msg) != SHARD_OK ||
+      shard_registry_load_all(reg, &msg) != SHARD_OK) {
     fprintf(stderr, "shard schema: %s\n", msg.text);
     code = SHARD_EXIT_INPUT;
   } else if (markdown && campaign) {

@@ -417,12 +417,23 @@ static int select_variant(vctx *v, int si, const yt_node *key, const yt_node *ma
     snprintf(what, sizeof what, "%s %s", s->path, s->selector);
   const char *sug = shard_suggest(name, names, n);
   if (sug) snprintf(hint, sizeof hint, " (did you mean '%s'?)", sug);
-  if (n == 0) {
-    yt_error_at(v->d, at, "unknown %s '%s' (no %s is loaded; see `shard plugins`)", what, name, what);
+  const char *why = s->plugin_kind > 0 && v->c->reg ? shard_registry_why(v->c->reg, name) : NULL;
+  if (why) {
+    yt_error_at(v->d, at, "%s '%s' cannot be loaded: %s", what, name, why);
     return 0;
   }
-  list_names(names, n, list, sizeof list);
-  yt_error_at(v->d, at, "unknown %s '%s'%s; available: %s", what, name, hint, list);
+  if (n == 0)
+    yt_error_at(v->d, at, "unknown %s '%s' (no %s is loaded; see `shard plugins`)", what, name, what);
+  else {
+    list_names(names, n, list, sizeof list);
+    yt_error_at(v->d, at, "unknown %s '%s'%s; available: %s", what, name, hint, list);
+  }
+  if (s->plugin_kind > 0 && v->c->reg) {
+    char searched[2048];
+    shard_registry_search_path(v->c->reg, searched, sizeof searched);
+    shard_diag_note(v->d, "plugins searched for in %s; add directories with --plugin-path or SHARD_PLUGIN_PATH",
+                    searched[0] ? searched : "(no directory)");
+  }
   return 0;
 }
 

@@ -14,6 +14,7 @@ typedef struct diag_entry {
   char *head; /* "file:line:col: error: message" */
   char *file;
   char *source; /* the source line, or NULL */
+  char *note;   /* printed under it, or NULL */
   int line, col;
   int rank; /* order of first appearance of `file` */
 } diag_entry;
@@ -38,6 +39,7 @@ void shard_diag_clear(shard_diag *d) {
     free(d->entries[i].head);
     free(d->entries[i].file);
     free(d->entries[i].source);
+    free(d->entries[i].note);
   }
   for (int i = 0; i < d->n_sources; ++i) free(d->sources[i]);
   d->kept = d->count = d->n_sources = 0;
@@ -127,6 +129,7 @@ void shard_diag_verror(shard_diag *d, const char *file, int line, int col, const
     return;
   }
   snprintf(e->head, n, "%s%s: error: %s", file, where, msg);
+  e->note = NULL;
   e->line = line;
   e->col = col;
   e->rank = file_rank(d, file);
@@ -139,6 +142,18 @@ void shard_diag_error(shard_diag *d, const char *file, int line, int col, const 
   va_start(ap, fmt);
   shard_diag_verror(d, file, line, col, source_line, fmt, ap);
   va_end(ap);
+}
+
+void shard_diag_note(shard_diag *d, const char *fmt, ...) {
+  if (!d || d->kept == 0 || d->kept != d->count) return; /* the last error was not kept */
+  char text[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(text, sizeof text, fmt, ap);
+  va_end(ap);
+  diag_entry *e = &d->entries[d->kept - 1];
+  free(e->note);
+  e->note = dup_cut(text, strlen(text));
 }
 
 int shard_diag_count(const shard_diag *d) { return d ? d->count : 0; }
@@ -180,9 +195,11 @@ void shard_diag_print(const shard_diag *d, FILE *out) {
   for (int i = 0; i < shown; ++i) {
     const diag_entry *e = &d->entries[i];
     fprintf(out, "%s\n", e->head);
-    if (!e->source || !*e->source) continue;
-    fprintf(out, "  %s\n", e->source);
-    if (e->col > 0 && (size_t)e->col <= strlen(e->source) + 1) print_caret(out, e->source, e->col);
+    if (e->source && *e->source) {
+      fprintf(out, "  %s\n", e->source);
+      if (e->col > 0 && (size_t)e->col <= strlen(e->source) + 1) print_caret(out, e->source, e->col);
+    }
+    if (e->note) fprintf(out, "  note: %s\n", e->note);
   }
   if (d->count > shown)
     fprintf(out, "%d error%s (%d shown)\n", d->count, d->count == 1 ? "" : "s", shown);

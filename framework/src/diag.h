@@ -24,6 +24,9 @@ void shard_diag_error(shard_diag *d, const char *file, int line, int col, const 
     SHARD_PRINTF_(6, 7);
 void shard_diag_verror(shard_diag *d, const char *file, int line, int col, const char *source_line, const char *fmt,
                        va_list ap) SHARD_PRINTF_(6, 0);
+/* A note under the last error recorded ("  note: ..."), such as where
+ * something was looked for; not an error of its own. */
+void shard_diag_note(shard_diag *d, const char *fmt, ...) SHARD_PRINTF_(2, 3);
 int shard_diag_count(const shard_diag *d);       /* errors recorded (including past the cap) */
 const char *shard_diag_first(const shard_diag *d); /* "file:line:col: error: ..." of the first, or NULL */
 void shard_diag_print(const shard_diag *d, FILE *out); /* all, with source line and caret, then "N errors" */

@@ -19,6 +19,7 @@ typedef struct mtx_reader {
   char *line;
   size_t cap;
   long lineno;
+  int64_t file_size; /* bytes, -1 when not a regular file */
 } mtx_reader;
 
 typedef enum mtx_format { MTX_COORDINATE, MTX_ARRAY } mtx_format;
@@ -78,6 +79,54 @@ static int parse_real_token(const char **s, double *out) {
   *out = v;
   *s = end;
   return 1;
+}
+
+/* Bytes of memory a matrix of these declared sizes takes to read: the
+ * triplets (row, column, value) and, while the CSR is built, its arrays and
+ * the column buckets; the row, column and bucket pointers. */
+static double mtx_bytes_needed(const mtx_header *h) {
+  double entries = h->format == MTX_COORDINATE ? (double)h->nnz : (double)h->nrows * (double)h->ncols;
+  if (h->symmetric) entries *= 2;
+  double dims = (double)h->nrows + (double)h->ncols + (double)(h->nrows > h->ncols ? h->nrows : h->ncols) + 3;
+  return entries * 3 * (2 * sizeof(int32_t) + sizeof(double)) + dims * sizeof(int32_t);
+}
+
+/* The memory budget of one read: half the physical memory, at most
+ * SHARD_MTX_MAX_BYTES. */
+static double mtx_budget(void) {
+  double budget = SHARD_MTX_MAX_BYTES;
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page > 0 && (double)pages * (double)page / 2 < budget) budget = (double)pages * (double)page / 2;
+  return budget;
+}
+
+/* The declared sizes against what the file can hold and the memory budget,
+ * before anything of their size is allocated: an entry takes at least 6
+ * bytes ("1 1 1\n") in a coordinate file, 2 ("1\n") in an array file. */
+static int check_sizes(const mtx_reader *r, const mtx_header *h, shard_msg *msg) {
+  long pos = ftell(r->f);
+  if (r->file_size >= 0 && pos >= 0) {
+    int64_t left = r->file_size - (int64_t)pos;
+    int64_t entries = h->format == MTX_COORDINATE ? h->nnz
+                      : h->symmetric               ? h->nrows * (h->nrows + 1) / 2
+                                                   : h->nrows * h->ncols;
+    int64_t per = h->format == MTX_COORDINATE ? 6 : 2;
+    if (entries > left / per)
+      return shard_msg_set(msg, SHARD_ERR_INPUT,
+                           "%s:%ld: the size line declares %lld entries (%lld x %lld) but only %lld bytes follow it "
+                           "(an entry takes at least %lld)",
+                           r->path, r->lineno, (long long)entries, (long long)h->nrows, (long long)h->ncols,
+                           (long long)left, (long long)per);
+  }
+  double need = mtx_bytes_needed(h), budget = mtx_budget();
+  long long entries = (long long)(h->format == MTX_COORDINATE ? h->nnz : h->nrows * h->ncols);
+  if (need > budget)
+    return shard_msg_set(msg, SHARD_ERR_INPUT,
+                         "%s:%ld: a %lld x %lld matrix with %lld entr%s needs about %.3g GB to read, more than the "
+                         "memory budget of %.3g GB",
+                         r->path, r->lineno, (long long)h->nrows, (long long)h->ncols, entries,
+                         entries == 1 ? "y" : "ies", need / 1e9, budget / 1e9);
+  return SHARD_OK;
 }
 
 static int read_header(mtx_reader *r, mtx_header *h, shard_msg *msg) {
@@ -140,7 +189,7 @@ static int read_header(mtx_reader *r, mtx_header *h, shard_msg *msg) {
   if ((h->symmetric ? 2 * cap : cap) > INT32_MAX)
     return shard_msg_set(msg, SHARD_ERR_INPUT, "%s:%ld: too many entries (%lld)", r->path, r->lineno,
                          (long long)cap);
-  return SHARD_OK;
+  return check_sizes(r, h, msg);
 }
 
 /* growable triplet list */
@@ -237,6 +286,8 @@ static int read_file(const char *path, mtx_header *h, triplets *t, shard_msg *ms
   r.path = path;
   r.f = fopen(path, "r");
   if (!r.f) return shard_msg_set(msg, SHARD_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+  struct stat sb;
+  r.file_size = fstat(fileno(r.f), &sb) == 0 && S_ISREG(sb.st_mode) ? (int64_t)sb.st_size : -1;
   int st = read_header(&r, h, msg);
   if (st == SHARD_OK) st = read_entries(&r, h, t, msg);
   free(r.line);

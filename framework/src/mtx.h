@@ -5,7 +5,10 @@
  * sorted columns and duplicates summed (symmetric files are expanded to both
  * triangles; exact zeros of array files are dropped). Malformed files fail
  * with SHARD_ERR_INPUT and "path:line: cause"; unreadable ones with
- * SHARD_ERR_IO.
+ * SHARD_ERR_IO. The sizes declared on the size line are checked before
+ * anything is allocated: against the bytes left in the file (an entry takes
+ * at least 6 bytes in a coordinate file, 2 in an array file) and against a
+ * memory budget (half the physical memory, at most SHARD_MTX_MAX_BYTES).
  *
  * Write: coordinate real general for matrices, array real general (n x 1)
  * for vectors, values in %.17g (round-trip exact); the file is written to a
@@ -18,6 +21,9 @@
 
 #include "shard/sparse.h"
 #include "shard/status.h"
+
+/* Most memory one matrix read may take (bytes). */
+#define SHARD_MTX_MAX_BYTES (8.0 * 1024 * 1024 * 1024)
 
 /* A CSR matrix that owns its arrays (free with shard_mtx_matrix_free). */
 typedef struct shard_mtx_matrix {

@@ -4,20 +4,32 @@
  * descriptors through the single symbol shard_plugin_entry. Every descriptor
  * is validated completely before anything of the file is registered, so that a
  * refused file leaves the registry unchanged. Handles are kept until
- * shard_registry_destroy, which closes them in reverse order. */
+ * shard_registry_destroy, which closes them in reverse order.
+ *
+ * Discovery only lists the files of the search path; a file is opened when a
+ * lookup needs it (NAME.so first, every file when no NAME.so provides NAME),
+ * and first in a child process (a probe), so that a file that crashes or
+ * hangs in its constructor or entry point is named and refused instead of
+ * taking the host down. Files and directories writable by others than their
+ * owner are refused. */
 #include "registry.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sha256.h"
@@ -28,6 +40,9 @@
 
 #ifndef SHARD_PLUGIN_RELDIR
 #define SHARD_PLUGIN_RELDIR "lib/shard/plugins"
+#endif
+#ifndef SHARD_PLUGIN_PROBE_SECONDS
+#define SHARD_PLUGIN_PROBE_SECONDS 10
 #endif
 #ifndef SHARD_INSTALL_PLUGINDIR
 #define SHARD_INSTALL_PLUGINDIR "/usr/local/lib/shard/plugins"
@@ -47,6 +62,17 @@ typedef struct dir_id {
   ino_t ino;
 } dir_id;
 
+/* A file of the search path, not opened until a lookup needs it. */
+enum { CAND_NEW, CAND_LOADED, CAND_FAILED };
+typedef struct candidate {
+  char *path;     /* directory/file.so */
+  char *stem;     /* file name without ".so": the plugin name it is expected to provide */
+  unsigned group; /* its directory's load group */
+  int shadow;     /* a default location (see check_duplicate) */
+  int state;
+  char *error;    /* CAND_FAILED: why (malloc'd) */
+} candidate;
+
 struct shard_registry {
   registry_entry **entries;
   size_t n, cap;
@@ -55,6 +81,10 @@ struct shard_registry {
   dir_id *dirs; /* directories already visited by discovery */
   size_t n_dirs, cap_dirs;
   unsigned next_group;
+  candidate *cands; /* files found by discovery, in search order */
+  size_t n_cands, cap_cands;
+  char **searched; /* the directories discovery looked in, in order */
+  size_t n_searched, cap_searched;
 };
 
 const char *shard_plugin_kind_str(int kind) {
@@ -109,6 +139,14 @@ void shard_registry_destroy(shard_registry *reg) {
   for (size_t i = reg->n_handles; i-- > 0;) dlclose(reg->handles[i]);
   free(reg->handles);
   free(reg->dirs);
+  for (size_t i = 0; i < reg->n_cands; ++i) {
+    free(reg->cands[i].path);
+    free(reg->cands[i].stem);
+    free(reg->cands[i].error);
+  }
+  free(reg->cands);
+  for (size_t i = 0; i < reg->n_searched; ++i) free(reg->searched[i]);
+  free(reg->searched);
   free(reg);
 }
 
@@ -127,10 +165,6 @@ static const registry_entry *find_entry(const shard_registry *reg, int kind, con
   return NULL;
 }
 
-const shard_loaded_plugin *shard_registry_find(const shard_registry *reg, int kind, const char *name) {
-  const registry_entry *e = find_entry(reg, kind, name);
-  return e ? &e->pub : NULL;
-}
 
 /* ---- validation ---------------------------------------------------------- */
 
@@ -466,13 +500,51 @@ static void as_path(const char *path, char *buf, size_t n) {
     snprintf(buf, n, "./%s", path);
 }
 
-static int load_file(shard_registry *reg, const char *path, unsigned group, int shadow, shard_msg *msg) {
-  char dlpath[PATH_MAX + 8];
-  as_path(path, dlpath, sizeof dlpath);
+/* Who besides the owner may write a file or directory, or NULL. */
+static const char *other_writers(mode_t m) {
+  if ((m & S_IWGRP) && (m & S_IWOTH)) return "its group and everyone";
+  if (m & S_IWOTH) return "everyone";
+  if (m & S_IWGRP) return "its group";
+  return NULL;
+}
+
+/* A plugin is code the host runs: refuse a file, or a directory holding it,
+ * that others than its owner may write (they could put their code there). */
+static int check_not_writable(const char *path, const char *dlpath, const struct stat *sb, shard_msg *msg) {
+  const char *who = other_writers(sb->st_mode);
+  if (who)
+    return shard_msg_set(msg, SHARD_ERR_PLUGIN,
+                         "%s: refused: the file is writable by %s (mode %04o); make it writable by its owner only "
+                         "(chmod go-w %s)",
+                         path, who, (unsigned)(sb->st_mode & 07777), path);
+  char dir[PATH_MAX + 8];
+  snprintf(dir, sizeof dir, "%s", dlpath);
+  char *slash = strrchr(dir, '/');
+  if (slash == dir) slash[1] = '\0';
+  else if (slash) *slash = '\0';
+  struct stat db;
+  if (stat(dir, &db) == 0 && (who = other_writers(db.st_mode)) != NULL)
+    return shard_msg_set(msg, SHARD_ERR_PLUGIN,
+                         "%s: refused: its directory %s is writable by %s (mode %04o); make it writable by its owner "
+                         "only (chmod go-w %s)",
+                         path, dir, who, (unsigned)(db.st_mode & 07777), dir);
+  return SHARD_OK;
+}
+
+/* Everything about a file that can be checked without opening it. */
+static int precheck_file(const char *path, char *dlpath, size_t n, shard_msg *msg) {
+  as_path(path, dlpath, n);
   struct stat sb;
   if (stat(dlpath, &sb) != 0)
     return shard_msg_set(msg, SHARD_ERR_PLUGIN, "%s: cannot open plugin: %s", path, strerror(errno));
   if (!S_ISREG(sb.st_mode)) return shard_msg_set(msg, SHARD_ERR_PLUGIN, "%s: not a regular file", path);
+  return check_not_writable(path, dlpath, &sb, msg);
+}
+
+static int load_file(shard_registry *reg, const char *path, unsigned group, int shadow, shard_msg *msg) {
+  char dlpath[PATH_MAX + 8];
+  int pst = precheck_file(path, dlpath, sizeof dlpath, msg);
+  if (pst != SHARD_OK) return pst;
 
   dlerror();
   void *h = dlopen(dlpath, RTLD_NOW | RTLD_LOCAL);
@@ -561,9 +633,16 @@ static int ends_with_so(const char *s) {
   return n > 3 && strcmp(s + n - 3, ".so") == 0;
 }
 
-/* Load the *.so of one directory in name order, as one group. *missing is
- * set (and SHARD_OK returned) when the directory does not exist. */
-static int load_dir(shard_registry *reg, const char *dir, int shadow, int *missing, shard_msg *msg) {
+static void free_names(char **names, size_t n) {
+  for (size_t i = 0; i < n; ++i) free(names[i]);
+  free(names);
+}
+
+/* The *.so of one directory, sorted by name. *missing is set (and SHARD_OK
+ * returned) when the directory does not exist. */
+static int list_dir(const char *dir, int shadow, int *missing, char ***out, size_t *out_n, shard_msg *msg) {
+  *out = NULL;
+  *out_n = 0;
   if (missing) *missing = 0;
   DIR *dp = opendir(dir);
   if (!dp) {
@@ -593,26 +672,39 @@ static int load_dir(shard_registry *reg, const char *dir, int shadow, int *missi
     names[n++] = s;
   }
   closedir(dp);
-  if (st == SHARD_OK && n > 1) qsort(names, n, sizeof *names, cmp_str);
-  unsigned group = reg->next_group++;
-  size_t dl = strlen(dir);
-  for (size_t i = 0; i < n && st == SHARD_OK; ++i) {
-    char path[PATH_MAX];
-    int len = snprintf(path, sizeof path, "%s%s%s", dir, dl > 0 && dir[dl - 1] == '/' ? "" : "/", names[i]);
-    if (len < 0 || (size_t)len >= sizeof path) {
-      st = shard_msg_set(msg, SHARD_ERR_PLUGIN, "%s/%s: path too long", dir, names[i]);
-      break;
-    }
-    st = load_file(reg, path, group, shadow, msg);
+  if (st != SHARD_OK) {
+    free_names(names, n);
+    return st;
   }
-  for (size_t i = 0; i < n; ++i) free(names[i]);
-  free(names);
-  return st;
+  if (n > 1) qsort(names, n, sizeof *names, cmp_str);
+  *out = names;
+  *out_n = n;
+  return SHARD_OK;
+}
+
+static int join_path(const char *dir, const char *name, char *path, size_t size, shard_msg *msg) {
+  size_t dl = strlen(dir);
+  int len = snprintf(path, size, "%s%s%s", dir, dl > 0 && dir[dl - 1] == '/' ? "" : "/", name);
+  if (len < 0 || (size_t)len >= size) return shard_msg_set(msg, SHARD_ERR_PLUGIN, "%s/%s: path too long", dir, name);
+  return SHARD_OK;
 }
 
 int shard_registry_load_dir(shard_registry *reg, const char *dir, shard_msg *msg) {
-  return load_dir(reg, dir, 0, NULL, msg);
+  char **names;
+  size_t n;
+  int st = list_dir(dir, 0, NULL, &names, &n, msg);
+  if (st != SHARD_OK) return st;
+  unsigned group = reg->next_group++;
+  for (size_t i = 0; i < n && st == SHARD_OK; ++i) {
+    char path[PATH_MAX];
+    st = join_path(dir, names[i], path, sizeof path, msg);
+    if (st == SHARD_OK) st = load_file(reg, path, group, 0, msg);
+  }
+  free_names(names, n);
+  return st;
 }
+
+/* ---- discovery: files listed, opened when needed ---------------------------- */
 
 /* Discovery visits each directory once (by device and inode). Returns 1 if
  * `dir` was seen already, 0 if newly recorded, -1 out of memory. A directory
@@ -629,13 +721,81 @@ static int seen_dir(shard_registry *reg, const char *dir) {
   return 0;
 }
 
+static int add_searched(shard_registry *reg, const char *dir) {
+  char *d = dup_str(dir);
+  if (!d || grow((void **)&reg->searched, &reg->cap_searched, reg->n_searched + 1, sizeof *reg->searched) != 0) {
+    free(d);
+    return -1;
+  }
+  reg->searched[reg->n_searched++] = d;
+  return 0;
+}
+
 static int discover_dir(shard_registry *reg, const char *dir, int shadow, shard_msg *msg) {
   if (!*dir) return SHARD_OK;
   int seen = seen_dir(reg, dir);
   if (seen < 0) return shard_msg_set(msg, SHARD_ERR_NOMEM, "plugin registry: out of memory");
   if (seen) return SHARD_OK;
+  if (add_searched(reg, dir) != 0) return shard_msg_set(msg, SHARD_ERR_NOMEM, "plugin registry: out of memory");
   int missing;
-  return load_dir(reg, dir, shadow, &missing, msg);
+  char **names;
+  size_t n;
+  int st = list_dir(dir, shadow, &missing, &names, &n, msg);
+  if (st != SHARD_OK || missing) return st;
+  unsigned group = reg->next_group++;
+  for (size_t i = 0; i < n && st == SHARD_OK; ++i) {
+    char path[PATH_MAX];
+    st = join_path(dir, names[i], path, sizeof path, msg);
+    if (st != SHARD_OK) break;
+    if (grow((void **)&reg->cands, &reg->cap_cands, reg->n_cands + 1, sizeof *reg->cands) != 0) {
+      st = shard_msg_set(msg, SHARD_ERR_NOMEM, "plugin registry: out of memory");
+      break;
+    }
+    candidate *c = &reg->cands[reg->n_cands];
+    memset(c, 0, sizeof *c);
+    c->path = dup_str(path);
+    c->stem = dup_str(names[i]);
+    if (!c->path || !c->stem) {
+      free(c->path);
+      free(c->stem);
+      st = shard_msg_set(msg, SHARD_ERR_NOMEM, "plugin registry: out of memory");
+      break;
+    }
+    c->stem[strlen(c->stem) - 3] = '\0';
+    c->group = group;
+    c->shadow = shadow;
+    c->state = CAND_NEW;
+    reg->n_cands++;
+    /* NAME.so in two explicit directories: which one a case means is not
+     * known, so neither is used (found without opening either) */
+    for (size_t k = 0; !shadow && k + 1 < reg->n_cands; ++k) {
+      candidate *o = &reg->cands[k];
+      if (o->shadow || strcmp(o->stem, c->stem) != 0) continue;
+      shard_msg dm = {{0}};
+      shard_msg_set(&dm, SHARD_ERR_PLUGIN,
+                    "%s: duplicate file name, also %s (two directories of --plugin-path or SHARD_PLUGIN_PATH "
+                    "provide %s.so; remove one)",
+                    c->path, o->path, c->stem);
+      char *e1 = dup_str(dm.text), *e2 = dup_str(dm.text);
+      if (!e1 || !e2) {
+        free(e1);
+        free(e2);
+        st = shard_msg_set(msg, SHARD_ERR_NOMEM, "plugin registry: out of memory");
+        break;
+      }
+      if (o->state == CAND_NEW) {
+        o->state = CAND_FAILED;
+        o->error = e1;
+      } else {
+        free(e1);
+      }
+      c->state = CAND_FAILED;
+      c->error = e2;
+      break;
+    }
+  }
+  free_names(names, n);
+  return st;
 }
 
 static int discover_list(shard_registry *reg, const char *list, const char *what, shard_msg *msg) {
@@ -680,4 +840,178 @@ int shard_registry_discover(shard_registry *reg, const char *cli_path, shard_msg
     }
   }
   return discover_dir(reg, SHARD_INSTALL_PLUGINDIR, 1, msg);
+}
+
+/* ---- probing a file in a child process ---------------------------------------- */
+
+/* How long a probe may take: $SHARD_PLUGIN_PROBE_TIMEOUT seconds when set
+ * to a number in (0, 3600], else SHARD_PLUGIN_PROBE_SECONDS. */
+static double probe_seconds(void) {
+  const char *e = getenv("SHARD_PLUGIN_PROBE_TIMEOUT");
+  if (e && *e) {
+    char *end = NULL;
+    double v = strtod(e, &end);
+    if (end && *end == '\0' && v > 0 && v <= 3600) return v;
+  }
+  return SHARD_PLUGIN_PROBE_SECONDS;
+}
+
+/* Load `path` in a forked child into a scratch registry: SHARD_OK when it
+ * loads there, else SHARD_ERR_PLUGIN with the child's message, or with what
+ * became of the child (a signal, a hang past the probe timeout). */
+static int probe_file(const char *path, shard_msg *msg) {
+  const double limit = probe_seconds();
+  int fds[2];
+  if (pipe(fds) != 0)
+    return shard_msg_set(msg, SHARD_ERR_PLUGIN, "%s: cannot probe the plugin: pipe: %s", path, strerror(errno));
+  /* not inherited by processes started meanwhile (a campaign's runs) */
+  fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+  fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+  fflush(NULL); /* a plugin calling exit() in the child would write pending output twice */
+  pid_t pid = fork();
+  if (pid < 0) {
+    int err = errno;
+    close(fds[0]);
+    close(fds[1]);
+    return shard_msg_set(msg, SHARD_ERR_PLUGIN, "%s: cannot probe the plugin: fork: %s", path, strerror(err));
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    shard_registry *r = NULL;
+    shard_msg m = {{0}};
+    int st = shard_registry_create(&r, &m);
+    if (st == SHARD_OK) st = load_file(r, path, 1, 0, &m);
+    char out[sizeof m.text + 2];
+    int len = snprintf(out, sizeof out, "%c%s", st == SHARD_OK ? '+' : '-', m.text);
+    if (len > 0 && write(fds[1], out, (size_t)len < sizeof out ? (size_t)len : sizeof out - 1) < 0) _exit(3);
+    _exit(0); /* no destructors, no atexit handlers, no stdio flush */
+  }
+  close(fds[1]);
+  char buf[sizeof msg->text + 2];
+  size_t got = 0;
+  int timed_out = 0;
+  struct timespec t0;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  for (;;) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    double left = limit - ((double)(now.tv_sec - t0.tv_sec) + 1e-9 * (double)(now.tv_nsec - t0.tv_nsec));
+    if (left <= 0) {
+      timed_out = 1;
+      break;
+    }
+    struct pollfd pfd = {fds[0], POLLIN, 0};
+    int pr = poll(&pfd, 1, (int)(left * 1000) + 1);
+    if (pr < 0 && errno == EINTR) continue;
+    if (pr <= 0) continue;
+    ssize_t r = read(fds[0], buf + got, sizeof buf - 1 - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    got += (size_t)r;
+    if (got == sizeof buf - 1) break;
+  }
+  close(fds[0]);
+  buf[got] = '\0';
+  if (timed_out) kill(pid, SIGKILL);
+  int ws = 0;
+  while (waitpid(pid, &ws, 0) < 0 && errno == EINTR) {
+  }
+  if (timed_out)
+    return shard_msg_set(msg, SHARD_ERR_PLUGIN,
+                         "%s: refused: loading it did not finish within %g s (a loop in its constructor or in "
+                         SHARD_PLUGIN_ENTRY_SYMBOL "?)",
+                         path, limit);
+  if (WIFSIGNALED(ws))
+    return shard_msg_set(msg, SHARD_ERR_PLUGIN,
+                         "%s: refused: loading it crashed (%s) in its constructor or in " SHARD_PLUGIN_ENTRY_SYMBOL,
+                         path, strsignal(WTERMSIG(ws)));
+  if (got > 0 && buf[0] == '+') return SHARD_OK;
+  if (got > 0 && buf[0] == '-') return shard_msg_set(msg, SHARD_ERR_PLUGIN, "%s", buf + 1);
+  return shard_msg_set(msg, SHARD_ERR_PLUGIN, "%s: refused: loading it ended the process (exit status %d)", path,
+                       WIFEXITED(ws) ? WEXITSTATUS(ws) : -1);
+}
+
+/* Open one listed file: checked, probed, then loaded here. */
+static void load_candidate(shard_registry *reg, candidate *c) {
+  if (c->state != CAND_NEW) return;
+  shard_msg msg = {{0}};
+  char dlpath[PATH_MAX + 8];
+  int st = precheck_file(c->path, dlpath, sizeof dlpath, &msg);
+  if (st == SHARD_OK) st = probe_file(c->path, &msg);
+  if (st == SHARD_OK) st = load_file(reg, c->path, c->group, c->shadow, &msg);
+  if (st == SHARD_OK) {
+    c->state = CAND_LOADED;
+    return;
+  }
+  c->state = CAND_FAILED;
+  c->error = dup_str(msg.text[0] ? msg.text : "could not be loaded");
+}
+
+static void load_every_candidate(shard_registry *reg) {
+  for (size_t i = 0; i < reg->n_cands; ++i) load_candidate(reg, &reg->cands[i]);
+}
+
+int shard_registry_load_all(shard_registry *reg, shard_msg *msg) {
+  load_every_candidate(reg);
+  for (size_t i = 0; i < reg->n_cands; ++i)
+    if (reg->cands[i].state == CAND_FAILED) return shard_msg_set(msg, SHARD_ERR_PLUGIN, "%s", reg->cands[i].error);
+  return SHARD_OK;
+}
+
+size_t shard_registry_problem_count(const shard_registry *reg) {
+  size_t n = 0;
+  for (size_t i = 0; reg && i < reg->n_cands; ++i) n += reg->cands[i].state == CAND_FAILED;
+  return n;
+}
+
+const char *shard_registry_problem(const shard_registry *reg, size_t k) {
+  for (size_t i = 0; reg && i < reg->n_cands; ++i)
+    if (reg->cands[i].state == CAND_FAILED && k-- == 0) return reg->cands[i].error;
+  return NULL;
+}
+
+static candidate *candidate_named(const shard_registry *reg, const char *name) {
+  for (size_t i = 0; i < reg->n_cands; ++i)
+    if (strcmp(reg->cands[i].stem, name) == 0) return &reg->cands[i];
+  return NULL;
+}
+
+const char *shard_registry_why(const shard_registry *reg, const char *name) {
+  const candidate *c = reg && name ? candidate_named(reg, name) : NULL;
+  return c && c->state == CAND_FAILED ? c->error : NULL;
+}
+
+void shard_registry_search_path(const shard_registry *reg, char *buf, size_t size) {
+  size_t k = 0;
+  if (size) buf[0] = '\0';
+  for (size_t i = 0; reg && i < reg->n_searched && k < size; ++i) {
+    int w = snprintf(buf + k, size - k, "%s%s", i ? ", " : "", reg->searched[i]);
+    if (w < 0) break;
+    k += (size_t)w;
+  }
+}
+
+/* Lookups load what they need: the registry behind a const pointer is a cache
+ * of the search path (the object itself is never const: it comes from
+ * shard_registry_create). */
+const shard_loaded_plugin *shard_registry_find(const shard_registry *creg, int kind, const char *name) {
+  const registry_entry *e = find_entry(creg, kind, name);
+  if (e || !creg || !name) return e ? &e->pub : NULL;
+  shard_registry *reg;
+  memcpy(&reg, &creg, sizeof reg);
+  if (!valid_name(name)) {
+    load_every_candidate(reg); /* no such plugin: what there is, for the caller's message */
+    return NULL;
+  }
+  candidate *c = candidate_named(reg, name);
+  if (c && c->state == CAND_NEW) {
+    load_candidate(reg, c);
+    if ((e = find_entry(reg, kind, name)) != NULL) return &e->pub;
+  }
+  if (c && c->state == CAND_FAILED) return NULL; /* NAME.so is refused: nothing else stands in for it */
+  /* a file named otherwise (several plugins in one file), or a plugin of
+   * another kind: every file is looked at */
+  load_every_candidate(reg);
+  e = find_entry(reg, kind, name);
+  return e ? &e->pub : NULL;
 }

@@ -1,12 +1,13 @@
 /* host: YAML documents as a small tree of nodes that remember where they come
- * from (source, 1-based line and column), loaded strictly with libyaml's
- * document API:
+ * from (source, 1-based line and column), built strictly from libyaml's
+ * events as the parser reads them:
  *   - parser errors at libyaml's problem mark, invalid UTF-8 at its offset;
  *   - one document per source, not empty;
  *   - duplicate keys (libyaml accepts them), merge keys, non-scalar keys refused;
  *   - aliases expanded into copies, at most YT_MAX_NODES nodes in all and
- *     YT_MAX_DEPTH levels (a billion-laughs file fails fast), recursive
- *     aliases refused.
+ *     YT_MAX_DEPTH levels, enforced at the first node past them (a
+ *     billion-laughs file, a deep or a huge flat document fail fast and
+ *     small), recursive aliases refused.
  * All memory lives in an arena freed at once. */
 #ifndef SHARD_YAML_TREE_H
 #define SHARD_YAML_TREE_H

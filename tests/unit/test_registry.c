@@ -529,6 +529,12 @@ static void test_registry_validate_param_specs(void) {
   shard_registry_destroy(r);
 }
 
+/* Discovery lists files; every test of the loaded set opens them all. */
+static int discover_all(shard_registry *r, const char *path, shard_msg *msg) {
+  int st = shard_registry_discover(r, path, msg);
+  return st == SHARD_OK ? shard_registry_load_all(r, msg) : st;
+}
+
 /* ---- discovery ----------------------------------------------------------- */
 
 static void test_registry_discover_cli_and_env(void) {
@@ -536,7 +542,7 @@ static void test_registry_discover_cli_and_env(void) {
   shard_registry *r = new_reg();
   shard_msg msg = {{0}};
   /* colon list, a missing directory skipped silently, an empty entry ignored */
-  int st = shard_registry_discover(r, TP "/valid:" TP "/no_such_dir::" TP "/multi", &msg);
+  int st = discover_all(r, TP "/valid:" TP "/no_such_dir::" TP "/multi", &msg);
   CU_CHECK_MSG(st == SHARD_OK, "discover: %.900s", msg.text);
   CU_ASSERT_PTR_NOT_NULL(shard_registry_find(r, SHARD_KIND_INTEGRATOR, "test_integrator"));
   CU_ASSERT_PTR_NOT_NULL(shard_registry_find(r, SHARD_KIND_INTEGRATOR, "test_multi_b"));
@@ -548,7 +554,7 @@ static void test_registry_discover_cli_and_env(void) {
   /* the environment variable alone */
   setenv("SHARD_PLUGIN_PATH", TP "/multi", 1);
   r = new_reg();
-  st = shard_registry_discover(r, NULL, &msg);
+  st = discover_all(r, NULL, &msg);
   CU_CHECK_MSG(st == SHARD_OK, "discover: %.900s", msg.text);
   CU_ASSERT_STRING_EQUAL(shard_registry_at(r, 0)->path, TP "/multi/test_multi.so");
   shard_registry_destroy(r);
@@ -556,7 +562,7 @@ static void test_registry_discover_cli_and_env(void) {
   /* cli before env */
   setenv("SHARD_PLUGIN_PATH", TP "/multi", 1);
   r = new_reg();
-  st = shard_registry_discover(r, TP "/valid", &msg);
+  st = discover_all(r, TP "/valid", &msg);
   CU_CHECK_MSG(st == SHARD_OK, "discover: %.900s", msg.text);
   CU_ASSERT_STRING_EQUAL(shard_registry_at(r, 0)->path, TP "/valid/test_force_law.so");
   CU_ASSERT_STRING_EQUAL(shard_registry_at(r, 5)->path, TP "/multi/test_multi.so");
@@ -565,7 +571,7 @@ static void test_registry_discover_cli_and_env(void) {
   /* one directory named twice (cli and env) is loaded once */
   setenv("SHARD_PLUGIN_PATH", TP "/valid/", 1);
   r = new_reg();
-  st = shard_registry_discover(r, TP "/valid", &msg);
+  st = discover_all(r, TP "/valid", &msg);
   CU_CHECK_MSG(st == SHARD_OK, "discover: %.900s", msg.text);
   CU_ASSERT_PTR_NOT_NULL(shard_registry_find(r, SHARD_KIND_TSL, "test_tsl"));
   shard_registry_destroy(r);
@@ -577,7 +583,7 @@ static void test_registry_discover_duplicate_explicit(void) {
   setenv("SHARD_PLUGIN_PATH", TP "/valid_copy", 1);
   shard_registry *r = new_reg();
   shard_msg msg = {{0}};
-  int st = shard_registry_discover(r, TP "/valid", &msg);
+  int st = discover_all(r, TP "/valid", &msg);
   CU_ASSERT_EQUAL(st, SHARD_ERR_PLUGIN);
   CU_ASSERT_STRING_EQUAL(msg.text, TP "/valid_copy/test_integrator_copy.so: integrator 'test_integrator': duplicate "
                                       "name, already provided by " TP "/valid/test_integrator.so (integrator)");
@@ -585,20 +591,20 @@ static void test_registry_discover_duplicate_explicit(void) {
   unsetenv("SHARD_PLUGIN_PATH");
   /* and two cli directories */
   r = new_reg();
-  st = shard_registry_discover(r, TP "/valid_copy:" TP "/valid", &msg);
+  st = discover_all(r, TP "/valid_copy:" TP "/valid", &msg);
   CU_ASSERT_EQUAL(st, SHARD_ERR_PLUGIN);
   CU_ASSERT_STRING_EQUAL(msg.text, TP "/valid/test_integrator.so: integrator 'test_integrator': duplicate name, "
                                       "already provided by " TP "/valid_copy/test_integrator_copy.so (integrator)");
   shard_registry_destroy(r);
   /* a file where a directory is expected is an error, not silently skipped */
   r = new_reg();
-  st = shard_registry_discover(r, TP "/valid/test_tsl.so", &msg);
+  st = discover_all(r, TP "/valid/test_tsl.so", &msg);
   CU_ASSERT_EQUAL(st, SHARD_ERR_PLUGIN);
   CU_ASSERT_STRING_EQUAL(msg.text, TP "/valid/test_tsl.so: not a directory (plugin search paths list directories)");
   shard_registry_destroy(r);
   /* a broken plugin in an explicit path fails discovery with its message */
   r = new_reg();
-  st = shard_registry_discover(r, TP "/missing_slot", &msg);
+  st = discover_all(r, TP "/missing_slot", &msg);
   CU_ASSERT_EQUAL(st, SHARD_ERR_PLUGIN);
   CU_ASSERT(strstr(msg.text, "required slot 'step' is NULL") != NULL);
   shard_registry_destroy(r);
@@ -647,7 +653,7 @@ static void test_registry_discover_shadows_defaults(void) {
   /* what the defaults provide on their own */
   shard_registry *r = new_reg();
   shard_msg msg = {{0}};
-  int st = shard_registry_discover(r, NULL, &msg);
+  int st = discover_all(r, NULL, &msg);
   CU_CHECK_MSG(st == SHARD_OK, "defaults alone: %.900s", msg.text);
   size_t n_defaults = shard_registry_count(r);
   CU_ASSERT(n_defaults > 0);
@@ -662,7 +668,7 @@ static void test_registry_discover_shadows_defaults(void) {
   CU_ASSERT_EQUAL_FATAL(copy_file(from, to), 0);
 
   r = new_reg();
-  st = shard_registry_discover(r, dir, &msg);
+  st = discover_all(r, dir, &msg);
   CU_CHECK_MSG(st == SHARD_OK, "shadowing: %.900s", msg.text);
   CU_ASSERT_EQUAL(shard_registry_count(r), n_defaults);
   const shard_loaded_plugin *p = shard_registry_at(r, 0);
@@ -671,6 +677,183 @@ static void test_registry_discover_shadows_defaults(void) {
   CU_ASSERT_PTR_EQUAL(shard_registry_find(r, 0, p->desc->name), p);
   shard_registry_destroy(r);
   unlink(to);
+  rmdir(dir);
+}
+
+/* ---- lazy loading, probes, refused files ---------------------------------- */
+
+/* Discovery opens nothing: a plugin is loaded when a lookup names it (its
+ * NAME.so first), and a file that crashes when loaded is probed in a child
+ * process only when every file must be looked at, then refused by name. */
+static void test_registry_lazy_loading_skips_bad_files(void) {
+  unsetenv("SHARD_PLUGIN_PATH");
+  char tmpl[] = "/tmp/shard_test_registry_XXXXXX";
+  char *dir = mkdtemp(tmpl);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
+  const char *from[] = {TP "/valid/test_integrator.so", TP "/multi/test_multi.so",
+                        TP "/entry_crash/broken_entry_crash.so"};
+  const char *names[] = {"test_integrator.so", "test_multi.so", "broken_entry_crash.so"};
+  char to[3][4200];
+  for (int i = 0; i < 3; ++i) {
+    snprintf(to[i], sizeof to[i], "%s/%s", dir, names[i]);
+    CU_ASSERT_EQUAL_FATAL(symlink(from[i], to[i]), 0);
+  }
+  shard_registry *r = new_reg();
+  shard_msg msg = {{0}};
+  CU_ASSERT_EQUAL(shard_registry_discover(r, dir, &msg), SHARD_OK);
+  CU_ASSERT_EQUAL(shard_registry_count(r), 0); /* nothing opened yet */
+  const shard_loaded_plugin *p = shard_registry_find(r, SHARD_KIND_INTEGRATOR, "test_integrator");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  CU_ASSERT_STRING_EQUAL(p->path, to[0]);
+  CU_ASSERT_EQUAL(shard_registry_count(r), 1);
+  CU_ASSERT_EQUAL(shard_registry_problem_count(r), 0); /* the crashing file was never opened */
+  /* no test_multi_b.so: every file is looked at, the crashing one in a child */
+  CU_ASSERT_PTR_NOT_NULL(shard_registry_find(r, SHARD_KIND_INTEGRATOR, "test_multi_b"));
+  CU_ASSERT_PTR_NOT_NULL(shard_registry_find(r, SHARD_KIND_INTEGRATOR, "test_multi_a"));
+  CU_ASSERT_EQUAL_FATAL(shard_registry_problem_count(r), 1);
+  char expect[4400];
+  snprintf(expect, sizeof expect, "%s: refused: loading it ", to[2]);
+  CU_CHECK_MSG(strncmp(shard_registry_problem(r, 0), expect, strlen(expect)) == 0, "problem: %.600s",
+               shard_registry_problem(r, 0));
+  /* (under sanitizers the crash is an exit status, not a signal) */
+  CU_ASSERT(strstr(shard_registry_problem(r, 0), "crashed (Segmentation fault) in its constructor or in "
+                                                 "shard_plugin_entry") != NULL ||
+            strstr(shard_registry_problem(r, 0), "ended the process") != NULL);
+  CU_ASSERT_PTR_EQUAL(shard_registry_why(r, "broken_entry_crash"), shard_registry_problem(r, 0));
+  CU_ASSERT_PTR_NULL(shard_registry_find(r, 0, "broken_entry_crash"));
+  CU_ASSERT_PTR_NULL(shard_registry_why(r, "test_integrator"));
+  /* where it looked: the given directory first */
+  char searched[8192];
+  shard_registry_search_path(r, searched, sizeof searched);
+  CU_CHECK_MSG(strncmp(searched, dir, strlen(dir)) == 0, "searched: %.600s", searched);
+  /* every file at once: the problem is reported, the rest is loaded */
+  CU_ASSERT_EQUAL(shard_registry_load_all(r, &msg), SHARD_ERR_PLUGIN);
+  CU_ASSERT_STRING_EQUAL(msg.text, shard_registry_problem(r, 0));
+  shard_registry_destroy(r);
+  for (int i = 0; i < 3; ++i) unlink(to[i]);
+  rmdir(dir);
+}
+
+/* A name no file can have (not lower_snake) still opens the path, so that the
+ * caller can list what is available. */
+static void test_registry_invalid_name_lists_all(void) {
+  unsetenv("SHARD_PLUGIN_PATH");
+  shard_registry *r = new_reg();
+  shard_msg msg = {{0}};
+  CU_ASSERT_EQUAL(shard_registry_discover(r, TP "/valid", &msg), SHARD_OK);
+  CU_ASSERT_EQUAL(shard_registry_count(r), 0);
+  CU_ASSERT_PTR_NULL(shard_registry_find(r, SHARD_KIND_INTEGRATOR, "test#integrator"));
+  CU_ASSERT_PTR_NOT_NULL(shard_registry_find(r, SHARD_KIND_TSL, "test_tsl"));
+  CU_ASSERT(shard_registry_count(r) >= 5);
+  shard_registry_destroy(r);
+}
+
+/* NAME.so in two explicit directories: neither is used for NAME (which one is
+ * meant is not known), the rest of the path is unaffected. */
+static void test_registry_duplicate_file_name(void) {
+  unsetenv("SHARD_PLUGIN_PATH");
+  char tmpl[] = "/tmp/shard_test_registry_XXXXXX";
+  char *dir = mkdtemp(tmpl);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
+  char to[4200], path[8500], expect[9000];
+  snprintf(to, sizeof to, "%s/test_integrator.so", dir);
+  CU_ASSERT_EQUAL_FATAL(symlink(TP "/valid_copy/test_integrator_copy.so", to), 0);
+  snprintf(path, sizeof path, "%s:%s", TP "/valid", dir);
+  shard_registry *r = new_reg();
+  shard_msg msg = {{0}};
+  CU_ASSERT_EQUAL(shard_registry_discover(r, path, &msg), SHARD_OK);
+  CU_ASSERT_PTR_NULL(shard_registry_find(r, SHARD_KIND_INTEGRATOR, "test_integrator"));
+  snprintf(expect, sizeof expect,
+           "%s: duplicate file name, also " TP "/valid/test_integrator.so (two directories of --plugin-path or "
+           "SHARD_PLUGIN_PATH provide test_integrator.so; remove one)",
+           to);
+  const char *why = shard_registry_why(r, "test_integrator");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(why);
+  CU_ASSERT_STRING_EQUAL(why, expect);
+  CU_ASSERT_PTR_NOT_NULL(shard_registry_find(r, SHARD_KIND_TSL, "test_tsl"));
+  CU_ASSERT_EQUAL(shard_registry_load_all(r, &msg), SHARD_ERR_PLUGIN);
+  CU_ASSERT_STRING_EQUAL(msg.text, expect);
+  shard_registry_destroy(r);
+  unlink(to);
+  rmdir(dir);
+}
+
+/* A file whose entry point never returns is given up after the probe timeout. */
+static void test_registry_probe_timeout(void) {
+  setenv("SHARD_PLUGIN_PROBE_TIMEOUT", "0.5", 1);
+  shard_registry *r = new_reg();
+  shard_msg msg = {{0}};
+  CU_ASSERT_EQUAL(shard_registry_discover(r, TP "/entry_loop", &msg), SHARD_OK);
+  CU_ASSERT_PTR_NULL(shard_registry_find(r, 0, "broken_entry_loop"));
+  unsetenv("SHARD_PLUGIN_PROBE_TIMEOUT"); /* before any assertion may leave the test */
+  const char *why = shard_registry_why(r, "broken_entry_loop");
+  CU_ASSERT_PTR_NOT_NULL(why);
+  if (why)
+    CU_ASSERT_STRING_EQUAL(why, TP "/entry_loop/broken_entry_loop.so: refused: loading it did not finish within 0.5 s "
+                                   "(a loop in its constructor or in shard_plugin_entry?)");
+  shard_registry_destroy(r);
+}
+
+/* A file that ends the process when loaded is refused with its exit status. */
+static void test_registry_probe_exit(void) {
+  shard_registry *r = new_reg();
+  shard_msg msg = {{0}};
+  CU_ASSERT_EQUAL(shard_registry_discover(r, TP "/entry_exit", &msg), SHARD_OK);
+  CU_ASSERT_PTR_NULL(shard_registry_find(r, 0, "broken_entry_exit"));
+  const char *why = shard_registry_why(r, "broken_entry_exit");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(why);
+  CU_ASSERT_STRING_EQUAL(why, TP "/entry_exit/broken_entry_exit.so: refused: loading it ended the process (exit "
+                                 "status 3)");
+  shard_registry_destroy(r);
+}
+
+/* Plugin files and their directories writable by others than the owner are
+ * refused, naming the path and its mode; explicit loads too. */
+static void test_registry_refuses_writable(void) {
+  unsetenv("SHARD_PLUGIN_PATH");
+  char tmpl[] = "/tmp/shard_test_registry_XXXXXX";
+  char *dir = mkdtemp(tmpl);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
+  char file[4200], expect[9000];
+  snprintf(file, sizeof file, "%s/test_integrator.so", dir);
+  CU_ASSERT_EQUAL_FATAL(copy_file(TP "/valid/test_integrator.so", file), 0);
+  CU_ASSERT_EQUAL_FATAL(chmod(file, 0755), 0);
+  CU_ASSERT_EQUAL_FATAL(chmod(dir, 0777), 0);
+  shard_msg msg = {{0}};
+  shard_registry *r = new_reg();
+  CU_ASSERT_EQUAL(shard_registry_discover(r, dir, &msg), SHARD_OK);
+  CU_ASSERT_PTR_NULL(shard_registry_find(r, SHARD_KIND_INTEGRATOR, "test_integrator"));
+  snprintf(expect, sizeof expect,
+           "%s: refused: its directory %s is writable by its group and everyone (mode 0777); make it writable by its "
+           "owner only (chmod go-w %s)",
+           file, dir, dir);
+  const char *why = shard_registry_why(r, "test_integrator");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(why);
+  CU_ASSERT_STRING_EQUAL(why, expect);
+  CU_ASSERT_EQUAL(shard_registry_load_file(r, file, &msg), SHARD_ERR_PLUGIN);
+  CU_ASSERT_STRING_EQUAL(msg.text, expect);
+  shard_registry_destroy(r);
+
+  CU_ASSERT_EQUAL_FATAL(chmod(dir, 0700), 0);
+  CU_ASSERT_EQUAL_FATAL(chmod(file, 0664), 0);
+  r = new_reg();
+  CU_ASSERT_EQUAL(shard_registry_discover(r, dir, &msg), SHARD_OK);
+  CU_ASSERT_PTR_NULL(shard_registry_find(r, SHARD_KIND_INTEGRATOR, "test_integrator"));
+  snprintf(expect, sizeof expect,
+           "%s: refused: the file is writable by its group (mode 0664); make it writable by its owner only "
+           "(chmod go-w %s)",
+           file, file);
+  why = shard_registry_why(r, "test_integrator");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(why);
+  CU_ASSERT_STRING_EQUAL(why, expect);
+  shard_registry_destroy(r);
+
+  CU_ASSERT_EQUAL_FATAL(chmod(file, 0755), 0);
+  r = new_reg();
+  CU_ASSERT_EQUAL(shard_registry_discover(r, dir, &msg), SHARD_OK);
+  CU_ASSERT_PTR_NOT_NULL(shard_registry_find(r, SHARD_KIND_INTEGRATOR, "test_integrator"));
+  shard_registry_destroy(r);
+  unlink(file);
   rmdir(dir);
 }
 
@@ -710,6 +893,12 @@ static const cu_test_def tests[] = {
     {"test_registry_discover_cli_and_env", test_registry_discover_cli_and_env},
     {"test_registry_discover_duplicate_explicit", test_registry_discover_duplicate_explicit},
     {"test_registry_discover_shadows_defaults", test_registry_discover_shadows_defaults},
+    {"test_registry_lazy_loading_skips_bad_files", test_registry_lazy_loading_skips_bad_files},
+    {"test_registry_invalid_name_lists_all", test_registry_invalid_name_lists_all},
+    {"test_registry_duplicate_file_name", test_registry_duplicate_file_name},
+    {"test_registry_probe_timeout", test_registry_probe_timeout},
+    {"test_registry_probe_exit", test_registry_probe_exit},
+    {"test_registry_refuses_writable", test_registry_refuses_writable},
     {NULL, NULL},
 };
 
