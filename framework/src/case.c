@@ -524,7 +524,12 @@ static int lookup(void *ctx, const char *name, double *out, shard_expr_error *er
   const shard_param_spec *s = model_name(ec->c, name, &si);
   if (!s) {
     if (ec->load) return derived_name(name) ? SHARD_EXPR_DEFERRED : 0;
-    return ec->scope && ec->scope->lookup ? ec->scope->lookup(ec->scope->ctx, name, out) : 0;
+    const int r = ec->scope && ec->scope->lookup ? ec->scope->lookup(ec->scope->ctx, name, out) : 0;
+    if (r == 0 && derived_name(name) && ec->scope && ec->scope->why) { /* known, but no value here */
+      ec->scope->why(ec->scope->ctx, name, err->text, sizeof err->text);
+      return SHARD_ERR_INPUT;
+    }
+    return r;
   }
   for (int i = 0; i < ec->depth; ++i)
     if (ec->stack[i] == s) {
@@ -612,8 +617,14 @@ static const char *num_str(double x, char *buf, size_t n) {
 
 static int check_value(const yt_node *node, const shard_param_spec *spec, const char *full, double x, shard_diag *d) {
   char num[40];
-  if (spec->type == SHARD_PARAM_INT && (x != floor(x) || fabs(x) > 9.2e18)) {
+  if (spec->type == SHARD_PARAM_INT && x != floor(x)) {
     value_error(d, node, full, 0, "'%s' must be an integer, got %s", full, num_str(x, num, sizeof num));
+    return SHARD_ERR_INPUT;
+  }
+  if (spec->type == SHARD_PARAM_INT && fabs(x) > 9.2e18) { /* an integer, but beyond what an int64 holds safely */
+    char range[160] = "in [-9.2e18, 9.2e18]";
+    if (has_range(spec)) range_text(spec, range, sizeof range);
+    value_error(d, node, full, 0, "'%s' = %s is out of range: it must be %s", full, num_str(x, num, sizeof num), range);
     return SHARD_ERR_INPUT;
   }
   if (has_range(spec) && !shard_param_admits(spec, x)) { /* x is finite here */

@@ -47,6 +47,10 @@ extern const uint32_t shard_case_n_sections;
 typedef struct shard_scope {
   int (*lookup)(void *ctx, const char *name, double *out); /* 0 if unknown */
   void *ctx;
+  /* optional: why a derived name (shard_case_derived_names) has no value in
+   * this case (its inputs overflowed, the model has no such scale, ...),
+   * written to buf; the case layer reports it instead of "unknown name" */
+  void (*why)(void *ctx, const char *name, char *buf, size_t n);
 } shard_scope;
 
 typedef struct shard_case shard_case;

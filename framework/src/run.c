@@ -156,8 +156,9 @@ typedef struct run {
 #define RUN_CK_END offsetof(run, hist)
 
 static int scope_lookup(void *ctx, const char *name, double *out);
+static void scope_why(void *ctx, const char *name, char *buf, size_t n);
 
-static shard_scope run_scope(run *r) { return (shard_scope){scope_lookup, r}; }
+static shard_scope run_scope(run *r) { return (shard_scope){scope_lookup, r, scope_why}; }
 
 /* a number of the case by path, through the run's scope (guarded recursion) */
 static int case_number(run *r, const char *path, double *out) {
@@ -221,6 +222,46 @@ static int scope_lookup(void *ctx, const char *name, double *out) {
   }
   /* the model's own keys are resolved by the case layer before the scope is asked */
   return 0;
+}
+
+/* Why a derived name has no value (scope_lookup returned 0 for it): before
+ * the model exists nothing is known; after, the value is zero or not finite,
+ * which means its inputs overflowed or underflowed it (model.young = 1.7e308
+ * makes lambda_max infinite and dt_c = 0), or the model has no such scale. */
+static void scope_why(void *ctx, const char *name, char *buf, size_t n) {
+  run *r = ctx;
+  if (!r->model_ready) {
+    snprintf(buf, n, "'%s' is not known before the model is built (it cannot be used in the model's own keys)", name);
+    return;
+  }
+  const shard_model_scales *s = &r->m->scales;
+  double v = NAN;
+  const struct {
+    const char *n;
+    double v;
+  } model_values[] = {{"dt_c", r->dt_c}, {"dt_c_default", r->dt_c_default}, {"dt_c_paper", r->dt_c_paper},
+                      {"dt_bulk", r->dt_bulk}, {"h_min", s->h_min}, {"h_mean", s->h_mean},
+                      {"c", s->density > 0 ? sqrt(s->young / s->density) : NAN},
+                      {"t_b", s->length > 0 && s->density > 0 ? 2.0 * s->length / sqrt(s->young / s->density) : NAN},
+                      {"mass_total", shard_model_total_mass(r->m)}};
+  int model_name = 0;
+  for (size_t i = 0; i < sizeof model_values / sizeof model_values[0]; ++i)
+    if (strcmp(name, model_values[i].n) == 0) v = model_values[i].v, model_name = 1;
+  if (!model_name) {
+    snprintf(buf, n, "'%s' has no finite value in this case (it needs the fracture keys it is made of%s)", name,
+             strcmp(name, "s_grady") == 0 || strcmp(name, "s_bar") == 0 ? " and a nonzero model.initial.strain_rate"
+                                                                        : "");
+    return;
+  }
+  if (isinf(v) && r->m->kind == SHARD_MODEL_PARTICLE) {
+    snprintf(buf, n, "'%s' is infinite: this particle has no stiffness that limits the step; give the value itself",
+             name);
+    return;
+  }
+  snprintf(buf, n,
+           "derived value '%s' = %g is not a finite positive number: its inputs overflow or underflow it "
+           "(model.young = %g Pa, model.density = %g kg/m^3, model.area = %g m^2, h_min = %g m)",
+           name, v, s->young, s->density, s->area, s->h_min);
 }
 
 static int instantiate(run *r, const char *slot, plugin_inst *pi, shard_msg *msg) {
