@@ -814,6 +814,19 @@ void shard_case_destroy(shard_case *c) {
 
 const char *shard_case_path(const shard_case *c) { return c->path; }
 
+void shard_case_error_at(const shard_case *c, const char *path, shard_diag *d, const char *fmt, ...) {
+  char text[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(text, sizeof text, fmt, ap);
+  va_end(ap);
+  const yt_node *n = yt_get_path(c->root, path);
+  if (n)
+    yt_error_at(d, n, "%s", text);
+  else
+    shard_diag_error(d, c->path, 0, 0, NULL, "%s", text);
+}
+
 /* ---- access ------------------------------------------------------------------- */
 
 static int section_index(const char *path) {

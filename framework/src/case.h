@@ -62,6 +62,11 @@ int shard_case_load(const char *path, const char *const *sets, int n_sets, const
                     shard_case **out, shard_diag *diag);
 void shard_case_destroy(shard_case *c);
 const char *shard_case_path(const shard_case *c);
+/* An error found after loading (by the run's set-up), at the location of the
+ * value at `path` (file:line:col with the source line), or at the file when
+ * the key takes its default. */
+void shard_case_error_at(const shard_case *c, const char *path, shard_diag *d, const char *fmt, ...)
+    SHARD_PRINTF_(4, 5);
 
 /* Typed access by dotted path, defaults filled in. For REAL/INT, the value
  * may be an expression: evaluated in `scope` (NULL: numbers only); an error
