@@ -55,6 +55,18 @@ compare "explicit_newmark at 1.5 dt_c" bar.yaml --set integrator.plugin=explicit
 compare "nsn at 1.01 dt_c" bar.yaml --set 'time.dt=1.01 * dt_c_default'
 compare "checkpoint_every int64 max" bar.yaml --set time.checkpoint_every=9223372036854775807
 compare "fields interval" bar.yaml --set output.fields_interval=-1
+# a campaign is validated run by run through the same set-up
+printf 'base: bar.yaml\nset:\n  integrator.plugin: explicit_newmark\nsweep:\n  time.dt: ["0.5 * dt_c", "1.5 * dt_c"]\n' \
+  > "$work/camp.yaml"
+out=$(cd "$work" && timeout 20 "$shard" validate camp.yaml 2>&1)
+rc=$?
+n=$((n + 1))
+if [ "$rc" -ne 2 ] || ! printf '%s\n' "$out" | grep -q "run 1 (time.dt=1.5 \* dt_c) is not a valid case" ||
+  ! printf '%s\n' "$out" | grep -q "is 1.5 times the stable step dt_c_default"; then
+  echo "FAIL campaign with a run above the stable step: exit $rc"
+  printf '%s\n' "$out" | head -5 | sed 's/^/    /'
+  fail=1
+fi
 # every case validates (campaign files are checked by campaign_validate.sh)
 for f in "$src"/cases/paper/*.yaml "$src"/tests/cases/fracture/*.yaml; do
   grep -qE '^(sweep|sweeps|base):' "$f" && continue
