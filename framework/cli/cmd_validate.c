@@ -1,7 +1,10 @@
 /* shard validate FILE [--set key.path=value ...] — check a file without
  * running anything: exit 0 and "FILE: ok", or exit 2 with every error
  * (file:line:col: error: ..., source line, caret). The kind of file picks the
- * checker from a table: case files and campaign files (a top-level `sweep`). */
+ * checker from a table: case files and campaign files (a top-level `sweep`).
+ * A case goes through everything `shard run` does before its first step
+ * (shard_run_check: model, plugins, LCP policy, time step, integrator
+ * set-up), writing nothing, so that validate and run refuse the same cases. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,23 +12,30 @@
 #include "campaign.h"
 #include "case.h"
 #include "commands.h"
+#include "run.h"
 
 typedef struct file_kind {
   const char *name;
   /* SHARD_OK, or SHARD_ERR_INPUT with the problems in diag */
-  int (*validate)(const char *path, const char *const *sets, int n_sets, const shard_registry *reg, shard_diag *diag);
+  int (*validate)(const char *path, const char *const *sets, int n_sets, const shard_registry *reg, shard_diag *diag,
+                  shard_msg *msg);
 } file_kind;
 
 static int validate_case(const char *path, const char *const *sets, int n_sets, const shard_registry *reg,
-                         shard_diag *diag) {
+                         shard_diag *diag, shard_msg *msg) {
   shard_case *c = NULL;
   int st = shard_case_load(path, sets, n_sets, reg, &c, diag);
+  if (st == SHARD_OK) {
+    const int code = shard_run_check(c, reg, diag, msg);
+    st = code == 0 ? SHARD_OK : code == 2 ? SHARD_ERR_INPUT : SHARD_ERR_INTERNAL;
+  }
   shard_case_destroy(c);
   return st;
 }
 
 static int validate_campaign(const char *path, const char *const *sets, int n_sets, const shard_registry *reg,
-                             shard_diag *diag) {
+                             shard_diag *diag, shard_msg *msg) {
+  (void)msg;
   if (n_sets > 0) {
     shard_diag_error(diag, path, 0, 0, NULL, "--set applies to case files; a campaign sets its runs in 'set' and 'sweep'");
     return SHARD_ERR_INPUT;
@@ -83,12 +93,13 @@ int shard_cmd_validate(const shard_cli *cli, int argc, char **argv) {
     fprintf(stderr, "shard validate: %s\n", msg.text);
     code = SHARD_EXIT_INPUT;
   } else {
-    int st = kind_of(path)->validate(path, sets, n_sets, reg, diag);
+    int st = kind_of(path)->validate(path, sets, n_sets, reg, diag, &msg);
     if (st == SHARD_OK) {
       printf("%s: ok\n", path);
       code = SHARD_EXIT_OK;
     } else {
-      shard_diag_print(diag, stderr);
+      if (shard_diag_count(diag) > 0) shard_diag_print(diag, stderr);
+      if (msg.text[0]) fprintf(stderr, "shard validate: %s\n", msg.text); /* as `shard run` reports it */
       code = st == SHARD_ERR_INPUT ? SHARD_EXIT_INPUT : SHARD_EXIT_FAIL;
     }
   }

@@ -15,6 +15,7 @@
 #include "case.h"
 #include "expr.h"
 #include "fsio.h"
+#include "run.h"
 #include "sha256.h"
 #include "yaml_tree.h"
 
@@ -1125,6 +1126,13 @@ static int validate_runs(loader *L, const shard_registry *reg) {
     shard_case *cs = NULL;
     shard_diag_clear(sub);
     int st = shard_case_load(path, c->runs[r].sets, (int)c->runs[r].n_sets, reg, &cs, sub);
+    if (st == SHARD_OK) { /* and what the run checks before its first step (model, plugins, time step) */
+      shard_msg m = {{0}};
+      if (shard_run_check(cs, reg, sub, &m) != 0) {
+        st = SHARD_ERR_INPUT;
+        if (shard_diag_count(sub) == 0) shard_diag_error(sub, path, 0, 0, "", "%s", m.text[0] ? m.text : "set-up failed");
+      }
+    }
     shard_case_destroy(cs);
     if (st == SHARD_OK) continue;
     rc = SHARD_ERR_INPUT;

@@ -554,7 +554,12 @@ static int lookup(void *ctx, const char *name, double *out, shard_expr_error *er
   const shard_param_spec *s = model_name(ec->c, name, &si);
   if (!s) {
     if (ec->load) return derived_name(name) ? SHARD_EXPR_DEFERRED : 0;
-    return ec->scope && ec->scope->lookup ? ec->scope->lookup(ec->scope->ctx, name, out) : 0;
+    const int r = ec->scope && ec->scope->lookup ? ec->scope->lookup(ec->scope->ctx, name, out) : 0;
+    if (r == 0 && derived_name(name) && ec->scope && ec->scope->why) { /* known, but no value here */
+      ec->scope->why(ec->scope->ctx, name, err->text, sizeof err->text);
+      return SHARD_ERR_INPUT;
+    }
+    return r;
   }
   for (int i = 0; i < ec->depth; ++i)
     if (ec->stack[i] == s) {
@@ -642,8 +647,14 @@ static const char *num_str(double x, char *buf, size_t n) {
 
 static int check_value(const yt_node *node, const shard_param_spec *spec, const char *full, double x, shard_diag *d) {
   char num[40];
-  if (spec->type == SHARD_PARAM_INT && (x != floor(x) || fabs(x) > 9.2e18)) {
+  if (spec->type == SHARD_PARAM_INT && x != floor(x)) {
     value_error(d, node, full, 0, "'%s' must be an integer, got %s", full, num_str(x, num, sizeof num));
+    return SHARD_ERR_INPUT;
+  }
+  if (spec->type == SHARD_PARAM_INT && fabs(x) > 9.2e18) { /* an integer, but beyond what an int64 holds safely */
+    char range[160] = "in [-9.2e18, 9.2e18]";
+    if (has_range(spec)) range_text(spec, range, sizeof range);
+    value_error(d, node, full, 0, "'%s' = %s is out of range: it must be %s", full, num_str(x, num, sizeof num), range);
     return SHARD_ERR_INPUT;
   }
   if (has_range(spec) && !shard_param_admits(spec, x)) { /* x is finite here */
@@ -832,6 +843,19 @@ void shard_case_destroy(shard_case *c) {
 }
 
 const char *shard_case_path(const shard_case *c) { return c->path; }
+
+void shard_case_error_at(const shard_case *c, const char *path, shard_diag *d, const char *fmt, ...) {
+  char text[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(text, sizeof text, fmt, ap);
+  va_end(ap);
+  const yt_node *n = yt_get_path(c->root, path);
+  if (n)
+    yt_error_at(d, n, "%s", text);
+  else
+    shard_diag_error(d, c->path, 0, 0, NULL, "%s", text);
+}
 
 /* ---- access ------------------------------------------------------------------- */
 

@@ -47,6 +47,10 @@ extern const uint32_t shard_case_n_sections;
 typedef struct shard_scope {
   int (*lookup)(void *ctx, const char *name, double *out); /* 0 if unknown */
   void *ctx;
+  /* optional: why a derived name (shard_case_derived_names) has no value in
+   * this case (its inputs overflowed, the model has no such scale, ...),
+   * written to buf; the case layer reports it instead of "unknown name" */
+  void (*why)(void *ctx, const char *name, char *buf, size_t n);
 } shard_scope;
 
 typedef struct shard_case shard_case;
@@ -58,6 +62,11 @@ int shard_case_load(const char *path, const char *const *sets, int n_sets, const
                     shard_case **out, shard_diag *diag);
 void shard_case_destroy(shard_case *c);
 const char *shard_case_path(const shard_case *c);
+/* An error found after loading (by the run's set-up), at the location of the
+ * value at `path` (file:line:col with the source line), or at the file when
+ * the key takes its default. */
+void shard_case_error_at(const shard_case *c, const char *path, shard_diag *d, const char *fmt, ...)
+    SHARD_PRINTF_(4, 5);
 
 /* Typed access by dotted path, defaults filled in. For REAL/INT, the value
  * may be an expression: evaluated in `scope` (NULL: numbers only); an error

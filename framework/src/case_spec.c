@@ -96,6 +96,13 @@ static const shard_param_spec time_specs[] = {
      "stop as unstable when the mechanical energy exceeds this multiple of the injected energy, times "
      "1/(1 - (dt/dt_c_default)^2) for the Newmark-form schemes (NSN, CDL, explicit Newmark), whose stable runs "
      "can show that much more (docs/theory.md section 7)"},
+    {"allow_unstable", B, "false", 0, 0, "", 0, 0,
+     "run a conditionally stable integrator (nsn, cd_lagrange, explicit_newmark) with time.dt above its stable step "
+     "dt_c_default = 2/sqrt(lambda_max) anyway; without it such a step is refused at set-up (exit 2)"},
+    {"max_balance_drift", R, "0.1", 0, SHARD_INF, "1", POS, 0,
+     "stop as failed (exit 3) once the relative energy-balance drift |B - B0| / max(E, |W_ext|) exceeds this "
+     "(docs/theory.md section 7); the default sits above the drift of every stable run of cases/ (penalty fragmentation "
+     "reaches a few 1e-2)"},
     {"stop", C, "end", 0, 0, "", 0, "end|dissipation_settled",
      "end: run to time.end; dissipation_settled: stop earlier once the fracture dissipation changed by less than "
      "1e-3 (relative) at three checks in a row, checks 10 s_bar / c apart (docs/theory.md section 13)"},
@@ -126,6 +133,10 @@ static const shard_param_spec lcp_host_specs[] = {
     {"dump", B, "false", 0, 0, "", 0, 0, "write failing problems as Matrix Market files in the run directory"},
     {"dump_every", I, "0", 0, 9.2e18, "1", 0, 0,
      "also write every block of every N-th step with its solution (NAME.M.mtx, NAME.q.mtx, NAME.z.mtx); 0: never"},
+    {"check_tolerance", R, 0, 0, 1, "1", POS, 0,
+     "the host checks every solution a solver reports as solved: its complementarity residual (z >= 0, "
+     "w = Wz + q >= 0, min(z, w) = 0, relative to max(|q|, |Wz|)) must be at most this, else the solve failed "
+     "(on_failure applies); absent: 10 times the solver's own `tolerance` parameter, 1e-6 for a solver without one"},
     {"scalar_blocks", C, "closed_form", 0, 0, "", 0, "closed_form|solver",
      "blocks of one contact with a positive diagonal w: z = max(0, -q/w) in the host (closed_form), or hand them "
      "to the solver like every other block (solver)"},

@@ -237,6 +237,40 @@ static int solve_with(const shard_contact_solver *s, const shard_lcp_problem *p,
   return st;
 }
 
+/* The host's check of a solution its solver reports as solved, on the
+ * block as solved: w = W z + q from the CSR view (into w, which the solver
+ * filled: its own w is not trusted), the scale s = max(|q|_inf, |Wz|_inf)
+ * and the complementarity residual max_i |min(z_i, w_i)| / s, the measure
+ * of shard_lcp_residual: it is >= |z_i| / s for a negative impulse, >=
+ * |w_i| / s for a violated constraint and >= min(z_i, w_i) / s when both
+ * are positive. One pass over the block's entries, nothing allocated.
+ * Kept out of line so that a profile shows its share of the step. */
+__attribute__((noinline)) static int host_check(const shard_lcp_problem *p, const double *z, double *w, double tol,
+                                                double *out_res, shard_msg *msg) {
+  const shard_csr *a = p->csr;
+  double s = 1e-300, worst = 0.0;
+  int32_t iw = -1;
+  for (int32_t i = 0; i < p->n; ++i) {
+    double mz = 0.0;
+    for (int32_t k = a->rowptr[i]; k < a->rowptr[i + 1]; ++k) mz += a->val[k] * z[a->colind[k]];
+    w[i] = mz + p->q[i];
+    if (fabs(mz) > s) s = fabs(mz);
+    if (fabs(p->q[i]) > s) s = fabs(p->q[i]);
+    const double m = fabs(z[i] < w[i] ? z[i] : w[i]);
+    if (!(m <= worst)) worst = m, iw = i; /* also catches NaN */
+  }
+  const double r = worst / s;
+  *out_res = r;
+  if (r <= tol) return SHARD_OK;
+  const double zi = z[iw], wi = w[iw];
+  const char *what = !(zi >= 0.0) ? "negative impulse" : !(wi >= 0.0) ? "violated constraint (w < 0)"
+                                                                         : "not complementary (z > 0 and w > 0)";
+  return shard_msg_set(msg, SHARD_ERR_NUMERIC,
+                       "reported success, but the host's check of its solution fails at contact %d of %d: %s, "
+                       "z = %.6g, w = %.6g; residual %.3g above the check tolerance %.3g",
+                       (int)iw, (int)p->n, what, zi, wi, r, tol);
+}
+
 /* The dense row-major copy of a block, for a solver with SHARD_CAP_LCP_DENSE
  * that is about to solve it (made once, and only then: a sparse primary with
  * a dense fallback copies nothing while the primary succeeds). */
@@ -249,11 +283,21 @@ static void dense_view(shard_contact *c, const shard_contact_solver *s, shard_lc
   prob->dense = c->dense;
 }
 
+/* One solver on one block: its solve, then the host's check of what it
+ * reports as solved (a failed check is a failure like any other). */
+static int attempt(shard_contact *c, const shard_contact_solver *s, shard_lcp_problem *prob, double *z,
+                   shard_lcp_report *rep, double *host_res, shard_msg *msg) {
+  int st = solve_with(s, prob, z, c->b_w, rep, msg);
+  if (st == SHARD_OK) st = host_check(prob, z, c->b_w, s->check_tol, host_res, msg);
+  return st;
+}
+
 /* Solve one independent block with the policy: primary solver, dump, fallback. */
 static int solve_block(shard_contact *c, shard_lcp_problem *prob, double *z, int32_t block, shard_step_stats *stats,
                        shard_msg *msg) {
     dense_view(c, &c->policy.primary, prob);
     shard_lcp_report rep;
+    double host_res = 0.0;
     const shard_contact_solver *used = &c->policy.primary;
     int st;
     if ((used->caps & SHARD_CAP_LCP_DENSE) && !prob->dense)
@@ -261,7 +305,7 @@ static int solve_block(shard_contact *c, shard_lcp_problem *prob, double *z, int
                          "block of %d coupled contacts exceeds the dense limit %d of this solver (use pgs or mprgp)",
                          (int)prob->n, (int)c->dense_max);
     else
-      st = solve_with(used, prob, z, c->b_w, &rep, msg);
+      st = attempt(c, used, prob, z, &rep, &host_res, msg);
     if (st != SHARD_OK) {
       shard_msg_prepend(msg, "lcp '%s': block of %d contacts", used->name, (int)prob->n);
       if (c->policy.dump) dump_block(c, block, prob, NULL, msg);
@@ -274,7 +318,7 @@ static int solve_block(shard_contact *c, shard_lcp_problem *prob, double *z, int
                              (int)prob->n, (int)c->dense_max);
         else {
           for (int32_t i = 0; i < prob->n; ++i) z[i] = 0.0; /* the primary's iterate is no guess */
-          st = solve_with(used, prob, z, c->b_w, &rep, msg);
+          st = attempt(c, used, prob, z, &rep, &host_res, msg);
         }
         if (st != SHARD_OK) {
           shard_msg_prepend(msg, "%s; fallback lcp '%s'", first.text, used->name);
@@ -293,6 +337,7 @@ static int solve_block(shard_contact *c, shard_lcp_problem *prob, double *z, int
     if (prob->n > stats->lcp_max_block) stats->lcp_max_block = prob->n;
     stats->lcp_iterations += rep.iterations;
     if (rep.residual > stats->lcp_residual) stats->lcp_residual = rep.residual;
+    if (host_res > stats->lcp_residual) stats->lcp_residual = host_res;
     return SHARD_OK;
 }
 

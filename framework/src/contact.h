@@ -19,6 +19,10 @@ typedef struct shard_contact_solver {
   const shard_lcp_solver_ops *ops;
   void *self;
   uint64_t caps;
+  /* the host's check of every solution this solver reports as solved: the
+   * complementarity residual of shard_lcp_residual (z >= 0, w = Wz + q >= 0,
+   * min(z, w) = 0, relative to max(|q|, |Wz|)) must be at most this */
+  double check_tol;
 } shard_contact_solver;
 
 typedef struct shard_contact_policy {

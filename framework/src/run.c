@@ -57,6 +57,8 @@ typedef struct run {
 
   double T, dt, dt_c, dt_bulk, dt_c_default, dt_c_paper, max_spring, energy_guard;
   double guard_swing; /* 1/(1 - (dt/dt_c_default)^2): how far E may exceed 𝓗 in a stable run (Newmark forms) */
+  double max_drift;   /* time.max_balance_drift */
+  int beyond_stable;  /* a conditionally stable integrator at dt > dt_c_default (time.allow_unstable) */
   int64_t nsteps, every;
   double interval;
 
@@ -116,8 +118,9 @@ typedef struct run {
 #define RUN_CK_END offsetof(run, hist)
 
 static int scope_lookup(void *ctx, const char *name, double *out);
+static void scope_why(void *ctx, const char *name, char *buf, size_t n);
 
-static shard_scope run_scope(run *r) { return (shard_scope){scope_lookup, r}; }
+static shard_scope run_scope(run *r) { return (shard_scope){scope_lookup, r, scope_why}; }
 
 /* a number of the case by path, through the run's scope (guarded recursion) */
 static int case_number(run *r, const char *path, double *out) {
@@ -183,6 +186,46 @@ static int scope_lookup(void *ctx, const char *name, double *out) {
   return 0;
 }
 
+/* Why a derived name has no value (scope_lookup returned 0 for it): before
+ * the model exists nothing is known; after, the value is zero or not finite,
+ * which means its inputs overflowed or underflowed it (model.young = 1.7e308
+ * makes lambda_max infinite and dt_c = 0), or the model has no such scale. */
+static void scope_why(void *ctx, const char *name, char *buf, size_t n) {
+  run *r = ctx;
+  if (!r->model_ready) {
+    snprintf(buf, n, "'%s' is not known before the model is built (it cannot be used in the model's own keys)", name);
+    return;
+  }
+  const shard_model_scales *s = &r->m->scales;
+  double v = NAN;
+  const struct {
+    const char *n;
+    double v;
+  } model_values[] = {{"dt_c", r->dt_c}, {"dt_c_default", r->dt_c_default}, {"dt_c_paper", r->dt_c_paper},
+                      {"dt_bulk", r->dt_bulk}, {"h_min", s->h_min}, {"h_mean", s->h_mean},
+                      {"c", s->density > 0 ? sqrt(s->young / s->density) : NAN},
+                      {"t_b", s->length > 0 && s->density > 0 ? 2.0 * s->length / sqrt(s->young / s->density) : NAN},
+                      {"mass_total", shard_model_total_mass(r->m)}};
+  int model_name = 0;
+  for (size_t i = 0; i < sizeof model_values / sizeof model_values[0]; ++i)
+    if (strcmp(name, model_values[i].n) == 0) v = model_values[i].v, model_name = 1;
+  if (!model_name) {
+    snprintf(buf, n, "'%s' has no finite value in this case (it needs the fracture keys it is made of%s)", name,
+             strcmp(name, "s_grady") == 0 || strcmp(name, "s_bar") == 0 ? " and a nonzero model.initial.strain_rate"
+                                                                        : "");
+    return;
+  }
+  if (isinf(v) && r->m->kind == SHARD_MODEL_PARTICLE) {
+    snprintf(buf, n, "'%s' is infinite: this particle has no stiffness that limits the step; give the value itself",
+             name);
+    return;
+  }
+  snprintf(buf, n,
+           "derived value '%s' = %g is not a finite positive number: its inputs overflow or underflow it "
+           "(model.young = %g Pa, model.density = %g kg/m^3, model.area = %g m^2, h_min = %g m)",
+           name, v, s->young, s->density, s->area, s->h_min);
+}
+
 static int instantiate(run *r, const char *slot, plugin_inst *pi, shard_msg *msg) {
   shard_scope sc = run_scope(r);
   if (shard_case_plugin(r->c, slot, &sc, &pi->lp, &pi->params, r->diag) != SHARD_OK)
@@ -192,6 +235,25 @@ static int instantiate(run *r, const char *slot, plugin_inst *pi, shard_msg *msg
 
 static const char *family_word(uint64_t caps) {
   return (caps & SHARD_CAP_IMPACT_LAW) ? "impact" : "force";
+}
+
+/* The tolerance of the host's check of an LCP solver's solutions:
+ * lcp.check_tolerance, else 10 times the solver's own REAL parameter
+ * `tolerance` (the bound it promises on the same residual; the margin covers
+ * the rounding of w = Wz + q recomputed), else 1e-6. */
+static int check_tolerance(run *r, const shard_params *p, double *out, shard_msg *msg) {
+  if (shard_case_has(r->c, "lcp.check_tolerance")) {
+    shard_scope sc = run_scope(r);
+    if (shard_case_real(r->c, "lcp.check_tolerance", &sc, out, r->diag) != SHARD_OK)
+      return shard_msg_set(msg, SHARD_ERR_INPUT, "invalid lcp.check_tolerance");
+    return SHARD_OK;
+  }
+  *out = 1e-6;
+  for (uint32_t i = 0; p && i < p->count; ++i)
+    if (strcmp(p->specs[i].key, "tolerance") == 0 && p->specs[i].type == SHARD_PARAM_REAL && p->values[i].set &&
+        p->values[i].real > 0.0)
+      *out = fmin(10.0 * p->values[i].real, 1.0);
+  return SHARD_OK;
 }
 
 /* Create the integrator, the contact law of its family and the LCP solvers. */
@@ -257,7 +319,9 @@ static int build_plugins(run *r, shard_msg *msg) {
       shard_msg_prepend(msg, "%s: lcp '%s'", path, r->lcp.lp->desc->name);
       return SHARD_ERR_INPUT;
     }
-    shard_contact_policy pol = {.primary = {r->lcp.lp->desc->name, sops, r->lcp.self, r->lcp.lp->desc->caps},
+    double tol = 0.0;
+    if ((st = check_tolerance(r, &r->lcp.params, &tol, msg)) != SHARD_OK) return st;
+    shard_contact_policy pol = {.primary = {r->lcp.lp->desc->name, sops, r->lcp.self, r->lcp.lp->desc->caps, tol},
                                 .dump = shard_case_bool(r->c, "lcp.dump"),
                                 .dump_every = 0,
                                 .dump_dir = r->opt->out_dir};
@@ -271,9 +335,25 @@ static int build_plugins(run *r, shard_msg *msg) {
     const char *onf = shard_case_string(r->c, "lcp.on_failure");
     const char *fb = shard_case_string(r->c, "lcp.fallback");
     if (onf && strcmp(onf, "fallback") == 0) {
-      if (!fb) return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: lcp.on_failure is 'fallback' but lcp.fallback names no solver", path);
+      if (!fb) {
+        shard_case_error_at(r->c, "lcp.on_failure", r->diag,
+                            "'lcp.on_failure' is 'fallback' but lcp.fallback names no solver");
+        return shard_msg_set(msg, SHARD_ERR_INPUT, "invalid LCP failure policy");
+      }
       const shard_loaded_plugin *fp = shard_registry_find(r->reg, SHARD_KIND_LCP_SOLVER, fb);
-      if (!fp) return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: lcp.fallback: no LCP solver plugin named '%s'", path, fb);
+      if (!fp) {
+        char list[512] = "";
+        size_t len = 0;
+        for (size_t i = 0; i < shard_registry_count(r->reg) && len < sizeof list; ++i) {
+          const shard_plugin *d = shard_registry_at(r->reg, i)->desc;
+          if (d->kind != SHARD_KIND_LCP_SOLVER) continue;
+          const int k = snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "", d->name);
+          if (k > 0) len += (size_t)k;
+        }
+        shard_case_error_at(r->c, "lcp.fallback", r->diag, "'lcp.fallback': no LCP solver plugin named '%s'; available: %s",
+                            fb, len ? list : "none");
+        return shard_msg_set(msg, SHARD_ERR_INPUT, "invalid LCP failure policy");
+      }
       r->fallback.lp = fp;
       r->fallback.params = (shard_params){fp->desc->params, 0, NULL};
       /* the fallback runs with its defaults */
@@ -287,12 +367,14 @@ static int build_plugins(run *r, shard_msg *msg) {
       }
       shard_params fpar = {fp->desc->params, fp->desc->n_params, vals};
       st = fops->create(&fpar, &r->fallback.self, msg);
+      double ftol = 0.0;
+      if (st == SHARD_OK) st = check_tolerance(r, &fpar, &ftol, msg);
       free(vals);
       if (st != SHARD_OK) {
         shard_msg_prepend(msg, "%s: fallback lcp '%s'", path, fb);
         return SHARD_ERR_INPUT;
       }
-      pol.fallback = (shard_contact_solver){fp->desc->name, fops, r->fallback.self, fp->desc->caps};
+      pol.fallback = (shard_contact_solver){fp->desc->name, fops, r->fallback.self, fp->desc->caps, ftol};
     }
     if ((st = shard_contact_set_policy(r->m->contact, &pol, msg)) != SHARD_OK) {
       shard_msg_prepend(msg, "%s", path);
@@ -1029,6 +1111,17 @@ static int release(run *r, int64_t k, double t, shard_msg *msg) {
   return SHARD_OK;
 }
 
+/* A failure of a conditionally stable scheme run above its stable step
+ * (time.allow_unstable) names the step as the likely cause. */
+static void beyond_stable_hint(const run *r, shard_msg *msg) {
+  if (!r->beyond_stable) return;
+  const size_t len = strlen(msg->text);
+  snprintf(msg->text + len, sizeof msg->text - len,
+           "; time.dt = %.6g s is %.4g times the stable step dt_c_default = %.6g s of this scheme "
+           "(time.allow_unstable): the time step is the likely cause",
+           r->dt, r->dt / r->dt_c_default, r->dt_c_default);
+}
+
 static int loop(run *r, int64_t *out_steps, shard_msg *msg) {
   shard_model *m = r->m;
   shard_system *sys = &m->sys;
@@ -1053,6 +1146,7 @@ static int loop(run *r, int64_t *out_steps, shard_msg *msg) {
     st = r->iops->step(r->integ.self, sys, r->dt, msg);
     if (st != SHARD_OK) {
       shard_msg_prepend(msg, "step %lld (t = %.9g s): integrator '%s'", (long long)k, t, r->integ.lp->desc->name);
+      beyond_stable_hint(r, msg);
       st = SHARD_ERR_NUMERIC;
       break;
     }
@@ -1131,6 +1225,15 @@ static int loop(run *r, int64_t *out_steps, shard_msg *msg) {
                          "step %lld (t = %.9g s): unstable: mechanical energy %.6g J grew to %.3g times the injected "
                          "energy %.6g J (initial energy plus the absolute external work), beyond %s",
                          (long long)k, t, E, E / injected, injected, limit);
+      beyond_stable_hint(r, msg);
+      break;
+    }
+    if (!(fabs(r->drift) <= r->max_drift)) { /* also a NaN drift */
+      st = shard_msg_set(msg, SHARD_ERR_NUMERIC,
+                         "step %lld (t = %.9g s): the energy balance drifted by %.3g of the largest energy %.6g J, "
+                         "beyond time.max_balance_drift = %g: the energies of this run cannot be trusted",
+                         (long long)k, t, r->drift, fmax(r->energy_max, 1e-300), r->max_drift);
+      beyond_stable_hint(r, msg);
       break;
     }
     if (r->stop_interval > 0 && t >= r->stop_next) {
@@ -1182,6 +1285,7 @@ static int setup_time(run *r, shard_msg *msg) {
   if (shard_case_real(r->c, "time.end", &sc, &r->T, r->diag) != SHARD_OK) st = SHARD_ERR_INPUT;
   if (shard_case_real(r->c, "time.dt", &sc, &r->dt, r->diag) != SHARD_OK) st = SHARD_ERR_INPUT;
   if (shard_case_real(r->c, "time.energy_guard", &sc, &r->energy_guard, r->diag) != SHARD_OK) st = SHARD_ERR_INPUT;
+  if (shard_case_real(r->c, "time.max_balance_drift", &sc, &r->max_drift, r->diag) != SHARD_OK) st = SHARD_ERR_INPUT;
   long long every = 1, max_steps = 0;
   if (shard_case_int(r->c, "output.every", &sc, &every, r->diag) != SHARD_OK) st = SHARD_ERR_INPUT;
   if (shard_case_int(r->c, "time.max_steps", &sc, &max_steps, r->diag) != SHARD_OK) st = SHARD_ERR_INPUT;
@@ -1189,6 +1293,21 @@ static int setup_time(run *r, shard_msg *msg) {
       shard_case_real(r->c, "output.interval", &sc, &r->interval, r->diag) != SHARD_OK)
     st = SHARD_ERR_INPUT;
   if (st != SHARD_OK) return shard_msg_set(msg, st, "invalid time stepping");
+  /* a conditionally stable scheme above its stable step: refused, unless asked for */
+  const shard_plugin *ip = r->integ.lp->desc;
+  if ((ip->caps & SHARD_CAP_CONDITIONALLY_STABLE) && r->dt > r->dt_c_default) {
+    r->beyond_stable = 1;
+    if (!shard_case_bool(r->c, "time.allow_unstable")) {
+      shard_case_error_at(r->c, "time.dt", r->diag,
+                          "'time.dt' = %.6g s is %.4g times the stable step dt_c_default = %.6g s of integrator '%s' "
+                          "(2/sqrt(lambda_max) of M^-1 K with the bulk%s%s stiffness): the scheme is stable only "
+                          "for dt / dt_c_default <= 1; lower time.dt, or set time.allow_unstable: true to run it "
+                          "anyway",
+                          r->dt, r->dt / r->dt_c_default, r->dt_c_default, ip->name,
+                          r->max_spring > 0 ? ", penalty" : "", r->m->fracture ? ", cohesive" : "");
+      return shard_msg_set(msg, SHARD_ERR_INPUT, "time step above the stable step");
+    }
+  }
   r->every = every;
   long long ck = 0;
   if (shard_case_int(r->c, "time.checkpoint_every", &sc, &ck, r->diag) != SHARD_OK)
@@ -1229,60 +1348,85 @@ static int setup_time(run *r, shard_msg *msg) {
   return SHARD_OK;
 }
 
+/* Everything a run does before its first step that writes nothing: the
+ * model, the plugins and the LCP policy, the time step and its stability,
+ * the reference, the output keys, the integrator's set-up and start
+ * (a0 = M^-1 f(u0)). `shard validate` runs exactly this (shard_run_check):
+ * whatever a run refuses before its first step, validate refuses too. */
+static int run_setup(run *r, shard_msg *msg) {
+  shard_scope sc = run_scope(r);
+  int st = shard_model_build(r->c, &sc, &r->m, r->diag, msg);
+  if (st != SHARD_OK) return st;
+  r->model_ready = 1;
+  if ((st = build_plugins(r, msg)) != SHARD_OK || (st = setup_time(r, msg)) != SHARD_OK ||
+      (st = setup_reference(r, msg)) != SHARD_OK)
+    return st;
+  if (shard_case_has(r->c, "output.fields_interval") &&
+      shard_case_real(r->c, "output.fields_interval", &sc, &r->fields_interval, r->diag) != SHARD_OK)
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "invalid output.fields_interval");
+  r->spacetime = shard_case_bool(r->c, "output.spacetime");
+  shard_model *m = r->m;
+  shard_system *sys = &m->sys;
+  /* integrator set-up: aux vectors, a0 = M^-1 f(u0) */
+  const uint32_t n_aux = r->iops->n_aux ? r->iops->n_aux(r->integ.self) : 0;
+  sys->n_aux = n_aux;
+  sys->aux = n_aux ? calloc((size_t)n_aux * (size_t)m->ndof_max, sizeof(double)) : NULL;
+  r->u_prev = calloc((size_t)m->ndof_max, sizeof(double));
+  r->v_prev = calloc((size_t)m->ndof_max, sizeof(double));
+  r->gap = calloc((size_t)m->ncon_max + 1, sizeof(double));
+  for (int32_t d = 0; d < m->ndof_max && r->u_prev; ++d) r->fext_any |= m->fext[d] != 0.0; /* fext is set once, at build */
+  if ((n_aux && !sys->aux) || !r->u_prev || !r->v_prev || !r->gap)
+    return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
+  if ((st = r->iops->setup(r->integ.self, sys, msg)) != SHARD_OK) {
+    shard_msg_prepend(msg, "integrator '%s': setup", r->integ.lp->desc->name);
+    return st;
+  }
+  sys->t = 0.0;
+  if ((st = sys->ops->force(sys, 0.0, sys->u, sys->a, msg)) != SHARD_OK) return st;
+  for (int32_t d = 0; d < m->ndof; ++d) sys->a[d] *= m->minv[d];
+  sys->ops->prescribe(sys, 0.0, sys->v, sys->a);
+  if ((st = r->iops->start(r->integ.self, sys, r->dt, msg)) != SHARD_OK) {
+    shard_msg_prepend(msg, "integrator '%s': start", r->integ.lp->desc->name);
+    return st;
+  }
+  return SHARD_OK;
+}
+
+static void run_teardown(run *r) {
+  if (r->hist) fclose(r->hist);
+  r->hist = NULL;
+  shard_snapshots_close(r->snap);
+  r->snap = NULL;
+  destroy_plugins(r);
+  free(r->u_prev), free(r->v_prev), free(r->gap);
+  shard_model_destroy(r->m);
+}
+
+int shard_run_check(const shard_case *c, const shard_registry *reg, shard_diag *diag, shard_msg *msg) {
+  const shard_run_options none = {.out_dir = NULL};
+  run r = {.c = c, .reg = reg, .opt = &none, .diag = diag, .contact_con = -1, .contact_dof = -1};
+  const int st = run_setup(&r, msg);
+  run_teardown(&r);
+  return st == SHARD_OK ? 0 : st == SHARD_ERR_INPUT ? 2 : 1;
+}
+
 int shard_run_case(const shard_case *c, const shard_registry *reg, const shard_run_options *opt, shard_diag *diag,
                    shard_msg *msg) {
   const double wall0 = now_s();
   run r = {.c = c, .reg = reg, .opt = opt, .diag = diag, .contact_con = -1, .contact_dof = -1};
   shard_dir_lock lock = SHARD_DIR_LOCK_INIT;
-  shard_scope sc = run_scope(&r);
-  int st = shard_model_build(c, &sc, &r.m, diag, msg);
   int code = 1;
+  int st = run_setup(&r, msg);
   if (st != SHARD_OK) {
-    code = st == SHARD_ERR_INPUT ? 2 : 1;
-    goto done;
-  }
-  r.model_ready = 1;
-  if ((st = build_plugins(&r, msg)) != SHARD_OK || (st = setup_time(&r, msg)) != SHARD_OK ||
-      (st = setup_reference(&r, msg)) != SHARD_OK) {
     code = st == SHARD_ERR_INPUT ? 2 : 1;
     goto done;
   }
   shard_model *m = r.m;
   shard_system *sys = &m->sys;
-  /* integrator set-up: aux vectors, a0 = M^-1 f(u0) */
-  const uint32_t n_aux = r.iops->n_aux ? r.iops->n_aux(r.integ.self) : 0;
-  sys->n_aux = n_aux;
-  sys->aux = n_aux ? calloc((size_t)n_aux * (size_t)m->ndof_max, sizeof(double)) : NULL;
-  r.u_prev = calloc((size_t)m->ndof_max, sizeof(double));
-  r.v_prev = calloc((size_t)m->ndof_max, sizeof(double));
-  r.gap = calloc((size_t)m->ncon_max + 1, sizeof(double));
-  for (int32_t d = 0; d < m->ndof_max && r.u_prev; ++d) r.fext_any |= m->fext[d] != 0.0; /* fext is set once, at build */
-  if ((n_aux && !sys->aux) || !r.u_prev || !r.v_prev || !r.gap) {
-    st = shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
-    goto done;
-  }
   if ((st = shard_mkdirs(opt->out_dir, msg)) != SHARD_OK) goto done;
   if ((st = lock_out_dir(&r, &lock, msg)) != SHARD_OK) goto done;
-  if ((st = r.iops->setup(r.integ.self, sys, msg)) != SHARD_OK) {
-    shard_msg_prepend(msg, "integrator '%s': setup", r.integ.lp->desc->name);
-    goto done;
-  }
-  sys->t = 0.0;
-  if ((st = sys->ops->force(sys, 0.0, sys->u, sys->a, msg)) != SHARD_OK) goto done;
-  for (int32_t d = 0; d < m->ndof; ++d) sys->a[d] *= m->minv[d];
-  sys->ops->prescribe(sys, 0.0, sys->v, sys->a);
-  if ((st = r.iops->start(r.integ.self, sys, r.dt, msg)) != SHARD_OK) {
-    shard_msg_prepend(msg, "integrator '%s': start", r.integ.lp->desc->name);
-    goto done;
-  }
   snprintf(r.hist_tmp, sizeof r.hist_tmp, "%s/" HIST_PARTIAL, opt->out_dir);
   if ((st = write_provenance(&r, msg)) != SHARD_OK) goto done;
-  if (shard_case_has(c, "output.fields_interval") &&
-      shard_case_real(c, "output.fields_interval", &sc, &r.fields_interval, diag) != SHARD_OK) {
-    st = SHARD_ERR_INPUT;
-    goto done;
-  }
-  r.spacetime = shard_case_bool(c, "output.spacetime");
   if ((r.fields_interval > 0 || r.spacetime) && m->kind == SHARD_MODEL_BAR &&
       (st = shard_snapshots_open(&r.snap, opt->out_dir, m, msg)) != SHARD_OK)
     goto done;
@@ -1353,11 +1497,7 @@ int shard_run_case(const shard_case *c, const shard_registry *reg, const shard_r
   code = st == SHARD_OK ? (r.stopped ? SHARD_RUN_STOPPED : 0) : st == SHARD_ERR_NUMERIC ? 3 : st == SHARD_ERR_INPUT ? 2 : 1;
 done:
   if (code == 1 && st == SHARD_ERR_INPUT) code = 2;
-  if (r.hist) fclose(r.hist);
-  shard_snapshots_close(r.snap);
-  destroy_plugins(&r);
-  free(r.u_prev), free(r.v_prev), free(r.gap);
-  shard_model_destroy(r.m);
+  run_teardown(&r);
   shard_dir_lock_release(&lock);
   return code;
 }

@@ -197,11 +197,19 @@ static void test_benchmarks_energy_guard(void) {
   CU_CHECK_MSG(e_after <= swing * h * (1 + 1e-9), "E %.6g after the release above the stable bound %.6g", e_after,
                swing * h);
 
-  const char *pen[] = {"time.dt=0.99 * dt_c", "time.stop=end", "time.end=400 * t0"};
-  const int code = rh_run("cases/paper/free_ring_penalty_case", "guard_penalty", pen, 3, out, sizeof out, msg, sizeof msg);
+  /* the guard alone (the balance-drift limit, which trips first, lifted) */
+  const char *pen[] = {"time.dt=0.99 * dt_c", "time.stop=end", "time.end=400 * t0", "time.max_balance_drift=1e300"};
+  const int code = rh_run("cases/paper/free_ring_penalty_case", "guard_penalty", pen, 4, out, sizeof out, msg, sizeof msg);
   printf("\n  penalty at 0.99 dt_c: exit %d", code);
   CU_CHECK_MSG(code == 3 && strstr(msg, "unstable") && strstr(msg, "beyond time.energy_guard = 100 times 50.25"),
                "penalty at 0.99 dt_c: exit %d (%s)", code, msg);
+  const double guard_steps = summary(out, "steps");
+  /* by default the drift of the energy balance stops it earlier */
+  const int code2 = rh_run("cases/paper/free_ring_penalty_case", "drift_penalty", pen, 3, out, sizeof out, msg, sizeof msg);
+  const double drift_steps = summary(out, "steps");
+  printf("; balance-drift limit: exit %d after %.0f steps (guard: %.0f)", code2, drift_steps, guard_steps);
+  CU_CHECK_MSG(code2 == 3 && strstr(msg, "beyond time.max_balance_drift = 0.1") && drift_steps < guard_steps,
+               "penalty at 0.99 dt_c, default drift limit: exit %d after %.0f steps (%s)", code2, drift_steps, msg);
 }
 
 static const cu_test_def tests[] = {

@@ -257,7 +257,7 @@ static void test_case_expressions(void) {
   expect_ok(&l);
   if (!l.c) return unload(&l);
   double dt_c = 1e-7, x = 0;
-  shard_scope scope = {scope_lookup, &dt_c};
+  shard_scope scope = {scope_lookup, &dt_c, NULL};
   long long n = 0;
   CU_ASSERT_EQUAL(shard_case_int(l.c, "model.elements", NULL, &n, l.diag), SHARD_OK); /* model names need no scope */
   CU_ASSERT_EQUAL(n, 254);
@@ -285,7 +285,7 @@ static void test_case_expression_range_at_access(void) {
   expect_ok(&l); /* dt_c is only known when the run evaluates it */
   if (!l.c) return unload(&l);
   double dt_c = 1e-3, x = 0;
-  shard_scope scope = {scope_lookup, &dt_c};
+  shard_scope scope = {scope_lookup, &dt_c, NULL};
   CU_ASSERT_EQUAL(shard_case_real(l.c, "time.dt", &scope, &x, l.diag), SHARD_ERR_INPUT);
   char want[600];
   snprintf(want, sizeof want, "%s:3:20: error: 'time.dt' must be > 0 s, got -0.002", tmp_path("case.yaml"));
@@ -543,6 +543,37 @@ static void test_case_non_finite(void) {
 
 static void test_case_int_fraction(void) {
   expect_case_error(BALL "output: {every: 1.5}\n", "11:17", "'output.every' must be an integer, got 1.5");
+}
+
+/* An integer too large for an int64 is out of range, not "not an integer". */
+static void test_case_int_out_of_range(void) {
+  expect_case_error(BALL "output: {every: 9223372036854775807}\n", "11:17",
+                    "'output.every' = 9.2233720368547758e+18 is out of range: it must be in [1, 9.2e+18]");
+  expect_case_error(BALL "lcp: {dump_every: 1e19}\n", "11:19",
+                    "'lcp.dump_every' = 1e+19 is out of range: it must be in [0, 9.2e+18]");
+}
+
+/* A derived name the scope knows but cannot value (an overflow) is reported
+ * with the scope's reason, not as an unknown name. */
+static int scope_none(void *ctx, const char *name, double *out) {
+  (void)ctx, (void)name, (void)out;
+  return 0;
+}
+static void scope_none_why(void *ctx, const char *name, char *buf, size_t n) {
+  (void)ctx;
+  snprintf(buf, n, "'%s' overflowed", name);
+}
+static void test_case_derived_name_without_value(void) {
+  loaded l = load_text(BAR);
+  expect_ok(&l);
+  if (!l.c) return unload(&l);
+  shard_scope scope = {scope_none, NULL, scope_none_why};
+  double x = 0;
+  CU_ASSERT_EQUAL(shard_case_real(l.c, "time.dt", &scope, &x, l.diag), SHARD_ERR_INPUT);
+  char want[600];
+  snprintf(want, sizeof want, "%s:5:40: error: 'time.dt': 'dt_c' overflowed", tmp_path("case.yaml"));
+  CU_ASSERT_STRING_EQUAL(shard_diag_first(l.diag), want);
+  unload(&l);
 }
 
 static void test_case_bool(void) {
@@ -853,7 +884,7 @@ static void test_case_resolved_round_trip(void) {
   CU_ASSERT_PTR_NULL(strstr(first, "force"));
   /* with a scope, derived names have values too */
   double dt_c = 1e-7;
-  shard_scope scope = {scope_lookup, &dt_c};
+  shard_scope scope = {scope_lookup, &dt_c, NULL};
   char *buf = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
@@ -966,6 +997,8 @@ static const cu_test_def tests[] = {
     {"test_case_expressions", test_case_expressions},
     {"test_case_expression_range_at_access", test_case_expression_range_at_access},
     {"test_case_int_expression_integral", test_case_int_expression_integral},
+    {"test_case_int_out_of_range", test_case_int_out_of_range},
+    {"test_case_derived_name_without_value", test_case_derived_name_without_value},
     {"test_case_aliases_allowed", test_case_aliases_allowed},
     {"test_case_syntax_error", test_case_syntax_error},
     {"test_case_tab_indentation", test_case_tab_indentation},

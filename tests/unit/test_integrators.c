@@ -410,10 +410,12 @@ static const char *const all_names[4] = {"nsn", "moreau_jean", "cd_lagrange", "e
 /* --------------------------------------------------------------- tests ---- */
 
 static void test_integrators_descriptors(void) {
-  const uint64_t caps[4] = {SHARD_CAP_IMPACT_LAW | SHARD_CAP_NEEDS_LCP | SHARD_CAP_TOPOLOGY,
-                            SHARD_CAP_IMPACT_LAW | SHARD_CAP_NEEDS_LCP,
-                            SHARD_CAP_IMPACT_LAW | SHARD_CAP_NEEDS_LCP | SHARD_CAP_TOPOLOGY,
-                            SHARD_CAP_FORCE_LAW | SHARD_CAP_TOPOLOGY};
+  /* the explicit schemes are conditionally stable (the host refuses dt > dt_c); Moreau-Jean is implicit */
+  const uint64_t caps[4] = {
+      SHARD_CAP_IMPACT_LAW | SHARD_CAP_NEEDS_LCP | SHARD_CAP_TOPOLOGY | SHARD_CAP_CONDITIONALLY_STABLE,
+      SHARD_CAP_IMPACT_LAW | SHARD_CAP_NEEDS_LCP,
+      SHARD_CAP_IMPACT_LAW | SHARD_CAP_NEEDS_LCP | SHARD_CAP_TOPOLOGY | SHARD_CAP_CONDITIONALLY_STABLE,
+      SHARD_CAP_FORCE_LAW | SHARD_CAP_TOPOLOGY | SHARD_CAP_CONDITIONALLY_STABLE};
   const uint32_t nparams[4] = {1, 1, 0, 0};
   const uint32_t naux[4] = {0, 0, 1, 0};
   for (int p = 0; p < 4; ++p) {

@@ -952,7 +952,8 @@ static void host_pgs_solve(const tsolver *pgs, int closed_form, const shard_csr 
   void *self = NULL;
   CU_ASSERT_EQUAL_FATAL(shard_contact_create(&c, 2 * n, n, n, &msg), SHARD_OK);
   CU_ASSERT_EQUAL_FATAL(pgs->ops->create(&pgs->params, &self, &msg), SHARD_OK);
-  shard_contact_policy pol = {.primary = {"pgs", pgs->ops, self, pgs->desc->caps}, .scalar_closed_form = closed_form};
+  shard_contact_policy pol = {.primary = {"pgs", pgs->ops, self, pgs->desc->caps, 10 * pgs->tol},
+                              .scalar_closed_form = closed_form};
   CU_ASSERT_EQUAL_FATAL(shard_contact_set_policy(c, &pol, &msg), SHARD_OK);
   memset(st, 0, sizeof *st);
   for (int32_t i = 0; i < n; ++i) z[i] = 0.0;
@@ -1001,6 +1002,84 @@ static void test_lcp_contract_scalar_blocks(void) {
   }
   CU_CHECK_MSG(st_by[1].lcp_iterations < st_by[0].lcp_iterations, "closed form still iterated: %lld against %lld",
                (long long)st_by[1].lcp_iterations, (long long)st_by[0].lcp_iterations);
+  shard_registry_destroy(reg);
+}
+
+/* A solver that reports success for whatever it returns: z = 0 (status OK,
+ * residual 0), or z = `bias` everywhere when its self points at a bias. */
+static int liar_solve(void *self, const shard_lcp_problem *p, double *z, double *w, shard_lcp_report *rep,
+                      shard_msg *msg) {
+  (void)msg;
+  const double bias = self ? *(const double *)self : 0.0;
+  for (int32_t i = 0; i < p->n; ++i) z[i] = bias, w[i] = 0.0;
+  rep->status = SHARD_OK, rep->iterations = 1, rep->residual = 0.0;
+  return SHARD_OK;
+}
+static int liar_setup(void *self, int32_t n_max, int64_t nnz_max, shard_msg *msg) {
+  (void)self, (void)n_max, (void)nnz_max, (void)msg;
+  return SHARD_OK;
+}
+static const shard_lcp_solver_ops liar_ops = {.setup = liar_setup, .solve = liar_solve};
+
+/* The host checks every solution a solver reports as solved: z = 0 on a
+ * block with approaching contacts (w = q < 0), a negative z and a z with
+ * z > 0 and w > 0 are each a failed solve (SHARD_ERR_NUMERIC naming the
+ * contact and the condition), and with a fallback the block is solved again
+ * by it, its own solution checked in turn and counted as a fallback. */
+static void test_lcp_contract_host_checks_solutions(void) {
+  shard_registry *reg = NULL;
+  tsolver solvers[MAX_SOLVERS];
+  const int ns = load_solvers(&reg, solvers);
+  const tsolver *pgs = find_solver(solvers, ns, "pgs");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(pgs);
+  /* one tridiagonal SPD block of three contacts, two approaching */
+  int32_t rowptr[] = {0, 2, 5, 7};
+  int32_t col[] = {0, 1, 0, 1, 2, 1, 2};
+  double val[] = {2.0, -0.5, -0.5, 2.0, -0.5, -0.5, 2.0};
+  const shard_csr w = {3, 3, rowptr, col, val};
+  const double q[] = {-1.0, 0.5, -2.0};
+  const struct {
+    double bias;
+    const char *what;
+  } lies[] = {{0.0, "violated constraint (w < 0)"}, {-1.0, "negative impulse"}, {5.0, "not complementary"}};
+  for (size_t k = 0; k < sizeof lies / sizeof lies[0]; ++k) {
+    shard_msg msg = {{0}};
+    shard_contact *c = NULL;
+    CU_ASSERT_EQUAL_FATAL(shard_contact_create(&c, 6, 3, 3, &msg), SHARD_OK);
+    double bias = lies[k].bias, z[3] = {0, 0, 0};
+    shard_step_stats st;
+    memset(&st, 0, sizeof st);
+    shard_contact_policy pol = {.primary = {"liar", &liar_ops, &bias, SHARD_CAP_LCP_SPARSE, 1e-9}};
+    CU_ASSERT_EQUAL_FATAL(shard_contact_set_policy(c, &pol, &msg), SHARD_OK);
+    const int rc = shard_contact_lcp_solve(c, &w, q, SHARD_LCP_SYMMETRIC | SHARD_LCP_PSD, z, &st, &msg);
+    CU_CHECK_MSG(rc == SHARD_ERR_NUMERIC && strstr(msg.text, "lcp 'liar': block of 3 contacts: reported success") &&
+                     strstr(msg.text, lies[k].what),
+                 "z = %g accepted or misreported: status %d, '%.300s'", bias, rc, msg.text);
+    shard_contact_destroy(c);
+  }
+  /* with pgs as the fallback the block is solved */
+  shard_msg msg = {{0}};
+  shard_contact *c = NULL;
+  void *self = NULL;
+  CU_ASSERT_EQUAL_FATAL(shard_contact_create(&c, 6, 3, 3, &msg), SHARD_OK);
+  CU_ASSERT_EQUAL_FATAL(pgs->ops->create(&pgs->params, &self, &msg), SHARD_OK);
+  shard_contact_policy pol = {.primary = {"liar", &liar_ops, NULL, SHARD_CAP_LCP_SPARSE, 1e-9},
+                              .fallback = {"pgs", pgs->ops, self, pgs->desc->caps, 10 * pgs->tol}};
+  CU_ASSERT_EQUAL_FATAL(shard_contact_set_policy(c, &pol, &msg), SHARD_OK);
+  double z[3] = {0, 0, 0};
+  shard_step_stats st;
+  memset(&st, 0, sizeof st);
+  CU_ASSERT_EQUAL(shard_contact_lcp_solve(c, &w, q, SHARD_LCP_SYMMETRIC | SHARD_LCP_PSD, z, &st, &msg), SHARD_OK);
+  CU_ASSERT_EQUAL(st.lcp_fallbacks, 1);
+  for (int i = 0; i < 3; ++i) {
+    double wi = q[i];
+    for (int32_t e = rowptr[i]; e < rowptr[i + 1]; ++e) wi += val[e] * z[col[e]];
+    CU_CHECK_MSG(z[i] >= 0.0 && wi >= -1e-10 && fabs(z[i] * wi) <= 1e-10, "fallback row %d: z %.3g w %.3g", i, z[i],
+                 wi);
+  }
+  CU_CHECK_MSG(z[0] > 0.0 && z[2] > 0.0, "the approaching contacts got no impulse: %g %g", z[0], z[2]);
+  shard_contact_destroy(c);
+  pgs->ops->destroy(self);
   shard_registry_destroy(reg);
 }
 
@@ -1133,6 +1212,7 @@ static const cu_test_def tests[] = {
     {"test_lcp_contract_lemke_siconos_15", test_lcp_contract_lemke_siconos_15},
     {"test_lcp_contract_warm_start", test_lcp_contract_warm_start},
     {"test_lcp_contract_scalar_blocks", test_lcp_contract_scalar_blocks},
+    {"test_lcp_contract_host_checks_solutions", test_lcp_contract_host_checks_solutions},
     {"test_lcp_contract_block_paths", test_lcp_contract_block_paths},
     {"test_lcp_contract_cli", test_lcp_contract_cli},
     {NULL, NULL},

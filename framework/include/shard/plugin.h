@@ -37,6 +37,10 @@ typedef enum shard_plugin_kind {
 /* integrators */
 #define SHARD_CAP_NEEDS_LCP (1ull << 2)    /* solves LCPs through the host */
 #define SHARD_CAP_TOPOLOGY (1ull << 3)     /* supports DOF/constraint insertion */
+/* stable only for dt <= dt_c = 2 / sqrt(lambda_max(M^-1 K)), K with the bulk
+ * and every added spring at its largest stiffness (explicit in the forces):
+ * the host refuses a larger time.dt unless time.allow_unstable is set */
+#define SHARD_CAP_CONDITIONALLY_STABLE (1ull << 4)
 /* LCP solvers */
 #define SHARD_CAP_LCP_GENERAL (1ull << 8)  /* any matrix with a solution (pivoting) */
 #define SHARD_CAP_LCP_NEEDS_PSD (1ull << 9) /* symmetric positive semidefinite only */

@@ -123,7 +123,7 @@ static const shard_plugin enm_desc = {
     .params = NULL,
     .n_params = 0,
     .ops_size = sizeof(shard_integrator_ops),
-    .caps = SHARD_CAP_FORCE_LAW | SHARD_CAP_TOPOLOGY,
+    .caps = SHARD_CAP_FORCE_LAW | SHARD_CAP_TOPOLOGY | SHARD_CAP_CONDITIONALLY_STABLE,
     .ops = &enm_ops,
     .doc = "The classical explicit scheme: displacement predictor, acceleration from the forces at the new position "
            "(penalty contact forces included by the host), trapezoidal velocity update. Conditionally stable: "
