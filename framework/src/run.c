@@ -257,6 +257,8 @@ static int check_tolerance(run *r, const shard_params *p, double *out, shard_msg
 }
 
 /* Create the integrator, the contact law of its family and the LCP solvers. */
+static int cmp_name(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
 static int build_plugins(run *r, shard_msg *msg) {
   const char *path = shard_case_path(r->c);
   int st = instantiate(r, "integrator", &r->integ, msg);
@@ -342,16 +344,24 @@ static int build_plugins(run *r, shard_msg *msg) {
       }
       const shard_loaded_plugin *fp = shard_registry_find(r->reg, SHARD_KIND_LCP_SOLVER, fb);
       if (!fp) {
-        char list[512] = "";
-        size_t len = 0;
-        for (size_t i = 0; i < shard_registry_count(r->reg) && len < sizeof list; ++i) {
+        /* the error line names the key; what is available (which depends on
+         * the optional plugins built) and where it was looked for are notes */
+        const char *names[64];
+        size_t n = 0;
+        for (size_t i = 0; i < shard_registry_count(r->reg) && n < 64; ++i) {
           const shard_plugin *d = shard_registry_at(r->reg, i)->desc;
-          if (d->kind != SHARD_KIND_LCP_SOLVER) continue;
-          const int k = snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "", d->name);
+          if (d->kind == SHARD_KIND_LCP_SOLVER) names[n++] = d->name;
+        }
+        qsort(names, n, sizeof *names, cmp_name);
+        char list[512] = "", searched[2048];
+        for (size_t i = 0, len = 0; i < n && len < sizeof list; ++i) {
+          const int k = snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", names[i]);
           if (k > 0) len += (size_t)k;
         }
-        shard_case_error_at(r->c, "lcp.fallback", r->diag, "'lcp.fallback': no LCP solver plugin named '%s'; available: %s",
-                            fb, len ? list : "none");
+        shard_registry_search_path(r->reg, searched, sizeof searched);
+        shard_case_error_at(r->c, "lcp.fallback", r->diag, "'lcp.fallback': no LCP solver plugin named '%s'", fb);
+        shard_diag_note(r->diag, "available LCP solvers: %s; plugins searched for in %s (add directories with "
+                        "--plugin-path or SHARD_PLUGIN_PATH)", n ? list : "none", searched[0] ? searched : "(no directory)");
         return shard_msg_set(msg, SHARD_ERR_INPUT, "invalid LCP failure policy");
       }
       r->fallback.lp = fp;
