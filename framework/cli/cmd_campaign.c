@@ -119,12 +119,14 @@ static void print_plots(const shard_plot_report *rep, const char *dir) {
 }
 
 /* DIR/statistics.csv and, from fracture runs, DIR/fragment_sizes.csv when
- * the campaign has a `statistics:` block; 0 after reporting a failure. */
+ * the campaign has a `statistics:` block, then DIR/datapackage.json; 0 after
+ * reporting a failure. */
 static int write_statistics(const shard_campaign *c, const shard_table *t, const char *dir, const char *who) {
   shard_msg msg = {{0}};
   size_t pooled = 0;
   if (shard_campaign_write_statistics(c, t, dir, &msg) != SHARD_OK ||
-      shard_campaign_write_pooled_sizes(c, t, dir, &pooled, &msg) != SHARD_OK) {
+      shard_campaign_write_pooled_sizes(c, t, dir, &pooled, &msg) != SHARD_OK ||
+      shard_campaign_write_package(c, t, dir, &msg) != SHARD_OK) {
     fprintf(stderr, "%s: %s\n", who, msg.text);
     return 0;
   }

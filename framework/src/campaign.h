@@ -204,6 +204,15 @@ int shard_campaign_write_statistics(const shard_campaign *c, const shard_table *
 int shard_campaign_write_pooled_sizes(const shard_campaign *c, const shard_table *t, const char *dir, size_t *pooled_runs,
                                       shard_msg *msg);
 
+/* Write dir/datapackage.json (atomically): a Frictionless Data Package with
+ * one resource per table of the campaign directory — campaign.csv (t), and
+ * statistics.csv and the pooled fragment_sizes.csv when the campaign has a
+ * `statistics:` block (the latter when dir holds it) — each with its Table
+ * Schema: name, type, unit and description of every column (run columns and
+ * summary keys from outputs.h, parameters from the case format's key
+ * tables). c may be NULL (a merged table without its campaign file). */
+int shard_campaign_write_package(const shard_campaign *c, const shard_table *t, const char *dir, shard_msg *msg);
+
 /* ---- execution (campaign_exec.c) ------------------------------------------------ */
 
 /* Digits of a run directory's number: dir/runs/0007 (at least 4). */

@@ -470,10 +470,10 @@ static void test_campaign_merge(void) {
   shard_msg msg;
   CU_ASSERT_EQUAL_FATAL(shard_table_merge(parts, 2, &m, &msg), SHARD_OK);
   char *text = csv_text(m);
-  CU_ASSERT_STRING_EQUAL(text, "index,time.dt,status,exit_code,signal,wall_time,host,steps,message,reference.eta,"
-                               "late.key\n"
-                               "0,0,ok,,,,,0,,0,\n1,10,ok,,,,,10,,10,\n2,20,ok,,,,,20,,20,\n"
-                               "3,30,ok,,,,,30,,30,x\n4,40,ok,,,,,40,,40,\n");
+  CU_ASSERT_STRING_EQUAL(text, "index,time.dt,status,exit_code,signal,wall_time,host,steps,message,run_dir,"
+                               "reference.eta,late.key\n"
+                               "0,0,ok,,,,,0,,,0,\n1,10,ok,,,,,10,,,10,\n2,20,ok,,,,,20,,,20,\n"
+                               "3,30,ok,,,,,30,,,30,x\n4,40,ok,,,,,40,,,40,\n");
   free(text);
   shard_table_destroy(m);
   /* a run in two slices */
