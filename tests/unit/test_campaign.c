@@ -211,13 +211,13 @@ static void test_campaign_errors_exact(void) {
        "sequence"},
       {"base: base.yaml\nsweep:\n  time.dt: [1, 0]\ncost: log(time_dt)\n",
        "c.yaml:4:7: error: 'cost' in run 1: log(0) is not a finite number"},
-      {"base: base.yaml\nsweep:\n  time.dt: [1]\nplots:\n  - {file: a, x: time.dt, y: eta, series: time.td}\n",
-       "c.yaml:5:43: error: plot 'a': series column 'time.td' is not a parameter of this campaign (did you mean "
+      {"base: base.yaml\nsweep:\n  time.dt: [1]\nplots:\n  - {file: a, x: time.dt, y: reference.eta, series: time.td}\n",
+       "c.yaml:5:53: error: plot 'a': series column 'time.td' is not a parameter of this campaign (did you mean "
        "'time.dt'?)"},
-      {"base: base.yaml\nsweep:\n  time.dt: [1]\nplots:\n  - {file: a, x: time.dt, y: eta, logx: yes}\n",
-       "c.yaml:5:41: error: 'plots.logx' must be true or false"},
-      {"base: base.yaml\nsweep:\n  time.dt: [1]\nplots:\n  - {file: a, x: time.dt, y: eta, reference: [2 * z]}\n",
-       "c.yaml:5:51: error: reference curve: unknown name 'z' (an expression of x)"},
+      {"base: base.yaml\nsweep:\n  time.dt: [1]\nplots:\n  - {file: a, x: time.dt, y: reference.eta, logx: yes}\n",
+       "c.yaml:5:51: error: 'plots.logx' must be true or false"},
+      {"base: base.yaml\nsweep:\n  time.dt: [1]\nplots:\n  - {file: a, x: time.dt, y: reference.eta, reference: [2 * z]}\n",
+       "c.yaml:5:61: error: reference curve: unknown name 'z' (an expression of x)"},
       {"base: base.yaml\ncase: {time: {end: 1}}\nsweep: {time.dt: [1]}\n",
        "c.yaml:2:1: error: 'base' and 'case' are exclusive: give the base case by path or inline, not both"},
       /* statistics: */
@@ -238,16 +238,16 @@ static void test_campaign_errors_exact(void) {
        "c.yaml:4:46: error: 'statistics.columns': 'steps' is listed twice"},
       {"base: base.yaml\nsweep:\n  time.dt: [1]\nstatistics: [time.dt]\n",
        "c.yaml:4:13: error: 'statistics' must be a mapping {over, columns}, not a sequence"},
-      {"base: base.yaml\nsweep:\n  time.dt: [1]\nplots:\n  - {file: a, table: statistics, x: time.dt, y: eta}\n",
+      {"base: base.yaml\nsweep:\n  time.dt: [1]\nplots:\n  - {file: a, table: statistics, x: time.dt, y: reference.eta}\n",
        "c.yaml:5:22: error: plot 'a': 'table: statistics' needs a top-level 'statistics' block"},
-      {"base: base.yaml\nsweep:\n  time.dt: [1]\nplots:\n  - {file: a, table: stats, x: time.dt, y: eta}\n",
+      {"base: base.yaml\nsweep:\n  time.dt: [1]\nplots:\n  - {file: a, table: stats, x: time.dt, y: reference.eta}\n",
        "c.yaml:5:22: error: invalid value 'stats' for 'plots.table' (expected one of: campaign, statistics)"},
       {"base: base.yaml\nsweep:\n  time.dt: [1]\n  model.mass: [1]\nstatistics: {over: model.mass}\nplots:\n"
-       "  - {file: a, table: statistics, x: time.dt, y: eta, series: model.mass}\n",
-       "c.yaml:7:62: error: plot 'a': series column 'model.mass' is averaged over in statistics.csv (table: "
+       "  - {file: a, table: statistics, x: time.dt, y: steps.mean, series: model.mass}\n",
+       "c.yaml:7:69: error: plot 'a': series column 'model.mass' is averaged over in statistics.csv (table: "
        "statistics)"},
-      {"base: base.yaml\nsweep:\n  time.dt: [1]\nplots:\n  - {file: a, x: time.dt, y: [u, v], yerror: du}\n",
-       "c.yaml:5:46: error: plot 'a': 'yerror' needs one column per 'y' column (2), got 1"},
+      {"base: base.yaml\nsweep:\n  time.dt: [1]\nplots:\n  - {file: a, x: time.dt, y: [energy.kinetic, energy.elastic], yerror: energy.penalty}\n",
+       "c.yaml:5:72: error: plot 'a': 'yerror' needs one column per 'y' column (2), got 1"},
       {"base: base.yaml\nsweep:\n  time.dt: [1]\nplots:\n  - {file: a, data: history, x: t, y: u, yerror: du}\n",
        "c.yaml:5:50: error: plot 'a': 'yerror' needs table data, not 'data: history'"},
   };
@@ -755,8 +755,8 @@ static void test_campaign_slope_interval(void) {
   static const double xs[] = {1, 2, 4, 8, 16}, dev[] = {0.02, -0.03, 0.01, 0.025, -0.015};
   char text[1024];
   snprintf(text, sizeof text, "base: base.yaml\nsweep:\n  var.x: [1, 2, 4, 8, 16]\nplots:\n"
-                              "  - {file: fit, x: var.x, y: y, logx: true, logy: true}\n"
-                              "  - {file: two, x: var.x, y: y, logx: true, logy: true, fit_range: [1, 2]}\n");
+                              "  - {file: fit, x: var.x, y: reference.eta, logx: true, logy: true}\n"
+                              "  - {file: two, x: var.x, y: reference.eta, logx: true, logy: true, fit_range: [1, 2]}\n");
   shard_campaign *c = NULL;
   char first[1024];
   CU_ASSERT_EQUAL_FATAL(load_text(text, NULL, &c, first, sizeof first), SHARD_OK);
@@ -769,7 +769,7 @@ static void test_campaign_slope_interval(void) {
     shard_table_set(t, r, "var.x", v);
     shard_table_set(t, r, "status", "ok");
     snprintf(v, sizeof v, "%.17g", 3.0 * pow(xs[i], 1.5) * pow(10.0, dev[i]));
-    shard_table_set(t, r, "y", v);
+    shard_table_set(t, r, "reference.eta", v);
     lx[i] = log10(xs[i]);
     ly[i] = log10(strtod(v, NULL));
     mx += lx[i] / 5;
@@ -803,8 +803,8 @@ static void test_campaign_slope_interval(void) {
   /* two points: a slope, no interval */
   snprintf(path, sizeof path, "%s/plots/two.slopes.csv", dir);
   s = read_text(path);
-  char want[64];
-  snprintf(want, sizeof want, "0,y,y,%.4f,2,,\n", 1.5 + (dev[1] - dev[0]) / log10(2.0));
+  char want[128];
+  snprintf(want, sizeof want, "0,reference.eta,reference.eta,%.4f,2,,\n", 1.5 + (dev[1] - dev[0]) / log10(2.0));
   CU_CHECK_MSG(s && strcmp(strchr(s, '\n') + 1, want) == 0, "two.slopes.csv: %s, expected %s", s ? s : "", want);
   free(s);
   shard_table_destroy(t);
