@@ -839,6 +839,47 @@ static void cleanup(void) {
 
 static void test_campaign_zz_cleanup(void) { cleanup(); }
 
+/* A value a run does not have (an empty cell: `~` in its summary) is left
+ * out of the statistics, not counted as 0 or -1: the mean of {0.1, -, 0.3}
+ * is 0.2 over n = 2, and the column gets C.n. */
+static void test_campaign_statistics_skip_missing(void) {
+  shard_campaign *c = NULL;
+  char first[1024];
+  CU_ASSERT_EQUAL_FATAL(load_text("base: base.yaml\nsweep:\n  time.dt: [1]\n  model.mass: [1, 2, 3]\n"
+                                  "statistics: {over: model.mass}\n",
+                                  NULL, &c, first, sizeof first),
+                        SHARD_OK);
+  shard_table *t = shard_table_create();
+  const char *eta[] = {"0.1", "", "0.3"};
+  for (int i = 0; i < 3; ++i) {
+    const int r = shard_table_add_row(t, i);
+    char m[8];
+    snprintf(m, sizeof m, "%d", i + 1);
+    shard_table_set(t, r, "time.dt", "1");
+    shard_table_set(t, r, "model.mass", m);
+    shard_table_set(t, r, "status", "ok");
+    shard_table_set(t, r, "steps", "10");
+    shard_table_set(t, r, "reference.eta_u", eta[i]);
+  }
+  shard_table *st = NULL;
+  shard_msg msg = {{0}};
+  CU_ASSERT_EQUAL_FATAL(shard_campaign_statistics_table(c, t, &st, &msg), SHARD_OK);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  shard_table_write_csv(st, f);
+  fclose(f);
+  CU_ASSERT_STRING_EQUAL(csv_cell(buf, 0, "n"), "3");
+  CU_ASSERT_STRING_EQUAL(csv_cell(buf, 0, "reference.eta_u.n"), "2");
+  CU_REL(cell_number(buf, 0, "reference.eta_u.mean"), 0.2, 1e-15);
+  CU_REL(cell_number(buf, 0, "reference.eta_u.min"), 0.1, 0);
+  CU_REL(cell_number(buf, 0, "steps.mean"), 10, 0);
+  free(buf);
+  shard_table_destroy(st);
+  shard_table_destroy(t);
+  shard_campaign_destroy(c);
+}
+
 static const cu_test_def tests[] = {
     {"test_campaign_product_and_zip", test_campaign_product_and_zip},
     {"test_campaign_null_removes", test_campaign_null_removes},
@@ -852,6 +893,7 @@ static const cu_test_def tests[] = {
     {"test_campaign_csv_quoting_roundtrip", test_campaign_csv_quoting_roundtrip},
     {"test_campaign_summary_flatten", test_campaign_summary_flatten},
     {"test_campaign_merge", test_campaign_merge},
+    {"test_campaign_statistics_skip_missing", test_campaign_statistics_skip_missing},
     {"test_campaign_statistics_across_seeds", test_campaign_statistics_across_seeds},
     {"test_campaign_pooled_fragment_sizes", test_campaign_pooled_fragment_sizes},
     {"test_campaign_slope_interval", test_campaign_slope_interval},
