@@ -24,7 +24,8 @@
  * derived display fields (stress, strain, damage) and the point coordinates
  * are Float32 (7 significant digits): random doubles barely compress, and
  * these halve the file. fragment, connectivity and offsets are Int32, types
- * UInt8. About 6 times smaller than the same snapshot in ASCII.
+ * UInt8. 4.3 to 5.8 times smaller than the same snapshot in ASCII (2000-element
+ * bars: impacting, and fragmenting with up to 1700 twin nodes).
  * open() preallocates the buffers (zlib's worst case for every array of
  * ndof_max points and nel cells) and the deflate stream; write() allocates
  * nothing proportional to the model (only the time list of the collection
