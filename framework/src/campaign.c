@@ -59,6 +59,7 @@ struct shard_campaign {
   size_t n_runs;
   shard_campaign_plot *plots;
   size_t n_plots;
+  const shard_registry *reg; /* the registry it was loaded with (NULL: none); outlives the campaign */
   shard_campaign_statistics stats;
   int has_stats;
 };
@@ -1439,6 +1440,7 @@ int shard_campaign_load(const char *path, const shard_registry *reg, shard_campa
     free(c);
     return SHARD_ERR_NOMEM;
   }
+  c->reg = reg;
   loader L = {c, d, NULL, 0};
   int rc = yt_load_file(c->arena, path, "campaign file", &c->root, d);
   if (rc != SHARD_OK) goto fail;
@@ -1534,6 +1536,7 @@ const char *shard_campaign_case_hash(const shard_campaign *c) { return c->case_h
 const char *shard_campaign_hash(const shard_campaign *c) { return c->file_hash; }
 double shard_campaign_timeout(const shard_campaign *c) { return c->timeout; }
 int shard_campaign_has_cost(const shard_campaign *c) { return c->cost != NULL; }
+const shard_registry *shard_campaign_registry(const shard_campaign *c) { return c->reg; }
 size_t shard_campaign_n_params(const shard_campaign *c) { return c->n_params; }
 const char *shard_campaign_param(const shard_campaign *c, size_t i) { return c->params[i].key; }
 size_t shard_campaign_n_runs(const shard_campaign *c) { return c->n_runs; }

@@ -62,6 +62,8 @@ double shard_campaign_timeout(const shard_campaign *c);
  * start costliest first (ties in index order), so that with -j N the long
  * runs do not come last; their indices, directories and table rows stay. */
 int shard_campaign_has_cost(const shard_campaign *c);
+/* The registry the campaign was loaded with (NULL: none). */
+const shard_registry *shard_campaign_registry(const shard_campaign *c);
 
 size_t shard_campaign_n_params(const shard_campaign *c);
 const char *shard_campaign_param(const shard_campaign *c, size_t i); /* dotted path, swept then derived */

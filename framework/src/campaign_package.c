@@ -62,8 +62,9 @@ static void fields_free(fields *fs) {
 }
 
 /* the unit and doc of case key `path` in the host's tables (sections, the
- * model's variants): 1 when found */
-static int case_key(const char *path, const char **unit, const char **doc) {
+ * model's variants) or, for a plugin section, in the parameters of the
+ * registry's plugins of its kind (the first that has the key): 1 when found */
+static int case_key(const char *path, const shard_registry *reg, const char **unit, const char **doc) {
   for (uint32_t s = 0; s < shard_case_n_sections; ++s) {
     const shard_case_section *sec = &shard_case_sections[s];
     const size_t len = strlen(sec->path);
@@ -78,6 +79,12 @@ static int case_key(const char *path, const char **unit, const char **doc) {
       for (uint32_t i = 0; i < sec->variants[v].n_specs; ++i)
         if (strcmp(sec->variants[v].specs[i].key, key) == 0)
           return *unit = sec->variants[v].specs[i].unit, *doc = sec->variants[v].specs[i].doc, 1;
+    for (size_t k = 0; reg && sec->plugin_kind > 0 && k < shard_registry_count(reg); ++k) {
+      const shard_plugin *pl = shard_registry_at(reg, k)->desc;
+      for (uint32_t i = 0; (int)pl->kind == sec->plugin_kind && i < pl->n_params; ++i)
+        if (strcmp(pl->params[i].key, key) == 0)
+          return *unit = pl->params[i].unit, *doc = pl->params[i].doc, 1;
+    }
   }
   return 0;
 }
@@ -110,7 +117,7 @@ static shard_out_field column_field(fields *fs, const shard_campaign *c, const s
   if (f) return *f;
   if (is_param(c, name) || (!c && !shard_out_find(&shard_out_summary, name, ~0u))) {
     const char *unit = "", *doc = NULL;
-    const int known = case_key(name, &unit, &doc);
+    const int known = case_key(name, c ? shard_campaign_registry(c) : NULL, &unit, &doc);
     return (shard_out_field){name, column_type(t, k), known ? unit : "", 0, NULL,
                              known ? keep(fs, "case key %s (swept or derived): %s", name, doc)
                                    : keep(fs, "case key %s (swept or derived; see the plugin's parameters)", name)};
