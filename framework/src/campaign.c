@@ -831,6 +831,16 @@ static void load_statistics(loader *L, const yt_node *key, const yt_node *v) {
       yt_error_at(L->d, at, "'statistics.columns': '%s' is not a numeric result column", list[i]);
     else if (twice)
       yt_error_at(L->d, at, "'statistics.columns': '%s' is listed twice", list[i]);
+    else if (!q && !statistic_column(c, list[i])) { /* a numeric run column or summary key (docs/outputs.md) */
+      name_list ns = {0};
+      const shard_out_table *tabs[] = {&shard_out_campaign_runs, &shard_out_summary};
+      for (size_t t = 0; t < 2; ++t)
+        for (size_t k = 0; k < tabs[t]->n_fields; ++k)
+          if (statistic_column(c, tabs[t]->fields[k].name)) names_add(L, &ns, tabs[t]->fields[k].name);
+      const char *sug = shard_suggest(list[i], ns.v, ns.n);
+      yt_error_at(L->d, at, "'statistics.columns': '%s' is not a numeric column of campaign.csv%s%s%s", list[i],
+                  sug ? " (did you mean '" : "", sug ? sug : "", sug ? "'?)" : "");
+    }
   }
   s->columns = list;
   s->n_columns = n;

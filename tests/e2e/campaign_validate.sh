@@ -49,6 +49,9 @@ check $'base: base.yaml\nsweep:\n  time.dt: [1e-3, 2e-3]\nplots:\n  - {file: a, 
 check $'base: base.yaml\nsweep:\n  time.dt: [1e-3]\n  model.mass: [1, 2]\nstatistics: {over: model.mass}\nplots:\n  - {file: s, table: statistics, x: time.dt, y: energy.kinetic.mea}\n' \
   "c.yaml:7:49: error: plot 's': y column 'energy.kinetic.mea' is not a column of statistics.csv (did you mean 'energy.kinetic.mean'?)" \
   "1 error"
+check $'base: base.yaml\nsweep:\n  time.dt: [1e-3]\n  model.mass: [1, 2]\nstatistics: {over: model.mass, columns: [energy.kinetik, steps]}\n' \
+  "c.yaml:5:42: error: 'statistics.columns': 'energy.kinetik' is not a numeric column of campaign.csv (did you mean 'energy.kinetic'?)" \
+  "1 error"
 check $'base: base.yaml\nsweep:\n  time.dt: [1e-3]\nplots:\n  - {file: a, x: time.dtt, y: steps}\n' \
   "c.yaml:5:18: error: plot 'a': x column 'time.dtt' is not a column of campaign.csv (did you mean 'time.dt'?)"
 # a misspelt swept key: one error at the key, whether a plot names the key or not
