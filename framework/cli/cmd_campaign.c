@@ -328,7 +328,12 @@ static int cmd_merge(int argc, char **argv) {
       code = SHARD_EXIT_FAIL;
     } else {
       printf("merged %zu tables, %zu runs -> %s/campaign.csv\n", n, shard_table_n_rows(t), out);
-      code = !c || write_statistics(c, t, out, "shard campaign merge") ? SHARD_EXIT_OK : SHARD_EXIT_FAIL;
+      code = c ? (write_statistics(c, t, out, "shard campaign merge") ? SHARD_EXIT_OK : SHARD_EXIT_FAIL)
+               : SHARD_EXIT_OK;
+      if (!c && shard_campaign_write_package(NULL, t, out, &msg) != SHARD_OK) { /* without the campaign file */
+        fprintf(stderr, "shard campaign merge: %s\n", msg.text);
+        code = SHARD_EXIT_FAIL;
+      }
     }
   }
   shard_campaign_destroy(c);

@@ -27,6 +27,7 @@ for k in 1 2 3 4; do run -o "$T/s$k" --slice $k/4 >/dev/null 2>&1; done
 out=$("$SHARD" campaign merge "$T/merged" "$T/s1" "$T/s2" "$T/s3" "$T/s4") || fail "merge: $out"
 grep -q "merged 4 tables, 9 runs -> $T/merged/campaign.csv" <<<"$out" || fail "merge output: $out"
 diff <(strip "$T/all/campaign.csv") <(strip "$T/merged/campaign.csv") || fail "merged slices differ from the -j run"
+grep -q '"path": "campaign.csv"' "$T/merged/datapackage.json" || fail "merge wrote no datapackage.json describing campaign.csv"
 # plots from a merged table
 printf 'plots:\n  - {file: steps, x: time.dt, y: steps, series: integrator.run, logx: true, logy: true}\n' >>"$T/c.yaml"
 "$SHARD" --plugin-path "$PLUGINS" campaign "$T/c.yaml" -o "$T/merged" --plots-only >/dev/null || fail "--plots-only"
