@@ -108,14 +108,19 @@ static int mpi_world_size(void) {
   return 0;
 }
 
-static void print_plots(const shard_plot_report *rep, const char *dir) {
-  if (rep->written == 0) return;
+/* 0 when a plot could not be drawn (said on stderr), else 1 */
+static int print_plots(const shard_plot_report *rep, const char *dir) {
+  if (rep->written == 0) return 1;
   if (rep->have_gnuplot)
     printf("plots: %zu of %zu rendered (PNG, SVG) in %s/plots\n", rep->rendered, rep->written, dir);
   else
     printf("plots: %zu gnuplot scripts and data files in %s/plots; gnuplot is not on PATH: render each with\n"
            "  (cd %s/plots && gnuplot FILE.gp)\n",
            rep->written, dir, dir);
+  if (rep->failed)
+    fprintf(stderr, "shard campaign: %zu plot%s not drawn: %s%s\n", rep->failed, rep->failed > 1 ? "s" : "",
+            rep->failure, rep->failed > 1 ? " (and others)" : "");
+  return rep->failed == 0;
 }
 
 /* DIR/statistics.csv and, from fracture runs, DIR/fragment_sizes.csv when
@@ -424,11 +429,12 @@ static int run_mpi(const shard_campaign *c, shard_campaign_options *opt, int *ex
              shard_table_n_rows(merged), size, sums[0], opt->out_dir);
       int stats_ok = write_statistics(c, merged, opt->out_dir, "shard campaign");
       shard_plot_report rep;
+      int plots_ok = 1;
       if (sums[1] == 0 && shard_campaign_plots(c, merged, opt->out_dir, &rep, &msg) == SHARD_OK)
-        print_plots(&rep, opt->out_dir);
+        plots_ok = print_plots(&rep, opt->out_dir);
       else if (sums[1] == 0)
-        fprintf(stderr, "shard campaign: %s\n", msg.text);
-      code = sums[0] > 0 || sums[1] > 0 || !stats_ok ? SHARD_EXIT_FAIL : SHARD_EXIT_OK;
+        fprintf(stderr, "shard campaign: %s\n", msg.text), plots_ok = 0;
+      code = sums[0] > 0 || sums[1] > 0 || !stats_ok || !plots_ok ? SHARD_EXIT_FAIL : SHARD_EXIT_OK;
     } else {
       fprintf(stderr, "shard campaign: the slice tables could not be merged%s%s\n", msg.text[0] ? ": " : "",
               msg.text);
@@ -591,8 +597,7 @@ int shard_cmd_campaign(const shard_cli *cli, int argc, char **argv) {
       fprintf(stderr, "shard campaign: %s\n", msg.text);
     } else if (write_statistics(c, t, out, "shard campaign") &&
                shard_campaign_plots(c, t, out, &rep, &msg) == SHARD_OK) {
-      print_plots(&rep, out);
-      code = SHARD_EXIT_OK;
+      code = print_plots(&rep, out) ? SHARD_EXIT_OK : SHARD_EXIT_FAIL;
     } else if (msg.text[0]) {
       fprintf(stderr, "shard campaign: %s\n", msg.text);
     }
@@ -619,17 +624,18 @@ int shard_cmd_campaign(const shard_cli *cli, int argc, char **argv) {
   if (res.skipped) printf(" (%zu reused)", res.skipped);
   printf(" -> %s\n", res.table_path);
   int stats_ok = slice_n > 0 || write_statistics(c, t, out, "shard campaign");
+  int plots_ok = 1;
   if (res.interrupted) {
     fprintf(stderr, "shard campaign: interrupted; %zu of %zu runs finished (resume with --resume)\n",
             res.ok + res.failed, res.total);
   } else if (slice_n == 0) {
     shard_plot_report rep;
     if (shard_campaign_plots(c, t, out, &rep, &msg) != SHARD_OK)
-      fprintf(stderr, "shard campaign: %s\n", msg.text);
+      fprintf(stderr, "shard campaign: %s\n", msg.text), plots_ok = 0;
     else
-      print_plots(&rep, out);
+      plots_ok = print_plots(&rep, out);
   }
-  code = res.failed > 0 || res.interrupted || !stats_ok ? SHARD_EXIT_FAIL : SHARD_EXIT_OK;
+  code = res.failed > 0 || res.interrupted || !stats_ok || !plots_ok ? SHARD_EXIT_FAIL : SHARD_EXIT_OK;
   shard_table_destroy(t);
 done:
   shard_campaign_destroy(c);
