@@ -9,14 +9,16 @@ set -euo pipefail
 pen=$1 nsn=$2 png=$3
 dat=$(mktemp)
 trap 'rm -f "$dat"' EXIT
-# one gnuplot data block per series: dt/dt_bulk eta_u eta_v drift (ok runs only)
+# one gnuplot data block per series: dt/dt_bulk eta_u eta_v drift (ok runs only; NaN where missing)
 extract() { # file series-column-or-empty label-prefix
   awk -F, -v scol="$2" -v label="$3" '
+    # an empty field is a missing value (a run that ended before the window): NaN, which gnuplot skips
+    function num(x) { return x == "" ? "NaN" : sprintf("%.6g", x) }
     NR == 1 { for (i = 1; i <= NF; ++i) c[$i] = i; next }
     $c["status"] == "ok" {
       s = scol == "" ? label : label $c[scol]
       dt = $c["time.dt_over_dt_c"] * $c["time.dt_c"] / $c["time.dt_bulk"]
-      rows[s] = rows[s] sprintf("%.6g %.6g %.6g %.6g\n", dt, $c["reference.eta_u"], $c["reference.eta_v"], $c["energy.max_balance_drift"])
+      rows[s] = rows[s] sprintf("%.6g %s %s %s\n", dt, num($c["reference.eta_u"]), num($c["reference.eta_v"]), num($c["energy.max_balance_drift"]))
       if (!(s in seen)) { seen[s] = 1; order[++n] = s }
     }
     END { for (k = 1; k <= n; ++k) printf "\"%s\"\n%s\n\n", order[k], rows[order[k]] }' "$1"

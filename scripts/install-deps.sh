@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install the Debian packages shard needs (only those missing). Debian 12.
 set -euo pipefail
-pkgs=(cmake make gcc clang pkg-config libyaml-dev libcunit1-dev liblapack-dev libblas-dev gnuplot-nox git libopenmpi-dev openmpi-bin
+pkgs=(cmake make gcc clang pkg-config libyaml-dev zlib1g-dev libcunit1-dev liblapack-dev libblas-dev gnuplot-nox git libopenmpi-dev openmpi-bin
       libsiconos-numerics-dev) # the last: the optional siconos LCP solver plugin
 missing=()
 for p in "${pkgs[@]}"; do

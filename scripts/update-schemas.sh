@@ -4,6 +4,7 @@
 #   schemas/case.schema.json       (shard schema)
 #   schemas/campaign.schema.json   (shard schema campaign)
 #   docs/cases.md, generated part  (shard schema --markdown, between the markers)
+#   docs/outputs.md, generated part (shard schema outputs, between the markers)
 # usage: scripts/update-schemas.sh [BUILD_DIR]      (default: build)
 # tests/e2e/schema_fresh.sh fails when the committed files are stale.
 set -eu
@@ -34,11 +35,21 @@ doc="$root/docs/cases.md"
 grep -qF "$begin" "$doc" && grep -qF "$end" "$doc" || { echo "update-schemas: markers missing in $doc" >&2; exit 1; }
 table=$(mktemp)
 trap 'rm -f "$table"' EXIT
+splice() { # DOC BEGIN END: replace the lines between the markers by $table
+  awk -v begin="$2" -v end="$3" -v table="$table" '
+    $0 == begin { print; while ((getline line < table) > 0) print line; skip = 1; next }
+    $0 == end { skip = 0 }
+    !skip { print }
+  ' "$1" > "$1.tmp"
+  mv "$1.tmp" "$1"
+}
 run schema --markdown > "$table"
-awk -v begin="$begin" -v end="$end" -v table="$table" '
-  $0 == begin { print; while ((getline line < table) > 0) print line; skip = 1; next }
-  $0 == end { skip = 0 }
-  !skip { print }
-' "$doc" > "$doc.tmp"
-mv "$doc.tmp" "$doc"
-echo "updated schemas/case.schema.json and docs/cases.md"
+splice "$doc" "$begin" "$end"
+
+begin='<!-- BEGIN generated: shard schema outputs -->'
+end='<!-- END generated: shard schema outputs -->'
+doc="$root/docs/outputs.md"
+grep -qF "$begin" "$doc" && grep -qF "$end" "$doc" || { echo "update-schemas: markers missing in $doc" >&2; exit 1; }
+run schema outputs > "$table"
+splice "$doc" "$begin" "$end"
+echo "updated schemas/case.schema.json, docs/cases.md and docs/outputs.md"

@@ -112,23 +112,30 @@ static int mpi_world_size(void) {
   return 0;
 }
 
-static void print_plots(const shard_plot_report *rep, const char *dir) {
-  if (rep->written == 0) return;
+/* 0 when a plot could not be drawn (said on stderr), else 1 */
+static int print_plots(const shard_plot_report *rep, const char *dir) {
+  if (rep->written == 0) return 1;
   if (rep->have_gnuplot)
     printf("plots: %zu of %zu rendered (PNG, SVG) in %s/plots\n", rep->rendered, rep->written, dir);
   else
     printf("plots: %zu gnuplot scripts and data files in %s/plots; gnuplot is not on PATH: render each with\n"
            "  (cd %s/plots && gnuplot FILE.gp)\n",
            rep->written, dir, dir);
+  if (rep->failed)
+    fprintf(stderr, "shard campaign: %zu plot%s not drawn: %s%s\n", rep->failed, rep->failed > 1 ? "s" : "",
+            rep->failure, rep->failed > 1 ? " (and others)" : "");
+  return rep->failed == 0;
 }
 
 /* DIR/statistics.csv and, from fracture runs, DIR/fragment_sizes.csv when
- * the campaign has a `statistics:` block; 0 after reporting a failure. */
+ * the campaign has a `statistics:` block, then DIR/datapackage.json; 0 after
+ * reporting a failure. */
 static int write_statistics(const shard_campaign *c, const shard_table *t, const char *dir, const char *who) {
   shard_msg msg = {{0}};
   size_t pooled = 0;
   if (shard_campaign_write_statistics(c, t, dir, &msg) != SHARD_OK ||
-      shard_campaign_write_pooled_sizes(c, t, dir, &pooled, &msg) != SHARD_OK) {
+      shard_campaign_write_pooled_sizes(c, t, dir, &pooled, &msg) != SHARD_OK ||
+      shard_campaign_write_package(c, t, dir, &msg) != SHARD_OK) {
     fprintf(stderr, "%s: %s\n", who, msg.text);
     return 0;
   }
@@ -561,7 +568,12 @@ static int cmd_merge(int argc, char **argv) {
       code = SHARD_EXIT_FAIL;
     } else {
       printf("merged %zu tables, %zu runs -> %s/campaign.csv\n", m.n, shard_table_n_rows(t), out);
-      code = !c || write_statistics(c, t, out, "shard campaign merge") ? SHARD_EXIT_OK : SHARD_EXIT_FAIL;
+      code = c ? (write_statistics(c, t, out, "shard campaign merge") ? SHARD_EXIT_OK : SHARD_EXIT_FAIL)
+               : SHARD_EXIT_OK;
+      if (!c && shard_campaign_write_package(NULL, t, out, &msg) != SHARD_OK) { /* without the campaign file */
+        fprintf(stderr, "shard campaign merge: %s\n", msg.text);
+        code = SHARD_EXIT_FAIL;
+      }
     }
     free(tables);
   }
@@ -661,11 +673,12 @@ static int run_mpi(const shard_campaign *c, shard_campaign_options *opt, int *ex
              shard_table_n_rows(merged), size, sums[0], opt->out_dir);
       int stats_ok = write_statistics(c, merged, opt->out_dir, "shard campaign");
       shard_plot_report rep;
+      int plots_ok = 1;
       if (sums[1] == 0 && shard_campaign_plots(c, merged, opt->out_dir, &rep, &msg) == SHARD_OK)
-        print_plots(&rep, opt->out_dir);
+        plots_ok = print_plots(&rep, opt->out_dir);
       else if (sums[1] == 0)
-        fprintf(stderr, "shard campaign: %s\n", msg.text);
-      code = sums[0] > 0 || sums[1] > 0 || !stats_ok ? SHARD_EXIT_FAIL : SHARD_EXIT_OK;
+        fprintf(stderr, "shard campaign: %s\n", msg.text), plots_ok = 0;
+      code = sums[0] > 0 || sums[1] > 0 || !stats_ok || !plots_ok ? SHARD_EXIT_FAIL : SHARD_EXIT_OK;
     } else {
       fprintf(stderr, "shard campaign: the slice tables could not be merged%s%s\n", msg.text[0] ? ": " : "",
               msg.text);
@@ -841,8 +854,7 @@ int shard_cmd_campaign(const shard_cli *cli, int argc, char **argv) {
       fprintf(stderr, "shard campaign: %s\n", msg.text);
     } else if (write_statistics(c, t, out, "shard campaign") &&
                shard_campaign_plots(c, t, out, &rep, &msg) == SHARD_OK) {
-      print_plots(&rep, out);
-      code = SHARD_EXIT_OK;
+      code = print_plots(&rep, out) ? SHARD_EXIT_OK : SHARD_EXIT_FAIL;
     } else if (msg.text[0]) {
       fprintf(stderr, "shard campaign: %s\n", msg.text);
     }
@@ -869,17 +881,18 @@ int shard_cmd_campaign(const shard_cli *cli, int argc, char **argv) {
   if (res.skipped) printf(" (%zu reused)", res.skipped);
   printf(" -> %s\n", res.table_path);
   int stats_ok = slice_n > 0 || write_statistics(c, t, out, "shard campaign");
+  int plots_ok = 1;
   if (res.interrupted) {
     fprintf(stderr, "shard campaign: interrupted; %zu of %zu runs finished, %zu stopped part-way (resume with --resume)\n",
             res.ok + res.failed, res.total, res.stopped);
   } else if (slice_n == 0) {
     shard_plot_report rep;
     if (shard_campaign_plots(c, t, out, &rep, &msg) != SHARD_OK)
-      fprintf(stderr, "shard campaign: %s\n", msg.text);
+      fprintf(stderr, "shard campaign: %s\n", msg.text), plots_ok = 0;
     else
-      print_plots(&rep, out);
+      plots_ok = print_plots(&rep, out);
   }
-  code = res.failed > 0 || res.interrupted || !stats_ok ? SHARD_EXIT_FAIL : SHARD_EXIT_OK;
+  code = res.failed > 0 || res.interrupted || !stats_ok || !plots_ok ? SHARD_EXIT_FAIL : SHARD_EXIT_OK;
   shard_table_destroy(t);
 done:
   shard_dir_lock_release(&lock);

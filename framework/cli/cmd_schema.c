@@ -1,24 +1,30 @@
 /* shard schema [case|campaign] [--markdown] — the JSON Schema (draft 2020-12)
  * of case files (or campaign files) for the plugins found, or the per-section
- * key tables of cases as Markdown (docs/cases.md). scripts/update-schemas.sh
- * writes them into the tree. */
+ * key tables of cases as Markdown (docs/cases.md); shard schema outputs — the
+ * tables of the output files as Markdown (docs/outputs.md).
+ * scripts/update-schemas.sh writes them into the tree. */
 #include <stdio.h>
 #include <string.h>
 
 #include "campaign.h"
 #include "case.h"
 #include "commands.h"
+#include "outputs.h"
 
 static int usage(FILE *out, int code) {
   fprintf(out, "usage: shard [--plugin-path DIR[:DIR...]] schema [case|campaign] [--markdown]\n"
-               "prints the JSON Schema of case files (default) or campaign files; --markdown: the case key tables\n");
+               "       shard schema outputs\n"
+               "prints the JSON Schema of case files (default) or campaign files; --markdown: the case key tables;\n"
+               "outputs: the columns and keys of the output files with their units, as Markdown (docs/outputs.md)\n");
   return code;
 }
 
 int shard_cmd_schema(const shard_cli *cli, int argc, char **argv) {
-  int markdown = 0, campaign = 0;
+  int markdown = 0, campaign = 0, outputs = 0;
   for (int i = 1; i < argc; ++i) {
-    if (strcmp(argv[i], "--markdown") == 0)
+    if (strcmp(argv[i], "outputs") == 0)
+      outputs = 1;
+    else if (strcmp(argv[i], "--markdown") == 0)
       markdown = 1;
     else if (strcmp(argv[i], "case") == 0)
       campaign = 0;
@@ -30,6 +36,13 @@ int shard_cmd_schema(const shard_cli *cli, int argc, char **argv) {
       fprintf(stderr, "shard schema: unexpected argument '%s'\n", argv[i]);
       return usage(stderr, SHARD_EXIT_INPUT);
     }
+  }
+  if (outputs) { /* no plugins involved */
+    if (shard_out_write_markdown(stdout) != SHARD_OK || fflush(stdout) != 0) {
+      fprintf(stderr, "shard schema: cannot write the output\n");
+      return SHARD_EXIT_FAIL;
+    }
+    return SHARD_EXIT_OK;
   }
   shard_msg msg = {{0}};
   shard_registry *reg = NULL;

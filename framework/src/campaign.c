@@ -1,6 +1,7 @@
 /* host: campaign files — load strictly, expand the sweep into runs, evaluate
  * derived values, validate every run as a case (see campaign.h). */
 #include "campaign.h"
+#include "outputs.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -61,6 +62,7 @@ struct shard_campaign {
   size_t n_runs;
   shard_campaign_plot *plots;
   size_t n_plots;
+  const shard_registry *reg; /* the registry it was loaded with (NULL: none); outlives the campaign */
   shard_campaign_statistics stats;
   int has_stats;
 };
@@ -162,6 +164,7 @@ typedef struct loader {
   shard_campaign *c;
   shard_diag *d;
   const yt_node *sweep_key;
+  int bad_keys; /* swept or derived keys that are no case keys (reported once, at the key) */
 } loader;
 
 static int string_value(loader *L, const yt_node *key, const yt_node *v, const char *what, const char **out) {
@@ -569,7 +572,7 @@ static int choice_value(loader *L, const yt_node *key, const yt_node *v, const c
 
 /* A parameter column named in series/where: it must exist. */
 static int check_param_col(loader *L, const yt_node *at, const char *plot, const char *role, const char *col) {
-  if (find_param(L->c, col)) return 1;
+  if (find_param(L->c, col) || L->bad_keys) return 1; /* a misspelt swept key: reported at the key */
   const char *names[MAX_PARAMS];
   for (size_t i = 0; i < L->c->n_params; ++i) names[i] = L->c->params[i].key;
   const char *s = shard_suggest(col, names, L->c->n_params);
@@ -593,6 +596,174 @@ static int check_group_col(loader *L, const yt_node *at, const char *plot, const
     yt_error_at(L->d, at, "plot '%s': %s column '%s' is not a column of statistics.csv (its parameter columns are the "
                 "swept keys other than '%s')", plot, role, col, s->over);
   return 0;
+}
+
+/* --- swept and derived keys: keys of the case --- */
+
+static int write_temp_case(const shard_campaign *c, char *dir, size_t dsize, char *path, size_t psize);
+
+/* Each swept and derived key must be a key of the base case: the case
+ * loaded with the `set:` overrides and every swept key at its first value
+ * (0 for a derived key) must not answer "unknown key" for it. A misspelt key
+ * is one error, at the key, whatever else names it (instead of an error per
+ * run, or a plot's "not a parameter" suggesting the misspelling); the runs
+ * and the plots' parameter columns are then not checked. */
+static void check_param_keys(loader *L, const shard_registry *reg) {
+  shard_campaign *c = L->c;
+  if (!reg || (!c->base && !c->case_text) || c->n_params == 0) return;
+  const char **sets = yt_alloc(c->arena, (c->n_fixed + c->n_params + 1) * sizeof *sets);
+  if (!sets) return;
+  size_t n = 0;
+  for (size_t i = 0; i < c->n_fixed; ++i) sets[n++] = c->fixed[i];
+  for (size_t i = 0; i < c->n_params; ++i) {
+    const param *p = &c->params[i];
+    if (p->var) continue;
+    const char *value = "0";
+    for (size_t a = 0; !p->expr && a < c->n_axes; ++a)
+      if (i >= c->axes[a].first_param && i < c->axes[a].first_param + c->axes[a].n_keys && c->axes[a].n_values)
+        value = c->axes[a].values[i - c->axes[a].first_param][0];
+    sets[n++] = afmt(c->arena, "%s=%s", p->key, value);
+  }
+  char dir[4096] = "", tmp[4096];
+  const char *path = c->base;
+  if (!path) {
+    if (write_temp_case(c, dir, sizeof dir, tmp, sizeof tmp) != SHARD_OK) return;
+    path = tmp;
+  }
+  shard_diag *sub = shard_diag_create();
+  shard_case *cs = NULL;
+  char *buf = NULL;
+  size_t len = 0;
+  if (sub && shard_case_load(path, sets, (int)n, reg, &cs, sub) != SHARD_OK) {
+    FILE *m = open_memstream(&buf, &len);
+    if (m) {
+      shard_diag_print(sub, m);
+      fclose(m);
+    }
+  }
+  shard_case_destroy(cs);
+  /* the case layer's errors about a --set itself: "--set 'KEY=V':1:C: error: unknown key ..." */
+  for (char *line = buf, *next; line && *line; line = next) {
+    next = strchr(line, '\n');
+    if (next) *next++ = 0;
+    const char *e = strstr(line, ": error: ");
+    if (strncmp(line, "--set '", 7) != 0 || !e || strncmp(e + 9, "unknown ", 8) != 0) continue;
+    const size_t klen = strcspn(line + 7, "=");
+    for (size_t i = 0; i < c->n_params; ++i) {
+      param *p = &c->params[i];
+      if (p->var || strlen(p->key) != klen || strncmp(p->key, line + 7, klen) != 0 || !p->at) continue;
+      yt_error_at(L->d, p->at, "%s key '%s' is not a key of the case: %s", p->expr ? "derived" : "swept", p->key,
+                  e + 9);
+      p->at = NULL; /* once */
+      L->bad_keys++;
+    }
+  }
+  free(buf);
+  shard_diag_destroy(sub);
+  if (*dir) {
+    unlink(tmp);
+    rmdir(dir);
+  }
+}
+
+/* --- the columns a plot may name --- */
+
+typedef struct name_list {
+  const char **v;
+  size_t n, cap;
+} name_list;
+
+static void names_add(loader *L, name_list *ns, const char *s) {
+  if (ns->n == ns->cap) {
+    size_t cap = ns->cap ? 2 * ns->cap : 256;
+    const char **p = yt_alloc(L->c->arena, cap * sizeof *p);
+    if (!p) return;
+    if (ns->n) memcpy(p, ns->v, ns->n * sizeof *p);
+    ns->v = p, ns->cap = cap;
+  }
+  ns->v[ns->n++] = s;
+}
+
+/* the result columns of campaign.csv a statistic may be taken of: the
+ * numeric run columns and the summary keys (listed ones only with
+ * statistics.columns) */
+static int statistic_column(const shard_campaign *c, const char *col) {
+  const shard_campaign_statistics *s = &c->stats;
+  if (s->columns) {
+    for (size_t i = 0; i < s->n_columns; ++i)
+      if (strcmp(s->columns[i], col) == 0) return 1;
+    return 0;
+  }
+  if (shard_campaign_fixed_column(col)) return 0;
+  for (size_t i = 0; i < c->n_params; ++i) /* parameter columns are no statistic columns */
+    if (strcmp(c->params[i].key, col) == 0) return 0;
+  const shard_out_field *f = shard_out_find(&shard_out_campaign_runs, col, ~0u);
+  if (!f) f = shard_out_find(&shard_out_summary, col, ~0u);
+  return f && (f->type == SHARD_OUT_NUMBER || f->type == SHARD_OUT_INTEGER);
+}
+
+/* The columns the plot's data has (by name, whatever the runs): for
+ * campaign.csv index, the parameters, the run columns and the summary keys;
+ * for statistics.csv the group columns, n, failed and C.n, C.mean, C.std,
+ * C.ci95, C.min, C.max of the statistic columns C; for `data: history` the
+ * history columns. With `ns`, the names to suggest from. */
+static int plot_column(loader *L, const shard_campaign_plot *p, const char *col, name_list *ns) {
+  const shard_campaign *c = L->c;
+  static const char *const suffixes[] = {"mean", "std", "ci95", "min", "max", "n"};
+  if (p->history) {
+    for (size_t i = 0; ns && i < shard_out_history.n_fields; ++i) names_add(L, ns, shard_out_history.fields[i].name);
+    return shard_out_find(&shard_out_history, col, ~0u) != NULL;
+  }
+  if (p->statistics && c->has_stats) {
+    const shard_campaign_statistics *s = &c->stats;
+    int known = strcmp(col, "n") == 0 || strcmp(col, "failed") == 0;
+    for (size_t i = 0; i < s->n_group; ++i) {
+      known |= strcmp(col, s->group[i]) == 0;
+      if (ns) names_add(L, ns, s->group[i]);
+    }
+    const char *dot = strrchr(col, '.');
+    if (!known && dot) {
+      char base[KEY_MAX];
+      snprintf(base, sizeof base, "%.*s", (int)(dot - col), col);
+      for (size_t k = 0; k < 6 && !known; ++k) known = strcmp(dot + 1, suffixes[k]) == 0 && statistic_column(c, base);
+    }
+    if (ns) {
+      const shard_out_table *tabs[] = {&shard_out_campaign_runs, &shard_out_summary};
+      for (size_t t = 0; t < 2; ++t)
+        for (size_t i = 0; i < tabs[t]->n_fields; ++i)
+          if (statistic_column(c, tabs[t]->fields[i].name))
+            for (size_t k = 0; k < 5; ++k)
+              names_add(L, ns, afmt(c->arena, "%s.%s", tabs[t]->fields[i].name, suffixes[k]));
+    }
+    return known;
+  }
+  if (ns) {
+    names_add(L, ns, "index");
+    for (size_t i = 0; i < c->n_params; ++i) names_add(L, ns, c->params[i].key);
+    for (size_t i = 0; i < shard_out_campaign_runs.n_fields; ++i) names_add(L, ns, shard_out_campaign_runs.fields[i].name);
+    for (size_t i = 0; i < shard_out_summary.n_fields; ++i) names_add(L, ns, shard_out_summary.fields[i].name);
+  }
+  return strcmp(col, "index") == 0 || find_param(L->c, col) || shard_out_find(&shard_out_campaign_runs, col, ~0u) ||
+         shard_out_find(&shard_out_summary, col, ~0u);
+}
+
+/* A column named in x, y, yerror or reference_columns: one the plot's data has. */
+static void check_plot_column(loader *L, const yt_node *at, const shard_campaign_plot *p, const char *plot,
+                              const char *role, const char *col) {
+  if (plot_column(L, p, col, NULL)) return;
+  name_list ns = {0};
+  plot_column(L, p, col, &ns);
+  const char *sug = shard_suggest(col, ns.v, ns.n);
+  const char *table = p->history ? "the runs' history.csv" : p->statistics ? "statistics.csv" : "campaign.csv";
+  const char *what = p->history ? "" : p->statistics ? " (group columns, n, failed, and C.mean, C.std, C.ci95, C.min, "
+                                                       "C.max of the statistic columns C)"
+                                                     : " (index, the parameters, the run columns and the summary keys)";
+  if (sug)
+    yt_error_at(L->d, at, "plot '%s': %s column '%s' is not a column of %s (did you mean '%s'?)", plot, role, col, table,
+                sug);
+  else
+    yt_error_at(L->d, at, "plot '%s': %s column '%s' is not a column of %s%s; docs/outputs.md lists them", plot, role,
+                col, table, what);
 }
 
 /* --- statistics --- */
@@ -673,6 +844,16 @@ static void load_statistics(loader *L, const yt_node *key, const yt_node *v) {
       yt_error_at(L->d, at, "'statistics.columns': '%s' is not a numeric result column", list[i]);
     else if (twice)
       yt_error_at(L->d, at, "'statistics.columns': '%s' is listed twice", list[i]);
+    else if (!q && !statistic_column(c, list[i])) { /* a numeric run column or summary key (docs/outputs.md) */
+      name_list ns = {0};
+      const shard_out_table *tabs[] = {&shard_out_campaign_runs, &shard_out_summary};
+      for (size_t t = 0; t < 2; ++t)
+        for (size_t k = 0; k < tabs[t]->n_fields; ++k)
+          if (statistic_column(c, tabs[t]->fields[k].name)) names_add(L, &ns, tabs[t]->fields[k].name);
+      const char *sug = shard_suggest(list[i], ns.v, ns.n);
+      yt_error_at(L->d, at, "'statistics.columns': '%s' is not a numeric column of campaign.csv%s%s%s", list[i],
+                  sug ? " (did you mean '" : "", sug ? sug : "", sug ? "'?)" : "");
+    }
   }
   s->columns = list;
   s->n_columns = n;
@@ -684,6 +865,7 @@ static void load_plot(loader *L, const yt_node *m, shard_campaign_plot *p) {
   const yt_pair *fp = yt_map_find(m, "file");
   const char *label = fp && fp->value->kind == YT_SCALAR ? fp->value->text : "?";
   const yt_node *series_at = NULL, *where = NULL, *refs = NULL, *table_at = NULL, *yerror_at = NULL, *x_at = NULL;
+  const yt_node *y_at = NULL, *refcols_at = NULL;
   for (size_t i = 0; i < m->n; ++i) {
     const yt_node *k = m->pairs[i].key, *v = m->pairs[i].value;
     const char *kt = k->text;
@@ -705,11 +887,13 @@ static void load_plot(loader *L, const yt_node *m, shard_campaign_plot *p) {
       x_at = v;
     } else if (strcmp(kt, "y") == 0) {
       p->y = string_list(L, k, v, what, &p->n_y);
+      y_at = v;
     } else if (strcmp(kt, "series") == 0) {
       p->series = string_list(L, k, v, what, &p->n_series);
       series_at = v;
     } else if (strcmp(kt, "reference_columns") == 0) {
       p->ref_cols = string_list(L, k, v, what, &p->n_ref_cols);
+      refcols_at = v;
     } else if (strcmp(kt, "logx") == 0 || strcmp(kt, "logy") == 0) {
       if (!is_bool(v))
         yt_error_at(L->d, yt_is_null(v) ? k : v, "'%s' must be true or false", what);
@@ -763,6 +947,23 @@ static void load_plot(loader *L, const yt_node *m, shard_campaign_plot *p) {
   else if (p->yerror && p->y && p->n_yerror != p->n_y)
     yt_error_at(L->d, yerror_at, "plot '%s': 'yerror' needs one column per 'y' column (%zu), got %zu", label, p->n_y,
                 p->n_yerror);
+  /* x, y, yerror and reference columns: columns the data has (a parameter x of a statistics plot: below) */
+  if (!L->bad_keys) {
+    const yt_node *item;
+#define ITEM_(node, i) ((node)->kind == YT_SEQ ? (node)->items[i] : (node))
+    if (p->x && !(by_group && find_param(L->c, p->x))) check_plot_column(L, x_at, p, label, "x", p->x);
+    for (size_t i = 0; p->y && i < p->n_y; ++i) item = ITEM_(y_at, i), check_plot_column(L, item, p, label, "y", p->y[i]);
+    for (size_t i = 0; p->yerror && !p->history && i < p->n_yerror; ++i)
+      item = ITEM_(yerror_at, i), check_plot_column(L, item, p, label, "yerror", p->yerror[i]);
+    for (size_t i = 0; p->ref_cols && i < p->n_ref_cols; ++i) {
+      item = ITEM_(refcols_at, i);
+      if (!p->history)
+        yt_error_at(L->d, item, "plot '%s': 'reference_columns' are history columns: they need 'data: history'", label);
+      else
+        check_plot_column(L, item, p, label, "reference", p->ref_cols[i]);
+    }
+#undef ITEM_
+  }
   if (by_group && p->x && find_param(L->c, p->x)) check_group_col(L, x_at, label, "x", p->x);
   for (size_t i = 0; p->series && i < p->n_series; ++i)
     if (check_param_col(L, series_at, label, "series", p->series[i]) && by_group)
@@ -1261,7 +1462,8 @@ int shard_campaign_load(const char *path, const shard_registry *reg, shard_campa
     return SHARD_ERR_NOMEM;
   }
   c->stall_timeout = SHARD_CAMPAIGN_STALL_DEFAULT;
-  loader L = {c, d, NULL};
+  c->reg = reg;
+  loader L = {c, d, NULL, 0};
   int rc = yt_load_file(c->arena, path, "campaign file", &c->root, d);
   if (rc != SHARD_OK) goto fail;
   if (c->root->kind != YT_MAP) {
@@ -1318,6 +1520,7 @@ int shard_campaign_load(const char *path, const shard_registry *reg, shard_campa
   const yt_pair *stats = yt_map_find(c->root, "statistics");
   if (der) load_derived(&L, der->key, der->value);
   if (stats) load_statistics(&L, stats->key, stats->value);
+  if (shard_diag_count(d) == errors0) check_param_keys(&L, reg);
   if (plots) load_plots(&L, plots->key, plots->value);
   if (!base && !inl)
     yt_error_at(d, c->root, "missing required top-level key 'base' (a case file) or 'case' (an inline case)");
@@ -1363,6 +1566,7 @@ const char *shard_campaign_hash(const shard_campaign *c) { return c->file_hash; 
 double shard_campaign_timeout(const shard_campaign *c) { return c->timeout; }
 double shard_campaign_stall_timeout(const shard_campaign *c) { return c->stall_timeout; }
 int shard_campaign_has_cost(const shard_campaign *c) { return c->cost != NULL; }
+const shard_registry *shard_campaign_registry(const shard_campaign *c) { return c->reg; }
 size_t shard_campaign_n_params(const shard_campaign *c) { return c->n_params; }
 const char *shard_campaign_param(const shard_campaign *c, size_t i) { return c->params[i].key; }
 size_t shard_campaign_n_runs(const shard_campaign *c) { return c->n_runs; }

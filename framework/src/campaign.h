@@ -68,6 +68,8 @@ double shard_campaign_stall_timeout(const shard_campaign *c);
  * start costliest first (ties in index order), so that with -j N the long
  * runs do not come last; their indices, directories and table rows stay. */
 int shard_campaign_has_cost(const shard_campaign *c);
+/* The registry the campaign was loaded with (NULL: none). */
+const shard_registry *shard_campaign_registry(const shard_campaign *c);
 
 size_t shard_campaign_n_params(const shard_campaign *c);
 const char *shard_campaign_param(const shard_campaign *c, size_t i); /* dotted path, swept then derived */
@@ -212,6 +214,15 @@ int shard_campaign_write_statistics(const shard_campaign *c, const shard_table *
 int shard_campaign_write_pooled_sizes(const shard_campaign *c, const shard_table *t, const char *dir, size_t *pooled_runs,
                                       shard_msg *msg);
 
+/* Write dir/datapackage.json (atomically): a Frictionless Data Package with
+ * one resource per table of the campaign directory — campaign.csv (t), and
+ * statistics.csv and the pooled fragment_sizes.csv when the campaign has a
+ * `statistics:` block (the latter when dir holds it) — each with its Table
+ * Schema: name, type, unit and description of every column (run columns and
+ * summary keys from outputs.h, parameters from the case format's key
+ * tables). c may be NULL (a merged table without its campaign file). */
+int shard_campaign_write_package(const shard_campaign *c, const shard_table *t, const char *dir, shard_msg *msg);
+
 /* ---- execution (campaign_exec.c) ------------------------------------------------ */
 
 /* Digits of a run directory's number: dir/runs/0007 (at least 4). */
@@ -281,12 +292,16 @@ typedef struct shard_plot_report {
   size_t written;  /* scripts and data written */
   size_t rendered; /* PNG/SVG rendered by gnuplot */
   int have_gnuplot;
+  size_t failed;   /* plots with nothing to draw (not rendered), or that gnuplot failed on */
+  char failure[1024]; /* why, for the first of them */
 } shard_plot_report;
 
 /* Write DIR/plots/<file>.dat + .gp (+ .slopes.csv for log-log plots) for
  * every plot of the campaign from its table (the statistics table computed
  * from it for `table: statistics`, the runs' history.csv for `data:
- * history`), and render them when gnuplot is on PATH. */
+ * history`), and render them when gnuplot is on PATH. A plot without a
+ * single data point (no ok run has a number in its columns) is written but
+ * not rendered; it and a plot gnuplot fails on count in rep->failed. */
 int shard_campaign_plots(const shard_campaign *c, const shard_table *t, const char *dir, shard_plot_report *rep,
                         shard_msg *msg);
 

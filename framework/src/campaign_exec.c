@@ -97,12 +97,17 @@ int shard_campaign_index_width(size_t n) {
   return w < 4 ? 4 : w;
 }
 
-static void run_dir(const shard_campaign_options *opt, size_t n_runs, size_t index, char *buf, size_t n) {
-  char num[32];
+/* runs/0007: a run's directory relative to the campaign directory */
+static void run_dir_rel(size_t n_runs, size_t index, char *buf, size_t n) {
   int w = shard_campaign_index_width(n_runs);
   if (w > 20) w = 20;
-  if (snprintf(num, sizeof num, "%0*zu", w, index) < 0) num[0] = 0;
-  if (snprintf(buf, n, "%s/runs/%s", opt->out_dir, num) < 0) buf[0] = 0;
+  if (snprintf(buf, n, "runs/%0*zu", w, index) < 0) buf[0] = 0;
+}
+
+static void run_dir(const shard_campaign_options *opt, size_t n_runs, size_t index, char *buf, size_t n) {
+  char rel[64];
+  run_dir_rel(n_runs, index, rel, sizeof rel);
+  if (snprintf(buf, n, "%s/%s", opt->out_dir, rel) < 0) buf[0] = 0;
 }
 
 /* What identifies a run's inputs: the base case's hash and its --set list. */
@@ -503,6 +508,9 @@ static int build_table(const shard_campaign *c, const shard_campaign_options *op
     if (rc == SHARD_OK) rc = shard_table_set(t, r, "wall_time", num);
     if (rc == SHARD_OK) rc = shard_table_set(t, r, "host", host);
     if (rc == SHARD_OK) rc = shard_table_set(t, r, "message", rec->message);
+    char rel[64];
+    run_dir_rel(shard_campaign_n_runs(c), i, rel, sizeof rel);
+    if (rc == SHARD_OK) rc = shard_table_set(t, r, "run_dir", rel);
     char dir[4096], path[4200];
     run_dir(opt, shard_campaign_n_runs(c), i, dir, sizeof dir);
     snprintf(path, sizeof path, "%s/summary.yaml", dir);

@@ -500,16 +500,32 @@ int shard_campaign_plots(const shard_campaign *c, const shard_table *t, const ch
     snprintf(path, sizeof path, "%s/%s.gp", pdir, p->file);
     if (rc == SHARD_OK && write_gp(path, p, &cs) != SHARD_OK) rc = SHARD_ERR_IO;
     if (rc == SHARD_OK && p->logx && p->logy && !p->history) rc = write_slopes(pdir, p, &cs);
+    size_t points = 0; /* data points (not the analytic curves) */
+    for (size_t k = 0; k < cs.n; ++k) points += cs.items[k].kind == 0 ? cs.items[k].n : 0;
     free_curves(&cs);
     if (rc != SHARD_OK) {
       shard_table_destroy(stats);
       return shard_msg_set(msg, rc, "plot '%s': cannot write %s: %s", p->file, path, strerror(errno));
     }
     rep->written++;
+    if (points == 0) { /* nothing to draw: no empty picture */
+      if (rep->failed++ == 0) {
+        size_t w = (size_t)snprintf(rep->failure, sizeof rep->failure,
+                                    "plot '%.200s': no ok run has numbers in both x (%.200s) and y (", p->file, p->x);
+        for (size_t k = 0; k < p->n_y && w < sizeof rep->failure; ++k)
+          w += (size_t)snprintf(rep->failure + w, sizeof rep->failure - w, "%s%.200s", k ? ", " : "", p->y[k]);
+        if (w < sizeof rep->failure)
+          snprintf(rep->failure + w, sizeof rep->failure - w, "); nothing drawn (plots/%.200s.gp kept)", p->file);
+      }
+      continue;
+    }
     if (rep->have_gnuplot) {
       int r = render(pdir, p);
       if (r < 0) rep->have_gnuplot = 0;
       if (r > 0) rep->rendered++;
+      if (r == 0 && rep->failed++ == 0)
+        snprintf(rep->failure, sizeof rep->failure, "plot '%.200s': gnuplot failed, see plots/%.200s.log", p->file,
+                 p->file);
     }
   }
   shard_table_destroy(stats);

@@ -12,7 +12,7 @@
 #include "expr.h"
 #include "stats.h"
 
-static const char *const fixed_cols[] = {"index", "status", "exit_code", "signal", "host", "message"};
+static const char *const fixed_cols[] = {"index", "status", "exit_code", "signal", "host", "message", "run_dir"};
 
 int shard_campaign_fixed_column(const char *name) {
   for (size_t i = 0; i < sizeof fixed_cols / sizeof fixed_cols[0]; ++i)

@@ -9,8 +9,8 @@
 #include "fsio.h"
 #include "yaml_tree.h"
 
-const char *const shard_campaign_run_columns[] = {"status", "exit_code", "signal", "wall_time",
-                                                  "host",   "steps",     "message"};
+const char *const shard_campaign_run_columns[] = {"status", "exit_code", "signal",  "wall_time",
+                                                  "host",   "steps",     "message", "run_dir"};
 const size_t shard_campaign_n_run_columns = sizeof shard_campaign_run_columns / sizeof shard_campaign_run_columns[0];
 
 typedef struct row {

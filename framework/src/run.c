@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "model.h"
+#include "outputs.h"
 #include "params_text.h"
 #include "reference.h"
 #include "sha256.h"
@@ -233,8 +234,9 @@ static int instantiate(run *r, const char *slot, plugin_inst *pi, shard_msg *msg
   return SHARD_OK;
 }
 
+/* the family of a contact law with its article: "an impact", "a force" */
 static const char *family_word(uint64_t caps) {
-  return (caps & SHARD_CAP_IMPACT_LAW) ? "impact" : "force";
+  return (caps & SHARD_CAP_IMPACT_LAW) ? "an impact" : "a force";
 }
 
 /* The tolerance of the host's check of an LCP solver's solutions:
@@ -272,14 +274,14 @@ static int build_plugins(run *r, shard_msg *msg) {
     const char *hint = fam == SHARD_CAP_IMPACT_LAW ? "contact: {impact: {plugin: newton_impact, restitution: 0.5}}"
                                                    : "contact: {force: {plugin: penalty, alpha: 10}}";
     return shard_msg_set(msg, SHARD_ERR_INPUT,
-                         "%s: integrator '%s' uses an %s law but the case has no '%s'; add for example %s", path,
+                         "%s: integrator '%s' uses %s law but the case has no '%s'; add for example %s", path,
                          ip->name, family_word(fam), slot, hint);
   }
   if ((st = instantiate(r, slot, law, msg)) != SHARD_OK) return st;
   const shard_plugin *lp = law->lp->desc;
   if (!(lp->caps & fam))
     return shard_msg_set(msg, SHARD_ERR_INPUT,
-                         "%s: '%s' is a %s law, but integrator '%s' takes an %s law in '%s' (for example %s)", path,
+                         "%s: '%s' is %s law, but integrator '%s' takes %s law in '%s' (for example %s)", path,
                          lp->name, family_word(lp->caps), ip->name, family_word(fam), slot,
                          fam == SHARD_CAP_IMPACT_LAW ? "newton_impact" : "penalty");
   const shard_contact_law_ops *lops = lp->ops;
@@ -478,18 +480,19 @@ static void reference_step(run *r, double t) {
 
 /* ---- history ------------------------------------------------------------------ */
 
-static void history_header(run *r) {
-  FILE *f = r->hist;
-  fprintf(f, "step,t,event,n_active,lcp_blocks,lcp_iterations,lcp_residual,lcp_fallbacks,max_penetration,"
-             "kinetic,elastic,penalty,contact_dissipation,external_work,algorithmic_energy,balance_drift");
-  if (r->m->kind == SHARD_MODEL_PARTICLE) fprintf(f, ",u,v,a,gap,impulse,force");
-  else fprintf(f, ",u_contact,v_contact,force_contact,momentum");
-  if (r->m->fracture)
-    fprintf(f, ",cohesive_reversible,cohesive_work,fracture_dissipation,interfaces,broken,fragments,insertions");
-  if (r->ref == SHARD_REF_BALL) fprintf(f, ",u_ref,v_ref");
-  if (r->ref == SHARD_REF_BAR_IMPACT) fprintf(f, ",u_ref,v_ref,force_ref");
-  fprintf(f, "\n");
+/* which columns and keys this run writes (outputs.h) */
+static unsigned out_flags(const run *r) {
+  const shard_model *m = r->m;
+  unsigned f = m->kind == SHARD_MODEL_PARTICLE ? SHARD_OUT_PARTICLE : SHARD_OUT_BAR;
+  if (m->fracture) f |= SHARD_OUT_FRACTURE;
+  if (r->ref == SHARD_REF_BALL) f |= SHARD_OUT_REF_BALL;
+  if (r->ref == SHARD_REF_BAR_IMPACT) f |= SHARD_OUT_REF_BAR;
+  if (m->n_presc) f |= SHARD_OUT_LOADING;
+  if (r->stop_interval > 0) f |= SHARD_OUT_STOP;
+  return f;
 }
+
+static void history_header(run *r) { shard_out_header(r->hist, &shard_out_history, out_flags(r)); }
 
 /* The history so far is unwritable (a full disk, say): the error with the
  * file named, as the run's failure at `step`. */
@@ -499,7 +502,9 @@ static int history_error(run *r, int64_t step, double t, shard_msg *msg) {
                        r->hist_tmp, strerror(err));
 }
 
-/* One row of the history; a failed write stops the run (SHARD_ERR_IO). */
+/* One row: a value per column of the table (outputs.h), written for the
+ * columns of this run; a value that does not exist (NAN) is an empty field.
+ * A failed write stops the run (SHARD_ERR_IO). */
 static int history_row(run *r, int64_t step, double t, int event, shard_msg *msg) {
   shard_model *m = r->m;
   errno = 0;
@@ -509,35 +514,46 @@ static int history_row(run *r, int64_t step, double t, int event, shard_msg *msg
   }
   const shard_step_stats *s = &m->stats;
   const double *u = m->sys.u, *v = m->sys.v, *a = m->sys.a;
-  FILE *f = r->hist;
   double pen = 0;
   for (int32_t i = 0; i < m->ncon; ++i) pen = fmax(pen, -r->gap[i]);
-  fprintf(f, "%lld,%.15g,%d,%d,%d,%lld,%.3e,%d,%.6e,%.15g,%.15g,%.15g,%.15g,%.15g,%.15g,%.6e", (long long)step, t,
-          event, (int)s->n_active, (int)s->lcp_blocks, (long long)s->lcp_iterations, s->lcp_residual,
-          (int)s->lcp_fallbacks, pen, r->kinetic, r->elastic, r->penalty, r->C_dis, r->W_ext, r->H, r->drift);
+  double x[SHARD_HISTORY_N];
+  for (int i = 0; i < SHARD_HISTORY_N; ++i) x[i] = NAN;
+  x[H_STEP] = (double)step, x[H_T] = t, x[H_EVENT] = event, x[H_N_ACTIVE] = s->n_active;
+  x[H_LCP_BLOCKS] = s->lcp_blocks, x[H_LCP_ITERATIONS] = (double)s->lcp_iterations;
+  x[H_LCP_RESIDUAL] = s->lcp_residual, x[H_LCP_FALLBACKS] = s->lcp_fallbacks, x[H_MAX_PENETRATION] = pen;
+  x[H_KINETIC] = r->kinetic, x[H_ELASTIC] = r->elastic, x[H_PENALTY] = r->penalty;
+  x[H_CONTACT_DISSIPATION] = r->C_dis, x[H_EXTERNAL_WORK] = r->W_ext, x[H_ALGORITHMIC_ENERGY] = r->H;
+  x[H_BALANCE_DRIFT] = r->drift;
   if (m->kind == SHARD_MODEL_PARTICLE) {
-    fprintf(f, ",%.15g,%.15g,%.15g,%.15g,%.15g,%.15g", u[0], v[0], a[0], r->gap[0], m->impulse[0],
-            m->ncon ? shard_model_contact_force(m, 0, r->dt) : 0.0);
+    x[H_U] = u[0], x[H_V] = v[0], x[H_A] = a[0], x[H_GAP] = r->gap[0], x[H_IMPULSE] = m->impulse[0];
+    x[H_FORCE] = m->ncon ? shard_model_contact_force(m, 0, r->dt) : 0.0;
   } else {
     const int32_t d = r->contact_dof;
-    fprintf(f, ",%.15g,%.15g,%.15g,%.15g", d >= 0 ? u[d] : NAN, d >= 0 ? v[d] : NAN,
-            (d >= 0 && m->ncon) ? shard_model_contact_force(m, r->contact_con, r->dt) : 0.0,
-            shard_model_momentum(m, v));
+    if (d >= 0) x[H_U_CONTACT] = u[d], x[H_V_CONTACT] = v[d];
+    x[H_FORCE_CONTACT] = (d >= 0 && m->ncon) ? shard_model_contact_force(m, r->contact_con, r->dt) : 0.0;
+    x[H_MOMENTUM] = shard_model_momentum(m, v);
   }
   if (m->fracture) {
     const int32_t broken = shard_model_broken(m);
-    fprintf(f, ",%.15g,%.15g,%.15g,%d,%d,%d,%lld", r->coh_rev, r->coh_work, r->coh_work - r->coh_rev, (int)m->niface,
-            (int)broken, (int)broken + 1, (long long)m->insertions);
+    x[H_COHESIVE_REVERSIBLE] = r->coh_rev, x[H_COHESIVE_WORK] = r->coh_work;
+    x[H_FRACTURE_DISSIPATION] = r->coh_work - r->coh_rev, x[H_INTERFACES] = m->niface, x[H_BROKEN] = broken;
+    x[H_FRAGMENTS] = broken + 1, x[H_INSERTIONS] = (double)m->insertions;
   }
   if (r->ref == SHARD_REF_BALL) {
     shard_ball_ref tmp = r->ball;
-    double ua, va;
-    shard_ball_ref_eval(&tmp, t, &ua, &va);
-    fprintf(f, ",%.15g,%.15g", ua, va);
+    shard_ball_ref_eval(&tmp, t, &x[H_U_REF], &x[H_V_REF]);
   } else if (r->ref == SHARD_REF_BAR_IMPACT) {
-    double ua, va, fa;
-    shard_bar_ref_eval(&r->bar, t, &ua, &va, &fa);
-    fprintf(f, ",%.15g,%.15g,%.15g", ua, va, fa);
+    shard_bar_ref_eval(&r->bar, t, &x[H_U_REF_BAR], &x[H_V_REF_BAR], &x[H_FORCE_REF]);
+  }
+  FILE *f = r->hist;
+  const unsigned flags = out_flags(r);
+  for (int i = 0; i < SHARD_HISTORY_N; ++i) {
+    const shard_out_field *fd = &shard_out_history.fields[i];
+    if (!shard_out_writes(fd, flags)) continue;
+    if (i > 0) fputc(',', f); /* step, column 0, is in every history */
+    if (!isfinite(x[i])) continue;
+    if (fd->fmt) fprintf(f, fd->fmt, x[i]);
+    else fprintf(f, "%lld", (long long)x[i]);
   }
   fputc('\n', f);
   r->rows++;
@@ -654,83 +670,162 @@ static int32_t fragment_sizes(const shard_model *m, shard_fragment **fr, double 
   return nf;
 }
 
+/* summary.yaml from dotted keys (documented in outputs.c): the sections
+ * open as the keys need them; a value that does not exist is `~` (null). */
+typedef struct yaml_out {
+  FILE *f;
+  char sec[2][64]; /* the open sections at depths 0 and 1 */
+} yaml_out;
+
+static void y_key(yaml_out *w, const char *key) {
+  int depth = 0;
+  const char *p = key;
+  for (const char *dot; (dot = strchr(p, '.')) && depth < 2; p = dot + 1, ++depth) {
+    const int len = (int)(dot - p);
+    if ((int)strlen(w->sec[depth]) != len || strncmp(w->sec[depth], p, (size_t)len) != 0) {
+      snprintf(w->sec[depth], sizeof w->sec[depth], "%.*s", len, p);
+      if (depth == 0) w->sec[1][0] = '\0';
+      fprintf(w->f, "%*s%.*s:\n", 2 * depth, "", len, p);
+    }
+  }
+  for (int d = depth; d < 2; ++d) w->sec[d][0] = '\0';
+  fprintf(w->f, "%*s%s: ", 2 * depth, "", p);
+}
+
+static void y_num(yaml_out *w, const char *key, double x) { /* 17 digits: exact */
+  y_key(w, key);
+  if (isfinite(x)) fprintf(w->f, "%.17g\n", x);
+  else fputs("~\n", w->f);
+}
+
+static void y_sci(yaml_out *w, const char *key, double x) { /* errors and drifts: 7 digits */
+  y_key(w, key);
+  if (isfinite(x)) fprintf(w->f, "%.6e\n", x);
+  else fputs("~\n", w->f);
+}
+
+static void y_fixed6(yaml_out *w, const char *key, double x) { /* wall times: microseconds */
+  y_key(w, key);
+  fprintf(w->f, "%.6f\n", x);
+}
+
+static void y_int(yaml_out *w, const char *key, long long x) {
+  y_key(w, key);
+  fprintf(w->f, "%lld\n", x);
+}
+
+static void y_word(yaml_out *w, const char *key, const char *word) {
+  y_key(w, key);
+  fprintf(w->f, "%s\n", word);
+}
+
+static void y_quoted(yaml_out *w, const char *key, const char *text) {
+  y_key(w, key);
+  fputc('"', w->f);
+  for (const char *p = text; *p; ++p) {
+    if (*p == '"' || *p == '\\') fputc('\\', w->f);
+    if (*p == '\n') fputs("\\n", w->f);
+    else fputc(*p, w->f);
+  }
+  fputs("\"\n", w->f);
+}
+
 static void write_summary(run *r, FILE *f, const char *status, const char *message, int64_t steps, double wall_total) {
   shard_model *m = r->m;
-  fprintf(f, "status: %s\n", status);
-  if (message) {
-    fprintf(f, "message: \"");
-    for (const char *p = message; *p; ++p) {
-      if (*p == '"' || *p == '\\') fputc('\\', f);
-      if (*p == '\n') fputs("\\n", f);
-      else fputc(*p, f);
-    }
-    fprintf(f, "\"\n");
+  yaml_out w = {.f = f};
+  y_word(&w, "status", status);
+  if (message) y_quoted(&w, "message", message);
+  y_int(&w, "steps", (long long)steps);
+  if (r->restarts > 0) y_int(&w, "restarts", (long long)r->restarts);
+  if (r->snap && shard_snapshots_note(r->snap)) y_quoted(&w, "note", shard_snapshots_note(r->snap));
+  if (r->stop_interval > 0) {
+    y_word(&w, "stopped_early", r->stop_time > 0 ? "true" : "false");
+    y_num(&w, "stop_time", r->stop_time > 0 ? r->stop_time : steps * r->dt);
   }
-  fprintf(f, "steps: %lld\n", (long long)steps);
-  if (r->restarts > 0) fprintf(f, "restarts: %lld\n", (long long)r->restarts);
-  if (r->snap && shard_snapshots_note(r->snap)) fprintf(f, "note: \"%s\"\n", shard_snapshots_note(r->snap));
-  if (r->stop_interval > 0)
-    fprintf(f, "stopped_early: %s\nstop_time: %.17g\n", r->stop_time > 0 ? "true" : "false",
-            r->stop_time > 0 ? r->stop_time : steps * r->dt);
-  fprintf(f, "time:\n  end: %.17g\n  dt: %.17g\n  dt_c: %.17g\n  dt_bulk: %.17g\n  dt_over_dt_c: %.17g\n", r->T, r->dt,
-          r->dt_c, r->dt_bulk, r->dt / r->dt_c);
+  y_num(&w, "time.end", r->T);
+  y_num(&w, "time.dt", r->dt);
+  y_num(&w, "time.dt_c", r->dt_c);
+  y_num(&w, "time.dt_bulk", r->dt_bulk);
+  y_num(&w, "time.dt_over_dt_c", r->dt / r->dt_c);
   /* after restarts, total and loop add the earlier attempts' loops up to their last checkpoints */
-  fprintf(f, "wall_time:\n  total: %.6f\n  setup: %.6f\n  loop: %.6f\n  per_step: %.6e\n", wall_total, r->wall_setup,
-          r->wall_loop, steps > 0 ? r->wall_loop / (double)steps : 0.0);
-  fprintf(f,
-          "energy:\n  initial: %.17g\n  kinetic: %.17g\n  elastic: %.17g\n  penalty: %.17g\n"
-          "  contact_dissipation: %.17g\n  numerical_dissipation: %.17g\n  external_work: %.17g\n  algorithmic: %.17g\n"
-          "  balance_drift: %.6e\n"
-          "  max_balance_drift: %.6e\n",
-          r->E0, r->kinetic, r->elastic, r->penalty, r->C_dis, r->D_num, r->W_ext, r->H, r->drift, r->drift_max);
-  fprintf(f,
-          "contact:\n  steps_in_contact: %lld\n  max_active: %d\n  max_penetration: %.6e\n"
-          "  max_penetration_time: %.17g\n",
-          (long long)r->contact_steps, (int)r->max_active, r->max_penetration, r->max_penetration_step);
-  fprintf(f, "lcp:\n  blocks: %lld\n  largest_block: %d\n  iterations: %lld\n  max_residual: %.6e\n  fallbacks: %lld\n",
-          (long long)r->lcp_blocks, (int)r->max_block, (long long)r->lcp_iterations, r->lcp_res_max,
-          (long long)r->lcp_fallbacks);
-  fprintf(f, "momentum: %.17g\n", shard_model_momentum(m, m->sys.v));
-  if (m->n_presc)
-    fprintf(f, "loading:\n  released: %s\n  release_time: %.17g\n  balance_offset: %.17g\n",
-            m->released ? "true" : "false", m->released ? r->release_time : -1.0, r->release_offset);
+  y_fixed6(&w, "wall_time.total", wall_total);
+  y_fixed6(&w, "wall_time.setup", r->wall_setup);
+  y_fixed6(&w, "wall_time.loop", r->wall_loop);
+  y_sci(&w, "wall_time.per_step", steps > 0 ? r->wall_loop / (double)steps : NAN);
+  y_num(&w, "energy.initial", r->E0);
+  y_num(&w, "energy.kinetic", r->kinetic);
+  y_num(&w, "energy.elastic", r->elastic);
+  y_num(&w, "energy.penalty", r->penalty);
+  y_num(&w, "energy.contact_dissipation", r->C_dis);
+  y_num(&w, "energy.numerical_dissipation", r->D_num);
+  y_num(&w, "energy.external_work", r->W_ext);
+  y_num(&w, "energy.algorithmic", r->H);
+  y_sci(&w, "energy.balance_drift", r->drift);
+  y_sci(&w, "energy.max_balance_drift", r->drift_max);
+  y_int(&w, "contact.steps_in_contact", (long long)r->contact_steps);
+  y_int(&w, "contact.max_active", (long long)r->max_active);
+  y_sci(&w, "contact.max_penetration", r->max_penetration);
+  y_num(&w, "contact.max_penetration_time", r->max_penetration_step);
+  y_int(&w, "lcp.blocks", (long long)r->lcp_blocks);
+  y_int(&w, "lcp.largest_block", (long long)r->max_block);
+  y_int(&w, "lcp.iterations", (long long)r->lcp_iterations);
+  y_sci(&w, "lcp.max_residual", r->lcp_res_max);
+  y_int(&w, "lcp.fallbacks", (long long)r->lcp_fallbacks);
+  y_num(&w, "momentum", shard_model_momentum(m, m->sys.v));
+  if (m->n_presc) {
+    y_word(&w, "loading.released", m->released ? "true" : "false");
+    y_num(&w, "loading.release_time", m->released ? r->release_time : NAN);
+    y_num(&w, "loading.balance_offset", r->release_offset);
+  }
   if (m->fracture) {
     const int32_t nf = shard_model_fragments(m, m->sys.v, NULL, 0);
     const double G = r->coh_work - r->coh_rev, gcA = m->g_c * m->scales.area;
-    fprintf(f,
-            "fracture:\n  interfaces: %d\n  insertions: %lld\n  broken: %d\n  fragments: %d\n  mean_fragment_size: "
-            "%.17g\n  dissipation: %.17g\n  cohesive_work: %.17g\n  reversible: %.17g\n  g_hat_per_fragment: %.17g\n",
-            (int)m->niface, (long long)m->insertions, (int)shard_model_broken(m), (int)nf, m->scales.length / nf, G,
-            r->coh_work, r->coh_rev, G / (nf * gcA));
+    y_int(&w, "fracture.interfaces", (long long)m->niface);
+    y_int(&w, "fracture.insertions", (long long)m->insertions);
+    y_int(&w, "fracture.broken", (long long)shard_model_broken(m));
+    y_int(&w, "fracture.fragments", (long long)nf);
+    y_num(&w, "fracture.mean_fragment_size", m->scales.length / nf);
+    y_num(&w, "fracture.dissipation", G);
+    y_num(&w, "fracture.cohesive_work", r->coh_work);
+    y_num(&w, "fracture.reversible", r->coh_rev);
+    y_num(&w, "fracture.g_hat_per_fragment", G / (nf * gcA));
     shard_fragment *fr = NULL;
     double *sz = NULL, median = NAN;
     shard_sample_stats st;
     const int32_t n = m->kind == SHARD_MODEL_BAR ? fragment_sizes(m, &fr, &sz, &st, &median) : 0;
     if (n > 0) { /* over the fragments of this run: mean size with its 95% interval (Student t) */
-      fprintf(f,
-              "  fragment_size:\n    mean: %.17g\n    ci95: %.17g\n    std: %.17g\n    min: %.17g\n    median: %.17g\n"
-              "    max: %.17g\n",
-              st.mean, n > 1 ? st.ci95 : 0.0, n > 1 ? st.std : 0.0, st.min, median, st.max);
+      y_num(&w, "fracture.fragment_size.mean", st.mean);
+      y_num(&w, "fracture.fragment_size.ci95", n > 1 ? st.ci95 : 0.0);
+      y_num(&w, "fracture.fragment_size.std", n > 1 ? st.std : 0.0);
+      y_num(&w, "fracture.fragment_size.min", st.min);
+      y_num(&w, "fracture.fragment_size.median", median);
+      y_num(&w, "fracture.fragment_size.max", st.max);
     }
     free(sz), free(fr);
-    fprintf(f, "  max_step_insertions: %lld\n  max_step_insertions_time: %.17g\n", (long long)r->max_inserted,
-            r->max_inserted > 0 ? r->max_inserted_time : -1.0);
+    y_int(&w, "fracture.max_step_insertions", (long long)r->max_inserted);
+    y_num(&w, "fracture.max_step_insertions_time", r->max_inserted > 0 ? r->max_inserted_time : NAN);
   }
   if (r->ref == SHARD_REF_BALL) {
-    fprintf(f, "reference:\n  type: ball\n  eta: %.17g\n  zeno_time: %.17g\n", r->eta_all_num / r->eta_all_den,
-            r->ball.t_zeno);
+    y_word(&w, "reference.type", "ball");
+    y_num(&w, "reference.eta", r->eta_all_num / r->eta_all_den);
+    y_num(&w, "reference.zeno_time", r->ball.t_zeno);
   } else if (r->ref == SHARD_REF_BAR_IMPACT) {
     const double mom = shard_model_momentum(m, m->sys.v) / shard_model_total_mass(m);
-    const double dur = isnan(r->first_contact) ? 0.0 : r->last_contact - r->first_contact + r->dt;
-    fprintf(f,
-            "reference:\n  type: bar_impact\n  contact_start: %.17g\n  contact_start_ref: %.17g\n"
-            "  contact_duration: %.17g\n  contact_duration_ref: %.17g\n  mean_force: %.17g\n  force_ref: %.17g\n"
-            "  rebound_velocity: %.17g\n  velocity_ref: %.17g\n  eta: %.17g\n  eta_u: %.17g\n  eta_v: %.17g\n"
-            "  eta_u_contact: %.17g\n",
-            isnan(r->first_contact) ? -1.0 : r->first_contact - r->dt, r->bar.t_contact, dur, r->bar.t_b,
-            r->force_n ? r->force_sum / (double)r->force_n : 0.0, r->bar.F0, mom, -r->bar.v0,
-            r->eta_all_num / fmax(r->eta_all_den, 1e-300), r->eta_den > 0 ? r->eta_num / r->eta_den : -1.0,
-            r->etav_den > 0 ? r->etav_num / r->etav_den : -1.0, r->etac_den > 0 ? r->etac_num / r->etac_den : -1.0);
+    const int contact = !isnan(r->first_contact);
+    y_word(&w, "reference.type", "bar_impact");
+    y_num(&w, "reference.contact_start", contact ? r->first_contact - r->dt : NAN);
+    y_num(&w, "reference.contact_start_ref", r->bar.t_contact);
+    y_num(&w, "reference.contact_duration", contact ? r->last_contact - r->first_contact + r->dt : NAN);
+    y_num(&w, "reference.contact_duration_ref", r->bar.t_b);
+    y_num(&w, "reference.mean_force", r->force_n ? r->force_sum / (double)r->force_n : NAN);
+    y_num(&w, "reference.force_ref", r->bar.F0);
+    y_num(&w, "reference.rebound_velocity", mom);
+    y_num(&w, "reference.velocity_ref", -r->bar.v0);
+    y_num(&w, "reference.eta", r->eta_all_num / fmax(r->eta_all_den, 1e-300));
+    /* relative L1 errors over the rebound window (t_c + t_b, t_c + 4 t_b], and during contact */
+    y_num(&w, "reference.eta_u", r->eta_den > 0 ? r->eta_num / r->eta_den : NAN);
+    y_num(&w, "reference.eta_v", r->etav_den > 0 ? r->etav_num / r->etav_den : NAN);
+    y_num(&w, "reference.eta_u_contact", r->etac_den > 0 ? r->etac_num / r->etac_den : NAN);
   }
 }
 
@@ -748,7 +843,7 @@ static int write_interfaces(run *r, shard_msg *msg) {
   FILE *f = open_memstream(&buf, &len);
   if (!f) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
   const double A = m->scales.area;
-  fprintf(f, "interface,node,x,sigma_c,delta_c,delta,delta_max,damage,work,reversible,dissipation,max_step_opening\n");
+  shard_out_header(f, &shard_out_interfaces, out_flags(r));
   for (int32_t i = 0; i < m->niface; ++i) {
     const double d = fmin(m->if_dmax[i] / m->if_deltac[i], 1.0);
     fprintf(f, "%d,%d,%.15g,%.15g,%.15g,%.15g,%.15g,%.15g,%.15g,%.15g,%.15g,%.6g\n", (int)i, (int)m->if_node[i],
@@ -778,14 +873,14 @@ static int write_fragments(run *r, shard_msg *msg) {
     free(fr), free(sz);
     return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
   }
-  fprintf(f1, "fragment,x_left,x_right,size,mass,velocity\n");
+  shard_out_header(f1, &shard_out_fragments, out_flags(r));
   double total = 0.0;
   for (int32_t i = 0; i < nf; ++i) {
     fprintf(f1, "%d,%.15g,%.15g,%.15g,%.15g,%.15g\n", (int)i, fr[i].x_left, fr[i].x_right, fr[i].size, fr[i].mass,
             fr[i].momentum / fr[i].mass);
     total += fr[i].size;
   }
-  fprintf(f2, "rank,size,size_over_mean,cumulative_number,cumulative_mass\n");
+  shard_out_header(f2, &shard_out_fragment_sizes, out_flags(r));
   double below = 0.0;
   for (int32_t i = 0; i < nf; ++i) {
     below += sz[i];
@@ -794,7 +889,7 @@ static int write_fragments(run *r, shard_msg *msg) {
   }
   const int32_t nb = nf > 0 ? (int32_t)ceil(sqrt((double)nf)) : 0;
   const double width = nb > 0 ? st.max / nb : 0.0;
-  fprintf(f3, "bin,size_left,size_right,count,fraction,density_over_mean\n");
+  shard_out_header(f3, &shard_out_fragment_histogram, out_flags(r));
   for (int32_t b = 0, i = 0; b < nb; ++b) {
     const double hi = b == nb - 1 ? st.max : (b + 1) * width;
     int32_t c = 0;
@@ -1504,6 +1599,9 @@ int shard_run_case(const shard_case *c, const shard_registry *reg, const shard_r
     if (st2 == SHARD_OK) st2 = write_interfaces(&r, &io);
     if (st2 != SHARD_OK && st == SHARD_OK) st = shard_msg_set(msg, st2, "%s", io.text);
   }
+  /* datapackage.json: the units and meaning of the CSVs beside it */
+  if (shard_out_write_run_package(opt->out_dir, out_flags(&r), &io) != SHARD_OK && st == SHARD_OK)
+    st = shard_msg_set(msg, SHARD_ERR_IO, "%s", io.text);
   code = st == SHARD_OK ? (r.stopped ? SHARD_RUN_STOPPED : 0) : st == SHARD_ERR_NUMERIC ? 3 : st == SHARD_ERR_INPUT ? 2 : 1;
 done:
   if (code == 1 && st == SHARD_ERR_INPUT) code = 2;

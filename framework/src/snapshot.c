@@ -14,12 +14,14 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "fsio.h"
 
 extern char **environ;
 
 #define PATH_MAX_ 4096
+#define SHARD_VTU_BLOCK 32768 /* bytes per compressed block (VTK's default) */
 
 struct shard_snapshots {
   char *dir;        /* run directory */
@@ -30,10 +32,15 @@ struct shard_snapshots {
   double *el_stress, *el_strain, *el_damage;
   int32_t *el_frag;
 
-  /* .vtu text, preallocated at open */
+  /* .vtu file: the XML text, then the appended data (preallocated at open) */
   char *buf;
   size_t cap, len;
   int overflow;
+  unsigned char *raw;  /* one array's bytes before compression */
+  unsigned char *bin;  /* the appended data: per array its header and zlib blocks */
+  size_t raw_cap, bin_cap, bin_len;
+  z_stream z;          /* one deflate stream, reset per block (no allocation per snapshot) */
+  int z_ready;
 
   /* the collection */
   double *times;
@@ -111,6 +118,9 @@ void shard_snapshots_close(shard_snapshots *s) {
   free(s->el_damage);
   free(s->el_frag);
   free(s->buf);
+  free(s->raw);
+  free(s->bin);
+  if (s->z_ready) deflateEnd(&s->z);
   free(s->times);
   free(s->col_x);
   free(s->st_t);
@@ -142,17 +152,35 @@ int shard_snapshots_open(shard_snapshots **out, const char *dir, const shard_mod
   s->row_cap = SHARD_SPACETIME_MAX_ROWS < 64 ? SHARD_SPACETIME_MAX_ROWS : 64;
   s->stride = 1;
   s->times_cap = 16;
-  /* a number takes at most 24 characters ("-1.2345678901234567e-308") and an
-   * int 11, plus a separator: a point at most 104 bytes ("x 0 0", u, v, X),
-   * a cell at most 124 ("a b", offset, type, stress, strain, damage, fragment) */
-  s->cap = 8192 + (size_t)m->ndof_max * 120 + (size_t)m->nel * 140;
+  /* the largest array: the points (3 Float64 per DOF) or a Float64 per cell */
+  s->raw_cap = (size_t)m->ndof_max * 24 > (size_t)m->nel * 8 ? (size_t)m->ndof_max * 24 : (size_t)m->nel * 8;
   const size_t cells = (size_t)s->row_cap * (size_t)s->ncol;
   int ok = (s->dir = dup_str(dir, NULL)) && (s->fields_dir = dup_str(dir, "/fields")) &&
            ALLOC_N(s->el_stress, m->nel) && ALLOC_N(s->el_strain, m->nel) && ALLOC_N(s->el_damage, m->nel) &&
-           ALLOC_N(s->el_frag, m->nel) && (s->buf = malloc(s->cap)) && ALLOC_N(s->times, s->times_cap) &&
+           ALLOC_N(s->el_frag, m->nel) && (s->raw = malloc(s->raw_cap)) && ALLOC_N(s->times, s->times_cap) &&
            ALLOC_N(s->col_x, s->ncol) && ALLOC_N(s->st_t, s->row_cap) && ALLOC_N(s->st_stress, cells) &&
            ALLOC_N(s->st_damage, cells);
   if (!ok) {
+    shard_snapshots_close(s);
+    return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for the field snapshots of %d elements", (int)m->nel);
+  }
+  if (deflateInit(&s->z, Z_DEFAULT_COMPRESSION) != Z_OK) {
+    shard_snapshots_close(s);
+    return shard_msg_set(msg, SHARD_ERR_NOMEM, "field snapshots: cannot start zlib compression");
+  }
+  s->z_ready = 1;
+  /* the appended data of the 11 arrays, each at most its header and its
+   * blocks at their worst-case compressed size; the XML text before it */
+  const size_t sizes[] = {(size_t)m->ndof_max * 8, (size_t)m->ndof_max * 8, (size_t)m->ndof_max * 8,
+                          (size_t)m->nel * 4,      (size_t)m->nel * 4,      (size_t)m->nel * 4,
+                          (size_t)m->nel * 4,      (size_t)m->ndof_max * 12, (size_t)m->nel * 8,
+                          (size_t)m->nel * 4,      (size_t)m->nel};
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) {
+    const size_t nb = (sizes[i] + SHARD_VTU_BLOCK - 1) / SHARD_VTU_BLOCK;
+    s->bin_cap += 8 * (3 + nb) + nb * deflateBound(&s->z, SHARD_VTU_BLOCK);
+  }
+  s->cap = 8192 + s->bin_cap;
+  if (!(s->bin = malloc(s->bin_cap)) || !(s->buf = malloc(s->cap))) {
     shard_snapshots_close(s);
     return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for the field snapshots of %d elements", (int)m->nel);
   }
@@ -204,10 +232,63 @@ static int check_model(const shard_snapshots *s, const shard_model *m, double t,
   return SHARD_OK;
 }
 
-static void put_array_f64(shard_snapshots *s, const char *name, const double *x, int32_t n) {
-  put(s, "        <DataArray type=\"Float64\" Name=\"%s\" format=\"ascii\">\n", name);
-  for (int32_t i = 0; i < n; ++i) put(s, "%.17g\n", x[i]);
-  put(s, "        </DataArray>\n");
+/* the byte order of this host, as VTK names it */
+static const char *byte_order(void) {
+  const uint16_t one = 1;
+  unsigned char b[2];
+  memcpy(b, &one, 2);
+  return b[0] ? "LittleEndian" : "BigEndian";
+}
+
+/* Append s->raw[0..n) to the appended data, compressed as VTK's
+ * vtkZLibDataCompressor does: a header of UInt64 [number of blocks, block
+ * size, size of a partial last block (0: the last block is full), the
+ * compressed size of each block], then each block deflated on its own.
+ * Returns the array's offset from the start of the appended data, or -1. */
+static long long append_array(shard_snapshots *s, size_t n) {
+  const size_t off = s->bin_len;
+  const uint64_t nb = (n + SHARD_VTU_BLOCK - 1) / SHARD_VTU_BLOCK;
+  const size_t head = 8 * (3 + (size_t)nb);
+  if (s->bin_cap - s->bin_len < head) return -1;
+  uint64_t h[3] = {nb, SHARD_VTU_BLOCK, n % SHARD_VTU_BLOCK};
+  memcpy(s->bin + off, h, sizeof h);
+  size_t at = off + head;
+  for (uint64_t b = 0; b < nb; ++b) {
+    const size_t first = (size_t)b * SHARD_VTU_BLOCK, len = n - first < SHARD_VTU_BLOCK ? n - first : SHARD_VTU_BLOCK;
+    if (deflateReset(&s->z) != Z_OK) return -1;
+    s->z.next_in = s->raw + first;
+    s->z.avail_in = (uInt)len;
+    s->z.next_out = s->bin + at;
+    s->z.avail_out = (uInt)(s->bin_cap - at > 0x7fffffff ? 0x7fffffff : s->bin_cap - at);
+    if (deflate(&s->z, Z_FINISH) != Z_STREAM_END) return -1;
+    const uint64_t c = (uint64_t)s->z.total_out;
+    memcpy(s->bin + off + 8 * (3 + (size_t)b), &c, 8);
+    at += (size_t)c;
+  }
+  s->bin_len = at;
+  return (long long)off;
+}
+
+/* offsets of the appended arrays, in the order they are written */
+enum { A_U, A_V, A_X, A_STRESS, A_STRAIN, A_DAMAGE, A_FRAG, A_POINTS, A_CONN, A_OFFS, A_TYPES, A_N };
+
+static long long append_f64(shard_snapshots *s, const double *x, int32_t n) {
+  memcpy(s->raw, x, (size_t)n * sizeof *x);
+  return append_array(s, (size_t)n * sizeof *x);
+}
+
+/* derived fields for display: 7 significant digits */
+static long long append_f32(shard_snapshots *s, const double *x, int32_t n) {
+  float *f = (float *)(void *)s->raw;
+  for (int32_t i = 0; i < n; ++i) f[i] = (float)x[i];
+  return append_array(s, (size_t)n * sizeof *f);
+}
+
+static void put_array(shard_snapshots *s, const char *type, const char *name, int comps, long long offset) {
+  put(s, "        <DataArray type=\"%s\"", type);
+  if (name) put(s, " Name=\"%s\"", name);
+  if (comps > 1) put(s, " NumberOfComponents=\"%d\"", comps);
+  put(s, " format=\"appended\" offset=\"%lld\"/>\n", offset);
 }
 
 int shard_snapshots_write(shard_snapshots *s, double t, const shard_model *m, shard_msg *msg) {
@@ -224,40 +305,64 @@ int shard_snapshots_write(shard_snapshots *s, double t, const shard_model *m, sh
   element_fields(s, m);
   const int32_t np = m->ndof, nc = m->nel;
   const double *u = m->sys.u, *v = m->sys.v;
+  long long off[A_N];
+  s->bin_len = 0;
+  off[A_U] = append_f64(s, u, np);
+  off[A_V] = append_f64(s, v, np);
+  off[A_X] = append_f64(s, m->X, np);
+  off[A_STRESS] = append_f32(s, s->el_stress, nc);
+  off[A_STRAIN] = append_f32(s, s->el_strain, nc);
+  off[A_DAMAGE] = append_f32(s, s->el_damage, nc);
+  memcpy(s->raw, s->el_frag, (size_t)nc * sizeof(int32_t));
+  off[A_FRAG] = append_array(s, (size_t)nc * sizeof(int32_t));
+  float *pts = (float *)(void *)s->raw;
+  for (int32_t j = 0; j < np; ++j) pts[3 * j] = (float)(m->X[j] + u[j]), pts[3 * j + 1] = 0.0f, pts[3 * j + 2] = 0.0f;
+  off[A_POINTS] = append_array(s, (size_t)np * 3 * sizeof(float));
+  int32_t *iv = (int32_t *)(void *)s->raw;
+  for (int32_t e = 0; e < nc; ++e) iv[2 * e] = m->el_a[e], iv[2 * e + 1] = m->el_b[e];
+  off[A_CONN] = append_array(s, (size_t)nc * 8);
+  for (int32_t e = 0; e < nc; ++e) iv[e] = 2 * (e + 1);
+  off[A_OFFS] = append_array(s, (size_t)nc * 4);
+  memset(s->raw, 3, (size_t)nc); /* VTK_LINE */
+  off[A_TYPES] = append_array(s, (size_t)nc);
+  for (int i = 0; i < A_N; ++i)
+    if (off[i] < 0)
+      return shard_msg_set(msg, SHARD_ERR_INTERNAL, "field snapshot at t = %g: zlib compression failed (%s)", t,
+                           s->z.msg ? s->z.msg : "buffer too small");
   s->len = 0, s->overflow = 0;
   put(s,
       "<?xml version=\"1.0\"?>\n"
-      "<VTKFile type=\"UnstructuredGrid\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
+      "<VTKFile type=\"UnstructuredGrid\" version=\"1.0\" byte_order=\"%s\" header_type=\"UInt64\" "
+      "compressor=\"vtkZLibDataCompressor\">\n"
       "  <UnstructuredGrid>\n"
       "    <FieldData>\n"
       "      <DataArray type=\"Float64\" Name=\"TimeValue\" NumberOfTuples=\"1\" format=\"ascii\">%.17g</DataArray>\n"
       "    </FieldData>\n"
       "    <Piece NumberOfPoints=\"%d\" NumberOfCells=\"%d\">\n"
       "      <PointData Scalars=\"u\">\n",
-      t, (int)np, (int)nc);
-  put_array_f64(s, "u", u, np);
-  put_array_f64(s, "v", v, np);
-  put_array_f64(s, "X", m->X, np);
+      byte_order(), t, (int)np, (int)nc);
+  put_array(s, "Float64", "u", 1, off[A_U]);
+  put_array(s, "Float64", "v", 1, off[A_V]);
+  put_array(s, "Float64", "X", 1, off[A_X]);
   put(s, "      </PointData>\n      <CellData Scalars=\"stress\">\n");
-  put_array_f64(s, "stress", s->el_stress, nc);
-  put_array_f64(s, "strain", s->el_strain, nc);
-  put_array_f64(s, "damage", s->el_damage, nc);
-  put(s, "        <DataArray type=\"Int32\" Name=\"fragment\" format=\"ascii\">\n");
-  for (int32_t e = 0; e < nc; ++e) put(s, "%d\n", (int)s->el_frag[e]);
-  put(s, "        </DataArray>\n      </CellData>\n      <Points>\n"
-         "        <DataArray type=\"Float64\" NumberOfComponents=\"3\" format=\"ascii\">\n");
-  for (int32_t j = 0; j < np; ++j) put(s, "%.17g 0 0\n", m->X[j] + u[j]);
-  put(s, "        </DataArray>\n      </Points>\n      <Cells>\n"
-         "        <DataArray type=\"Int32\" Name=\"connectivity\" format=\"ascii\">\n");
-  for (int32_t e = 0; e < nc; ++e) put(s, "%d %d\n", (int)m->el_a[e], (int)m->el_b[e]);
-  put(s, "        </DataArray>\n        <DataArray type=\"Int32\" Name=\"offsets\" format=\"ascii\">\n");
-  for (int32_t e = 0; e < nc; ++e) put(s, "%d\n", (int)(2 * (e + 1)));
-  put(s, "        </DataArray>\n        <DataArray type=\"UInt8\" Name=\"types\" format=\"ascii\">\n");
-  for (int32_t e = 0; e < nc; ++e) put(s, "3\n"); /* VTK_LINE */
-  put(s, "        </DataArray>\n      </Cells>\n    </Piece>\n  </UnstructuredGrid>\n</VTKFile>\n");
-  if (s->overflow)
-    return shard_msg_set(msg, SHARD_ERR_INTERNAL, "field snapshot at t = %g: text buffer of %zu bytes too small", t,
-                         s->cap);
+  put_array(s, "Float32", "stress", 1, off[A_STRESS]);
+  put_array(s, "Float32", "strain", 1, off[A_STRAIN]);
+  put_array(s, "Float32", "damage", 1, off[A_DAMAGE]);
+  put_array(s, "Int32", "fragment", 1, off[A_FRAG]);
+  put(s, "      </CellData>\n      <Points>\n");
+  put_array(s, "Float32", "Points", 3, off[A_POINTS]);
+  put(s, "      </Points>\n      <Cells>\n");
+  put_array(s, "Int32", "connectivity", 1, off[A_CONN]);
+  put_array(s, "Int32", "offsets", 1, off[A_OFFS]);
+  put_array(s, "UInt8", "types", 1, off[A_TYPES]);
+  put(s, "      </Cells>\n    </Piece>\n  </UnstructuredGrid>\n  <AppendedData encoding=\"raw\">\n   _");
+  const char tail[] = "\n  </AppendedData>\n</VTKFile>\n";
+  if (s->overflow || s->cap - s->len < s->bin_len + sizeof tail)
+    return shard_msg_set(msg, SHARD_ERR_INTERNAL, "field snapshot at t = %g: buffer of %zu bytes too small", t, s->cap);
+  memcpy(s->buf + s->len, s->bin, s->bin_len);
+  s->len += s->bin_len;
+  memcpy(s->buf + s->len, tail, sizeof tail - 1);
+  s->len += sizeof tail - 1;
   char name[64];
   snprintf(name, sizeof name, "fields_%06d.vtu", (int)s->nsnap);
   if ((st = shard_write_atomic(s->fields_dir, name, s->buf, s->len, msg)) != SHARD_OK) {

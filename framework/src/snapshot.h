@@ -1,11 +1,11 @@
 /* host: field snapshots for ParaView and the space-time picture (docs/cases.md, `output`).
  *
  * Snapshots: every shard_snapshots_write() writes dir/fields/fields_NNNNNN.vtu
- * (VTK XML UnstructuredGrid, ASCII) of the bar's current state and rewrites
- * dir/fields.pvd, the ParaView collection of every snapshot so far with its
- * time. Both files appear atomically (temporary file + rename).
+ * (VTK XML UnstructuredGrid, version 1.0) of the bar's current state and
+ * rewrites dir/fields.pvd, the ParaView collection of every snapshot so far
+ * with its time. Both files appear atomically (temporary file + rename).
  *   points  one per DOF (twins included) at x = X + u, so open cracks show
- *           as gaps; point data u, v, X (reference position)
+ *           as gaps; point data u [m], v [m/s], X (reference position) [m]
  *   cells   one VTK_LINE per element between its two end DOFs, in reference
  *           order; cell data
  *             stress   sigma_e = E (u_b - u_a) / h_e          [Pa]
@@ -14,10 +14,22 @@
  *                      d = min(delta_max / delta_c, 1); 0 without interface
  *             fragment 0-based fragment id: the number of fully broken
  *                      interfaces (delta_max >= delta_c) to the left (docs/theory.md §8)
- * Numbers are written with 17 significant digits (exact round trip).
- * open() preallocates the text buffer for ndof_max points and nel cells;
- * write() allocates nothing proportional to the model (only the time list of
- * the collection grows, by doubling, with the number of snapshots).
+ * Data: the time value (FieldData TimeValue) in ASCII, every other array as
+ * appended raw binary compressed with zlib (compressor="vtkZLibDataCompressor",
+ * header_type="UInt64", the host's byte order): per array a header [number
+ * of blocks, block size (32768 bytes), size of a partial last block (0: the
+ * last block is full), compressed size of each block] then the blocks, each
+ * deflated on its own; the DataArray's offset= counts from the byte after the
+ * '_' that opens <AppendedData>. The state (u, v, X) is Float64 (exact); the
+ * derived display fields (stress, strain, damage) and the point coordinates
+ * are Float32 (7 significant digits): random doubles barely compress, and
+ * these halve the file. fragment, connectivity and offsets are Int32, types
+ * UInt8. 4.3 to 5.8 times smaller than the same snapshot in ASCII (2000-element
+ * bars: impacting, and fragmenting with up to 1700 twin nodes).
+ * open() preallocates the buffers (zlib's worst case for every array of
+ * ndof_max points and nel cells) and the deflate stream; write() allocates
+ * nothing proportional to the model (only the time list of the collection
+ * grows, by doubling, with the number of snapshots).
  *
  * Space-time picture: every shard_spacetime_record() appends one row (t, then
  * per column: stress and damage). Columns: the elements in reference order,

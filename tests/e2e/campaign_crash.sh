@@ -25,7 +25,7 @@ grep -q "campaign c: 3 ok, 2 failed of 5 runs -> $T/out/campaign.csv" <<<"$out" 
 grep -q "run 2: crashed: killed by signal 11 (Segmentation fault)" "$T/err" || fail "crash not reported"
 grep -q "run 4: timeout: exceeded the time limit of 2 s (killed)" "$T/err" || fail "timeout not reported"
 csv=$T/out/campaign.csv
-[ "$(head -1 "$csv" | cut -d, -f1-10)" = "index,integrator.run,status,exit_code,signal,wall_time,host,steps,message,time.end" ] ||
+[ "$(head -1 "$csv" | cut -d, -f1-11)" = "index,integrator.run,status,exit_code,signal,wall_time,host,steps,message,run_dir,time.end" ] ||
   fail "header: $(head -1 "$csv")"
 [ "$(wc -l <"$csv")" -eq 6 ] || fail "expected 5 rows"
 for i in 0 1 3; do

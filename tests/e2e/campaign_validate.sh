@@ -40,6 +40,30 @@ check $'base: base.yaml\nsweep:\n  time.dt: {geomspace: [1e-3, 1e-2, 3], integer
   "c.yaml:3:50: error: 'integer' must be true, false, round, floor or ceil, got 'maybe'"
 check $'base: base.yaml\nsweep:\n  time.dt: [1e-3]\nstatistics: {over: time.td}\n' \
   "c.yaml:4:20: error: 'statistics.over': 'time.td' is not a swept key of this campaign (did you mean 'time.dt'?)"
+# plot columns are checked when the campaign loads, before anything runs:
+# campaign.csv, history.csv and statistics.csv columns by name
+check $'base: base.yaml\nsweep:\n  time.dt: [1e-3, 2e-3]\nplots:\n  - {file: a, x: time.dt, y: [energy.kinetic, energy.kinetc]}\n  - {file: h, data: history, x: t, y: kinetik}\n' \
+  "c.yaml:5:47: error: plot 'a': y column 'energy.kinetc' is not a column of campaign.csv (did you mean 'energy.kinetic'?)" \
+  "c.yaml:6:39: error: plot 'h': y column 'kinetik' is not a column of the runs' history.csv (did you mean 'kinetic'?)" \
+  "2 errors"
+check $'base: base.yaml\nsweep:\n  time.dt: [1e-3]\n  model.mass: [1, 2]\nstatistics: {over: model.mass}\nplots:\n  - {file: s, table: statistics, x: time.dt, y: energy.kinetic.mea}\n' \
+  "c.yaml:7:49: error: plot 's': y column 'energy.kinetic.mea' is not a column of statistics.csv (did you mean 'energy.kinetic.mean'?)" \
+  "1 error"
+check $'base: base.yaml\nsweep:\n  time.dt: [1e-3]\n  model.mass: [1, 2]\nstatistics: {over: model.mass, columns: [energy.kinetik, steps]}\n' \
+  "c.yaml:5:42: error: 'statistics.columns': 'energy.kinetik' is not a numeric column of campaign.csv (did you mean 'energy.kinetic'?)" \
+  "1 error"
+check $'base: base.yaml\nsweep:\n  time.dt: [1e-3]\nplots:\n  - {file: a, x: time.dtt, y: steps}\n' \
+  "c.yaml:5:18: error: plot 'a': x column 'time.dtt' is not a column of campaign.csv (did you mean 'time.dt'?)"
+# a misspelt swept key: one error at the key, whether a plot names the key or not
+for plots in '' $'plots:\n  - {file: a, x: time.td, y: energy.kinetic}\n' \
+  $'plots:\n  - {file: a, x: time.dt, y: energy.kinetic, series: time.dt}\n'; do
+  check $'base: base.yaml\nsweep:\n  time.td: [1e-3, 2e-3]\n'"$plots" \
+    "c.yaml:3:3: error: swept key 'time.td' is not a key of the case: unknown key 'td' in 'time'" \
+    "1 error"
+done
+check $'base: base.yaml\nsweep:\n  time.dt: [1e-3, 2e-3]\nderived:\n  time.edn: 10 * time_dt\n' \
+  "c.yaml:5:3: error: derived key 'time.edn' is not a key of the case: unknown key 'edn' in 'time'" \
+  "1 error"
 # the paper campaigns validate, every run as a case (--dry-run lists them)
 for spec in ball_convergence:300 bar_convergence:264 bar_dispersion:42 ball_history:6 bar_history:6 damaged_bar_study:30 \
   damaged_bar_nsn_study:5 free_ring:18 free_ring_penalty:18 free_ring_dt:6 confined_length:30 confined_box:15 \

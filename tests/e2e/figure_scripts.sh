@@ -90,4 +90,31 @@ out=$(bash "$src/scripts/fragment_sizes_figure.sh" "$T/p.png" "$T/fragment_sizes
 grep -qF "| restitution = 1 | 2 | 3 | 1.000 | 1.109 |" <<<"$out" || fail "pooled row: $out"
 bash "$src/scripts/fragment_sizes_figure.sh" "$T/q.png" "$T/campaign.csv" >/dev/null 2>&1 &&
   fail "a campaign.csv taken for a fragment_sizes.csv"
+
+# scripts/damaged_bar_figure.sh: columns read by name (run_dir and summary
+# columns in any order), and a missing error (an empty field: the run ended
+# before the window) is NaN in the plotted data, which gnuplot skips — not 0.
+# A stand-in gnuplot keeps the data file the script plots.
+mkdir -p "$T/bin"
+cat > "$T/bin/gnuplot" <<GP
+#!/usr/bin/env bash
+dat=\$(grep -o '"[^"]*" index i' | head -1 | cut -d'"' -f2)
+cp "\$dat" "$T/damaged.dat"
+GP
+chmod +x "$T/bin/gnuplot"
+hdr="index,contact.force.alpha,status,run_dir,time.dt_c,time.dt_bulk,time.dt_over_dt_c,energy.max_balance_drift"
+{
+  echo "$hdr,reference.eta_u,reference.eta_v"
+  echo "0,1,ok,runs/0000,2e-6,1e-6,0.5,1e-9,0.01,0.02"
+  echo "1,1,ok,runs/0001,2e-6,1e-6,0.9,2e-9,,"
+} > "$T/pen.csv"
+{
+  echo "index,status,run_dir,reference.eta_v,reference.eta_u,time.dt_over_dt_c,time.dt_c,time.dt_bulk,energy.max_balance_drift"
+  echo "0,ok,runs/0000,0.04,0.03,0.5,2e-6,1e-6,3e-9"
+} > "$T/nsn.csv"
+out=$(PATH="$T/bin:$PATH" bash "$src/scripts/damaged_bar_figure.sh" "$T/pen.csv" "$T/nsn.csv" "$T/d.png" 2>&1) ||
+  fail "damaged_bar_figure: $out"
+grep -qxF "1 0.01 0.02 1e-09" "$T/damaged.dat" || fail "damaged_bar_figure: run 0: $(cat "$T/damaged.dat")"
+grep -qxF "1.8 NaN NaN 2e-09" "$T/damaged.dat" || fail "damaged_bar_figure: missing errors not NaN: $(cat "$T/damaged.dat")"
+grep -qxF "1 0.03 0.04 3e-09" "$T/damaged.dat" || fail "damaged_bar_figure: NSN row: $(cat "$T/damaged.dat")"
 echo PASS

@@ -74,18 +74,12 @@ static void test_benchmarks_ball_rest(void) {
     snprintf(path, sizeof path, "%s/history.csv", out);
     FILE *f = fopen(path, "r");
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    CU_ASSERT_PTR_NOT_NULL(fgets(line, sizeof line, f)); /* header: u is column 17 */
+    CU_ASSERT_PTR_NOT_NULL_FATAL(fgets(line, sizeof line, f)); /* the columns by name */
+    const int ct = rh_csv_column(line, "t"), cu = rh_csv_column(line, "u"), cv = rh_csv_column(line, "v");
+    CU_ASSERT_FATAL(ct >= 0 && cu >= 0 && cv >= 0);
     double early = 0, late = 0, vlate = 0;
     while (fgets(line, sizeof line, f)) {
-      double t = 0, u = 0, v = 0;
-      char *p = line;
-      for (int col = 0; col < 18; ++col) {
-        double x = strtod(p, &p);
-        if (col == 1) t = x;
-        if (col == 16) u = x;
-        if (col == 17) v = x;
-        if (*p == ',') ++p;
-      }
+      const double t = rh_csv_field(line, ct), u = rh_csv_field(line, cu), v = rh_csv_field(line, cv);
       if (t > 4.2 && t <= 4.6) early = fmax(early, fabs(u));
       if (t > 4.6) late = fmax(late, fabs(u)), vlate = fmax(vlate, fabs(v));
     }

@@ -215,13 +215,13 @@ static void test_campaign_errors_exact(void) {
        "sequence"},
       {"base: base.yaml\nsweep:\n  time.dt: [1, 0]\ncost: log(time_dt)\n",
        "c.yaml:4:7: error: 'cost' in run 1: log(0) is not a finite number"},
-      {"base: base.yaml\nsweep:\n  time.dt: [1]\nplots:\n  - {file: a, x: time.dt, y: eta, series: time.td}\n",
-       "c.yaml:5:43: error: plot 'a': series column 'time.td' is not a parameter of this campaign (did you mean "
+      {"base: base.yaml\nsweep:\n  time.dt: [1]\nplots:\n  - {file: a, x: time.dt, y: reference.eta, series: time.td}\n",
+       "c.yaml:5:53: error: plot 'a': series column 'time.td' is not a parameter of this campaign (did you mean "
        "'time.dt'?)"},
-      {"base: base.yaml\nsweep:\n  time.dt: [1]\nplots:\n  - {file: a, x: time.dt, y: eta, logx: yes}\n",
-       "c.yaml:5:41: error: 'plots.logx' must be true or false"},
-      {"base: base.yaml\nsweep:\n  time.dt: [1]\nplots:\n  - {file: a, x: time.dt, y: eta, reference: [2 * z]}\n",
-       "c.yaml:5:51: error: reference curve: unknown name 'z' (an expression of x)"},
+      {"base: base.yaml\nsweep:\n  time.dt: [1]\nplots:\n  - {file: a, x: time.dt, y: reference.eta, logx: yes}\n",
+       "c.yaml:5:51: error: 'plots.logx' must be true or false"},
+      {"base: base.yaml\nsweep:\n  time.dt: [1]\nplots:\n  - {file: a, x: time.dt, y: reference.eta, reference: [2 * z]}\n",
+       "c.yaml:5:61: error: reference curve: unknown name 'z' (an expression of x)"},
       {"base: base.yaml\ncase: {time: {end: 1}}\nsweep: {time.dt: [1]}\n",
        "c.yaml:2:1: error: 'base' and 'case' are exclusive: give the base case by path or inline, not both"},
       /* statistics: */
@@ -242,16 +242,16 @@ static void test_campaign_errors_exact(void) {
        "c.yaml:4:46: error: 'statistics.columns': 'steps' is listed twice"},
       {"base: base.yaml\nsweep:\n  time.dt: [1]\nstatistics: [time.dt]\n",
        "c.yaml:4:13: error: 'statistics' must be a mapping {over, columns}, not a sequence"},
-      {"base: base.yaml\nsweep:\n  time.dt: [1]\nplots:\n  - {file: a, table: statistics, x: time.dt, y: eta}\n",
+      {"base: base.yaml\nsweep:\n  time.dt: [1]\nplots:\n  - {file: a, table: statistics, x: time.dt, y: reference.eta}\n",
        "c.yaml:5:22: error: plot 'a': 'table: statistics' needs a top-level 'statistics' block"},
-      {"base: base.yaml\nsweep:\n  time.dt: [1]\nplots:\n  - {file: a, table: stats, x: time.dt, y: eta}\n",
+      {"base: base.yaml\nsweep:\n  time.dt: [1]\nplots:\n  - {file: a, table: stats, x: time.dt, y: reference.eta}\n",
        "c.yaml:5:22: error: invalid value 'stats' for 'plots.table' (expected one of: campaign, statistics)"},
       {"base: base.yaml\nsweep:\n  time.dt: [1]\n  model.mass: [1]\nstatistics: {over: model.mass}\nplots:\n"
-       "  - {file: a, table: statistics, x: time.dt, y: eta, series: model.mass}\n",
-       "c.yaml:7:62: error: plot 'a': series column 'model.mass' is averaged over in statistics.csv (table: "
+       "  - {file: a, table: statistics, x: time.dt, y: steps.mean, series: model.mass}\n",
+       "c.yaml:7:69: error: plot 'a': series column 'model.mass' is averaged over in statistics.csv (table: "
        "statistics)"},
-      {"base: base.yaml\nsweep:\n  time.dt: [1]\nplots:\n  - {file: a, x: time.dt, y: [u, v], yerror: du}\n",
-       "c.yaml:5:46: error: plot 'a': 'yerror' needs one column per 'y' column (2), got 1"},
+      {"base: base.yaml\nsweep:\n  time.dt: [1]\nplots:\n  - {file: a, x: time.dt, y: [energy.kinetic, energy.elastic], yerror: energy.penalty}\n",
+       "c.yaml:5:72: error: plot 'a': 'yerror' needs one column per 'y' column (2), got 1"},
       {"base: base.yaml\nsweep:\n  time.dt: [1]\nplots:\n  - {file: a, data: history, x: t, y: u, yerror: du}\n",
        "c.yaml:5:50: error: plot 'a': 'yerror' needs table data, not 'data: history'"},
   };
@@ -523,10 +523,10 @@ static void test_campaign_merge(void) {
   shard_msg msg;
   CU_ASSERT_EQUAL_FATAL(shard_table_merge(parts, 2, &m, &msg), SHARD_OK);
   char *text = csv_text(m);
-  CU_ASSERT_STRING_EQUAL(text, "index,time.dt,status,exit_code,signal,wall_time,host,steps,message,reference.eta,"
-                               "late.key\n"
-                               "0,0,ok,,,,,0,,0,\n1,10,ok,,,,,10,,10,\n2,20,ok,,,,,20,,20,\n"
-                               "3,30,ok,,,,,30,,30,x\n4,40,ok,,,,,40,,40,\n");
+  CU_ASSERT_STRING_EQUAL(text, "index,time.dt,status,exit_code,signal,wall_time,host,steps,message,run_dir,"
+                               "reference.eta,late.key\n"
+                               "0,0,ok,,,,,0,,,0,\n1,10,ok,,,,,10,,,10,\n2,20,ok,,,,,20,,,20,\n"
+                               "3,30,ok,,,,,30,,,30,x\n4,40,ok,,,,,40,,,40,\n");
   free(text);
   shard_table_destroy(m);
   /* a run in two slices */
@@ -721,14 +721,23 @@ static void test_campaign_statistics_across_seeds(void) {
   }
   shard_table_destroy(s2);
   shard_campaign_destroy(c);
-  /* a listed column the table lacks: a typo, with a suggestion */
+  /* a listed column no run writes: a typo, refused at load with a suggestion */
   snprintf(text, sizeof text,
            "base: crash_base.yaml\nsweep:\n  time.dt: [1e-3, 2e-3]\n  model.mass: [1, 1.5, 4]\nderived:\n"
            "  integrator.run: index\nstatistics: {over: model.mass, columns: [energy.kinetik]}\n");
+  CU_ASSERT_EQUAL_FATAL(shard_campaign_load(write_file("stats2.yaml", text), NULL, &c, dg), SHARD_ERR_INPUT);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(shard_diag_first(dg));
+  CU_CHECK_MSG(strstr(shard_diag_first(dg), ":7:42: error: 'statistics.columns': 'energy.kinetik' is not a numeric "
+                                            "column of campaign.csv (did you mean 'energy.kinetic'?)") != NULL,
+               "%s", shard_diag_first(dg));
+  shard_diag_clear(dg);
+  /* a summary key these runs do not write (particles do not fracture): refused when the table is made */
+  snprintf(text, sizeof text,
+           "base: crash_base.yaml\nsweep:\n  time.dt: [1e-3, 2e-3]\n  model.mass: [1, 1.5, 4]\nderived:\n"
+           "  integrator.run: index\nstatistics: {over: model.mass, columns: [fracture.fragments]}\n");
   CU_ASSERT_EQUAL_FATAL(shard_campaign_load(write_file("stats2.yaml", text), NULL, &c, dg), SHARD_OK);
   CU_ASSERT_EQUAL(shard_campaign_statistics_table(c, t, &s2, &msg), SHARD_ERR_INPUT);
-  CU_ASSERT_STRING_EQUAL(msg.text, "statistics: the table has no column 'energy.kinetik' (did you mean "
-                                   "'energy.kinetic'?)");
+  CU_CHECK_MSG(!strncmp(msg.text, "statistics: the table has no column 'fracture.fragments'", 56), "%s", msg.text);
   shard_campaign_destroy(c);
   shard_diag_destroy(dg);
   free(stats);
@@ -808,8 +817,8 @@ static void test_campaign_slope_interval(void) {
   static const double xs[] = {1, 2, 4, 8, 16}, dev[] = {0.02, -0.03, 0.01, 0.025, -0.015};
   char text[1024];
   snprintf(text, sizeof text, "base: base.yaml\nsweep:\n  var.x: [1, 2, 4, 8, 16]\nplots:\n"
-                              "  - {file: fit, x: var.x, y: y, logx: true, logy: true}\n"
-                              "  - {file: two, x: var.x, y: y, logx: true, logy: true, fit_range: [1, 2]}\n");
+                              "  - {file: fit, x: var.x, y: reference.eta, logx: true, logy: true}\n"
+                              "  - {file: two, x: var.x, y: reference.eta, logx: true, logy: true, fit_range: [1, 2]}\n");
   shard_campaign *c = NULL;
   char first[1024];
   CU_ASSERT_EQUAL_FATAL(load_text(text, NULL, &c, first, sizeof first), SHARD_OK);
@@ -822,7 +831,7 @@ static void test_campaign_slope_interval(void) {
     shard_table_set(t, r, "var.x", v);
     shard_table_set(t, r, "status", "ok");
     snprintf(v, sizeof v, "%.17g", 3.0 * pow(xs[i], 1.5) * pow(10.0, dev[i]));
-    shard_table_set(t, r, "y", v);
+    shard_table_set(t, r, "reference.eta", v);
     lx[i] = log10(xs[i]);
     ly[i] = log10(strtod(v, NULL));
     mx += lx[i] / 5;
@@ -856,8 +865,8 @@ static void test_campaign_slope_interval(void) {
   /* two points: a slope, no interval */
   snprintf(path, sizeof path, "%s/plots/two.slopes.csv", dir);
   s = read_text(path);
-  char want[64];
-  snprintf(want, sizeof want, "0,y,y,%.4f,2,,\n", 1.5 + (dev[1] - dev[0]) / log10(2.0));
+  char want[128];
+  snprintf(want, sizeof want, "0,reference.eta,reference.eta,%.4f,2,,\n", 1.5 + (dev[1] - dev[0]) / log10(2.0));
   CU_CHECK_MSG(s && strcmp(strchr(s, '\n') + 1, want) == 0, "two.slopes.csv: %s, expected %s", s ? s : "", want);
   free(s);
   shard_table_destroy(t);
@@ -892,6 +901,47 @@ static void cleanup(void) {
 
 static void test_campaign_zz_cleanup(void) { cleanup(); }
 
+/* A value a run does not have (an empty cell: `~` in its summary) is left
+ * out of the statistics, not counted as 0 or -1: the mean of {0.1, -, 0.3}
+ * is 0.2 over n = 2, and the column gets C.n. */
+static void test_campaign_statistics_skip_missing(void) {
+  shard_campaign *c = NULL;
+  char first[1024];
+  CU_ASSERT_EQUAL_FATAL(load_text("base: base.yaml\nsweep:\n  time.dt: [1]\n  model.mass: [1, 2, 3]\n"
+                                  "statistics: {over: model.mass}\n",
+                                  NULL, &c, first, sizeof first),
+                        SHARD_OK);
+  shard_table *t = shard_table_create();
+  const char *eta[] = {"0.1", "", "0.3"};
+  for (int i = 0; i < 3; ++i) {
+    const int r = shard_table_add_row(t, i);
+    char m[8];
+    snprintf(m, sizeof m, "%d", i + 1);
+    shard_table_set(t, r, "time.dt", "1");
+    shard_table_set(t, r, "model.mass", m);
+    shard_table_set(t, r, "status", "ok");
+    shard_table_set(t, r, "steps", "10");
+    shard_table_set(t, r, "reference.eta_u", eta[i]);
+  }
+  shard_table *st = NULL;
+  shard_msg msg = {{0}};
+  CU_ASSERT_EQUAL_FATAL(shard_campaign_statistics_table(c, t, &st, &msg), SHARD_OK);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  shard_table_write_csv(st, f);
+  fclose(f);
+  CU_ASSERT_STRING_EQUAL(csv_cell(buf, 0, "n"), "3");
+  CU_ASSERT_STRING_EQUAL(csv_cell(buf, 0, "reference.eta_u.n"), "2");
+  CU_REL(cell_number(buf, 0, "reference.eta_u.mean"), 0.2, 1e-15);
+  CU_REL(cell_number(buf, 0, "reference.eta_u.min"), 0.1, 0);
+  CU_REL(cell_number(buf, 0, "steps.mean"), 10, 0);
+  free(buf);
+  shard_table_destroy(st);
+  shard_table_destroy(t);
+  shard_campaign_destroy(c);
+}
+
 static const cu_test_def tests[] = {
     {"test_campaign_product_and_zip", test_campaign_product_and_zip},
     {"test_campaign_null_removes", test_campaign_null_removes},
@@ -907,6 +957,7 @@ static const cu_test_def tests[] = {
     {"test_campaign_stall_timeout", test_campaign_stall_timeout},
     {"test_campaign_summary_flatten", test_campaign_summary_flatten},
     {"test_campaign_merge", test_campaign_merge},
+    {"test_campaign_statistics_skip_missing", test_campaign_statistics_skip_missing},
     {"test_campaign_statistics_across_seeds", test_campaign_statistics_across_seeds},
     {"test_campaign_pooled_fragment_sizes", test_campaign_pooled_fragment_sizes},
     {"test_campaign_slope_interval", test_campaign_slope_interval},

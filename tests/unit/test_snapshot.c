@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "case.h"
 #include "cu_runner.h"
@@ -68,6 +69,163 @@ static int leftovers(const char *dir) {
   }
   closedir(d);
   return n;
+}
+
+/* ---- the binary .vtu ------------------------------------------------------------
+ * vtu_decode() reads a snapshot written with appended raw data compressed by
+ * zlib, checks its structure (VTKFile attributes, every array of the piece
+ * appended, the arrays back to back from offset 0, each a UInt64 header
+ * [blocks, block size, partial last block size, compressed sizes] and zlib
+ * blocks that inflate to exactly the array's bytes, the closing tags right
+ * after the data) and returns the same XML with each array's values written
+ * inline as ASCII (%.17g: exact), for the helpers below; NULL after a failed
+ * check. */
+
+typedef struct strbuf {
+  char *p;
+  size_t n, cap;
+} strbuf;
+
+static void sb_add(strbuf *b, const char *text, size_t n) {
+  if (b->n + n + 1 > b->cap) {
+    b->cap = 2 * (b->n + n + 1);
+    b->p = realloc(b->p, b->cap);
+  }
+  memcpy(b->p + b->n, text, n);
+  b->n += n;
+  b->p[b->n] = '\0';
+}
+
+static char *slurp_n(const char *dir, const char *name, size_t *len) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *p = malloc((size_t)n + 1);
+  if (p && fread(p, 1, (size_t)n, f) != (size_t)n) n = 0;
+  if (p) p[n] = '\0';
+  fclose(f);
+  *len = (size_t)n;
+  return p;
+}
+
+/* the value of attribute `attr` in the tag starting at tag (up to its '>') */
+static int tag_attr(const char *tag, const char *attr, char *out, size_t n) {
+  const char *end = strchr(tag, '>');
+  char key[64];
+  snprintf(key, sizeof key, " %s=\"", attr);
+  const char *p = strstr(tag, key);
+  if (!p || (end && p > end)) return 0;
+  p += strlen(key);
+  const char *q = strchr(p, '"');
+  if (!q || (size_t)(q - p) >= n) return 0;
+  memcpy(out, p, (size_t)(q - p));
+  out[q - p] = '\0';
+  return 1;
+}
+
+static char *vtu_decode(const char *dir, const char *name) {
+  size_t len = 0;
+  char *f = slurp_n(dir, name, &len);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  const char *app = strstr(f, "<AppendedData encoding=\"raw\">");
+  const char *under = app ? strchr(app, '_') : NULL;
+  CU_CHECK_MSG(under != NULL, "%s/%s: no <AppendedData encoding=\"raw\"> ... _", dir, name);
+  if (!under) return free(f), NULL;
+  const unsigned char *base = (const unsigned char *)under + 1;
+  const size_t avail = len - (size_t)(base - (const unsigned char *)f);
+  char v[64];
+  CU_ASSERT(tag_attr(strstr(f, "<VTKFile"), "type", v, sizeof v) && !strcmp(v, "UnstructuredGrid"));
+  CU_ASSERT(tag_attr(strstr(f, "<VTKFile"), "version", v, sizeof v) && !strcmp(v, "1.0"));
+  CU_ASSERT(tag_attr(strstr(f, "<VTKFile"), "byte_order", v, sizeof v) && !strcmp(v, "LittleEndian"));
+  CU_ASSERT(tag_attr(strstr(f, "<VTKFile"), "header_type", v, sizeof v) && !strcmp(v, "UInt64"));
+  CU_ASSERT(tag_attr(strstr(f, "<VTKFile"), "compressor", v, sizeof v) && !strcmp(v, "vtkZLibDataCompressor"));
+  strbuf out = {0};
+  size_t expect_off = 0;
+  int ok = 1, arrays = 0;
+  const char *p = f, *scan = f; /* p: copied up to here; scan: searched from here */
+  for (const char *tag; ok && (tag = strstr(scan, "<DataArray")) && tag < app;) {
+    char fmt[32] = "", type[32] = "", offs[32] = "";
+    tag_attr(tag, "format", fmt, sizeof fmt);
+    if (strcmp(fmt, "appended") != 0) { /* the time value stays ASCII */
+      CU_CHECK_MSG(strstr(tag, "Name=\"TimeValue\"") < strchr(tag, '>'), "%s: a non-appended array: %.80s", name, tag);
+      scan = tag + 1;
+      continue;
+    }
+    ++arrays;
+    const char *close = strstr(tag, "/>");
+    ok = close && tag_attr(tag, "type", type, sizeof type) && tag_attr(tag, "offset", offs, sizeof offs);
+    CU_CHECK_MSG(ok, "%s: bad appended DataArray: %.120s", name, tag);
+    if (!ok) break;
+    const size_t off = strtoull(offs, NULL, 10);
+    CU_CHECK_MSG(off == expect_off, "%s: array at offset %zu, expected %zu (back to back)", name, off, expect_off);
+    uint64_t h[3];
+    ok = off + 24 <= avail;
+    if (ok) memcpy(h, base + off, 24);
+    ok = ok && h[1] == 32768 && off + 8 * (3 + h[0]) <= avail;
+    CU_CHECK_MSG(ok, "%s: bad compression header at offset %zu", name, off);
+    if (!ok) break;
+    const size_t total = h[0] == 0 ? 0 : (size_t)(h[0] - (h[2] ? 1 : 0)) * h[1] + h[2];
+    unsigned char *raw = malloc(total + 1);
+    size_t at = off + 8 * (3 + (size_t)h[0]), got = 0;
+    for (uint64_t b = 0; ok && b < h[0]; ++b) {
+      uint64_t cs;
+      memcpy(&cs, base + off + 8 * (3 + b), 8);
+      uLongf dl = (uLongf)(b + 1 == h[0] && h[2] ? h[2] : h[1]);
+      const uLongf want = dl;
+      ok = at + cs <= avail && uncompress(raw + got, &dl, base + at, (uLong)cs) == Z_OK && dl == want;
+      CU_CHECK_MSG(ok, "%s: block %d of the array at offset %zu does not inflate to %lu bytes", name, (int)b, off,
+                   (unsigned long)want);
+      at += cs, got += dl;
+    }
+    expect_off = at;
+    /* the tag rewritten with the values inline */
+    sb_add(&out, p, (size_t)(tag - p));
+    const char *fa = strstr(tag, " format=");
+    sb_add(&out, tag, (size_t)(fa - tag));
+    sb_add(&out, " format=\"ascii\">", 16);
+    const int is_float = !strcmp(type, "Float64") || !strcmp(type, "Float32");
+    const size_t w = !strcmp(type, "Float64")                               ? 8
+                     : !strcmp(type, "Int32") || !strcmp(type, "Float32") ? 4
+                     : !strcmp(type, "UInt8")                             ? 1
+                                                                          : 0;
+    CU_CHECK_MSG(w > 0 && total % w == 0, "%s: type %s, %zu bytes", name, type, total);
+    for (size_t i = 0; ok && w && i < total / w; ++i) {
+      char num[40];
+      if (w == 8) {
+        double d;
+        memcpy(&d, raw + 8 * i, 8);
+        snprintf(num, sizeof num, "%.17g\n", d);
+      } else if (w == 4 && is_float) {
+        float d;
+        memcpy(&d, raw + 4 * i, 4);
+        snprintf(num, sizeof num, "%.17g\n", (double)d); /* the float exactly */
+      } else if (w == 4) {
+        int32_t k;
+        memcpy(&k, raw + 4 * i, 4);
+        snprintf(num, sizeof num, "%d\n", (int)k);
+      } else {
+        snprintf(num, sizeof num, "%d\n", (int)raw[i]);
+      }
+      sb_add(&out, num, strlen(num));
+    }
+    free(raw);
+    sb_add(&out, "</DataArray>", 12);
+    p = scan = close + 2;
+  }
+  CU_ASSERT(arrays == 11);
+  const char tail[] = "\n  </AppendedData>\n</VTKFile>\n";
+  CU_CHECK_MSG(ok && avail == expect_off + strlen(tail) && !memcmp(base + expect_off, tail, strlen(tail)),
+               "%s: the appended data (%zu bytes) is not followed by exactly the closing tags (%zu bytes left)", name,
+               expect_off, avail - expect_off);
+  sb_add(&out, p, (size_t)(app - p));
+  sb_add(&out, "</VTKFile>\n", 11);
+  free(f);
+  if (!ok) return free(out.p), NULL;
+  return out.p;
 }
 
 /* A well-formedness check of the XML subset we write: declaration, comments,
@@ -280,20 +438,29 @@ static shard_model *bar4(void) {
 /* ---- tests ---------------------------------------------------------------------- */
 
 static void check_vtu(const char *dir, const char *name, const shard_model *m, double t) {
-  char *x = slurp(dir, name);
+  char *x = vtu_decode(dir, name);
   CU_ASSERT_PTR_NOT_NULL_FATAL(x);
   char err[256] = "";
   CU_CHECK_MSG(xml_well_formed(x, err, sizeof err), "%s/%s is not well-formed XML: %s", dir, name, err);
-  xmllint_ok(dir, name);
+  /* xmllint on the XML around the appended data (raw binary is no XML text) */
+  char xml_name[300], path[1024];
+  snprintf(xml_name, sizeof xml_name, "%s.xml", name);
+  snprintf(path, sizeof path, "%s/%s", dir, xml_name);
+  FILE *xf = fopen(path, "w");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(xf);
+  fputs(x, xf);
+  fclose(xf);
+  xmllint_ok(dir, xml_name);
+  remove(path);
   CU_ASSERT_EQUAL(attr_long(x, "NumberOfPoints"), m->ndof);
   CU_ASSERT_EQUAL(attr_long(x, "NumberOfCells"), m->nel);
   double buf[64];
   CU_ASSERT_EQUAL(data_array(x, "TimeValue", buf, 64), 1);
   CU_NEAR(buf[0], t, 0);
-  /* points at X + u, exact (17 digits) */
+  /* points at X + u, stored as Float32: exactly X + u rounded to float */
   CU_ASSERT_EQUAL_FATAL(data_array(x, NULL, buf, 64), 3 * m->ndof);
   for (int32_t j = 0; j < m->ndof; ++j) {
-    CU_NEAR(buf[3 * j], m->X[j] + m->sys.u[j], 0);
+    CU_NEAR(buf[3 * j], (float)(m->X[j] + m->sys.u[j]), 0);
     CU_NEAR(buf[3 * j + 1], 0, 0);
   }
   CU_ASSERT_EQUAL_FATAL(data_array(x, "u", buf, 64), m->ndof);
@@ -309,6 +476,15 @@ static void check_vtu(const char *dir, const char *name, const shard_model *m, d
   CU_NEAR(buf[m->nel - 1], 2 * m->nel, 0);
   CU_ASSERT_EQUAL(data_array(x, "types", buf, 64), m->nel);
   CU_NEAR(buf[0], 3, 0);
+  /* the derived cell fields: the element values rounded to float, exactly */
+  CU_ASSERT_EQUAL_FATAL(data_array(x, "stress", buf, 64), m->nel);
+  for (int32_t e = 0; e < m->nel; ++e) {
+    const double strain = (m->sys.u[m->el_b[e]] - m->sys.u[m->el_a[e]]) / m->el_h[e];
+    CU_NEAR(buf[e], (float)(m->scales.young * strain), 0);
+  }
+  CU_ASSERT_EQUAL_FATAL(data_array(x, "strain", buf, 64), m->nel);
+  for (int32_t e = 0; e < m->nel; ++e)
+    CU_NEAR(buf[e], (float)((m->sys.u[m->el_b[e]] - m->sys.u[m->el_a[e]]) / m->el_h[e]), 0);
   free(x);
 }
 
@@ -330,16 +506,17 @@ static void test_snapshot_vtu_values(void) {
   char fdir[600];
   snprintf(fdir, sizeof fdir, "%s/fields", dir);
   check_vtu(fdir, "fields_000001.vtu", m, 2.5e-7);
-  char *x = slurp(fdir, "fields_000001.vtu");
+  char *x = vtu_decode(fdir, "fields_000001.vtu");
   double b[16];
   /* hand values: E (u_b - u_a) / h with h = 2.5e-4 and E = 200 GPa */
   const double E = 200e9, h = 2.5e-4;
   const double es[4] = {E * (1e-9 / 3) / h, E * (3e-9 - 1e-9 / 3) / h, E * (5e-9 - 9e-9) / h, E * (4e-9 - 5e-9) / h};
   CU_ASSERT_EQUAL_FATAL(data_array(x, "stress", b, 16), 4);
-  for (int e = 0; e < 4; ++e) CU_REL(b[e], es[e], 1e-15);
-  CU_NEAR(b[0], 800e3 / 3, 1e-6); /* 200e9 * (1e-9 / 3) / 2.5e-4 Pa */
+  /* Float32 in the file (check_vtu compares the exact rounding): the hand values to float precision 2^-24 */
+  for (int e = 0; e < 4; ++e) CU_REL(b[e], es[e], 0x1p-24);
+  CU_REL(b[0], 800e3 / 3, 0x1p-24); /* 200e9 * (1e-9 / 3) / 2.5e-4 Pa */
   CU_ASSERT_EQUAL_FATAL(data_array(x, "strain", b, 16), 4);
-  CU_REL(b[2], -4e-9 / h, 1e-15);
+  CU_REL(b[2], -4e-9 / h, 0x1p-24);
   CU_ASSERT_EQUAL_FATAL(data_array(x, "damage", b, 16), 4);
   CU_NEAR(b[0], 0, 0);
   CU_NEAR(b[1], 1, 0);
@@ -355,17 +532,17 @@ static void test_snapshot_vtu_values(void) {
   free(x);
 
   /* first snapshot: damage 0.5 on the two elements at the interface, one fragment */
-  x = slurp(fdir, "fields_000000.vtu");
+  x = vtu_decode(fdir, "fields_000000.vtu");
   CU_ASSERT_PTR_NOT_NULL_FATAL(x);
   CU_ASSERT_EQUAL(attr_long(x, "NumberOfPoints"), 6);
   CU_ASSERT_EQUAL_FATAL(data_array(x, "damage", b, 16), 4);
   CU_NEAR(b[0], 0, 0);
-  CU_NEAR(b[1], 0.5, 1e-15);
-  CU_NEAR(b[2], 0.5, 1e-15);
+  CU_NEAR(b[1], 0.5, 0);
+  CU_NEAR(b[2], 0.5, 0);
   CU_NEAR(b[3], 0, 0);
   CU_ASSERT_EQUAL_FATAL(data_array(x, "stress", b, 16), 4);
-  CU_REL(b[1], E * (3e-9 - 1e-9 / 3) / h, 1e-15);
-  CU_REL(b[2], E * (2e-9 - 7e-9) / h, 1e-15);
+  CU_REL(b[1], E * (3e-9 - 1e-9 / 3) / h, 0x1p-24);
+  CU_REL(b[2], E * (2e-9 - 7e-9) / h, 0x1p-24);
   CU_ASSERT_EQUAL_FATAL(data_array(x, "fragment", b, 16), 4);
   CU_NEAR(b[3], 0, 0);
   free(x);
@@ -375,17 +552,21 @@ static void test_snapshot_vtu_values(void) {
   remove_dir(dir);
 }
 
-/* every number at its longest (17 digits, 3-digit exponent, negative): the
- * buffer sized at open() holds it, with more items than its fixed slack */
-static void test_snapshot_longest_numbers_fit(void) {
+/* incompressible data (random bits in every double) over several blocks:
+ * the buffers sized at open() hold zlib's worst case, and the values decode
+ * exactly */
+static void test_snapshot_incompressible_values_fit(void) {
   char dir[512];
   fresh_dir(dir, sizeof dir, "long");
   const int32_t nel = 5000;
   shard_model *m = bar_new(nel, NULL);
+  uint64_t x = 88172645463325252ull; /* xorshift64 */
   for (int32_t j = 0; j <= nel; ++j) {
-    m->X[j] = -1.2345678901234567e-200 * (1.0 + j / 7.0);
-    m->sys.u[j] = -1.2345678901234567e-201 * (1.0 + j / 3.0);
-    m->sys.v[j] = -1.2345678901234567e-202 * (1.0 + j / 9.0);
+    double *dst[3] = {&m->X[j], &m->sys.u[j], &m->sys.v[j]};
+    for (int k = 0; k < 3; ++k) {
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+      *dst[k] = ldexp((double)(x >> 11), -53) * (x & 1 ? -1.0 : 1.0) * pow(10.0, (double)(x % 600) - 300.0);
+    }
   }
   for (int32_t j = 1; j < nel; ++j) bar_split(m, j, 1.0 / 3); /* ndof = ndof_max */
   shard_snapshots *s = NULL;
@@ -395,13 +576,22 @@ static void test_snapshot_longest_numbers_fit(void) {
   CU_CHECK_MSG(st == SHARD_OK, "write: %.900s", msg.text);
   char fdir[600];
   snprintf(fdir, sizeof fdir, "%s/fields", dir);
-  char *x = slurp(fdir, "fields_000000.vtu");
-  CU_ASSERT_PTR_NOT_NULL_FATAL(x);
-  CU_ASSERT(strlen(x) > (size_t)m->ndof * 90 + (size_t)nel * 90); /* the long forms were written */
-  CU_ASSERT_EQUAL(attr_long(x, "NumberOfPoints"), m->ndof);
+  char *xml = vtu_decode(fdir, "fields_000000.vtu");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(xml);
+  CU_ASSERT_EQUAL(attr_long(xml, "NumberOfPoints"), m->ndof);
+  double *b = malloc((size_t)m->ndof * 3 * sizeof *b);
+  CU_ASSERT_EQUAL_FATAL(data_array(xml, "v", b, m->ndof), m->ndof);
+  int same = 1;
+  for (int32_t j = 0; j < m->ndof; ++j) same &= b[j] == m->sys.v[j];
+  CU_ASSERT(same);
+  CU_ASSERT_EQUAL_FATAL(data_array(xml, NULL, b, 3 * m->ndof), 3 * m->ndof);
+  same = 1;
+  for (int32_t j = 0; j < m->ndof; ++j) same &= b[3 * j] == (float)(m->X[j] + m->sys.u[j]) && b[3 * j + 1] == 0;
+  CU_ASSERT(same);
+  free(b);
   char err[256] = "";
-  CU_CHECK_MSG(xml_well_formed(x, err, sizeof err), "not well-formed: %s", err);
-  free(x);
+  CU_CHECK_MSG(xml_well_formed(xml, err, sizeof err), "not well-formed: %s", err);
+  free(xml);
   shard_snapshots_close(s);
   shard_model_destroy(m);
   remove_dir(dir);
@@ -783,13 +973,13 @@ static void test_snapshot_built_model(void) {
   char fdir[600];
   snprintf(fdir, sizeof fdir, "%s/fields", dir);
   check_vtu(fdir, "fields_000001.vtu", m, 1e-9);
-  char *x = slurp(fdir, "fields_000001.vtu");
+  char *x = vtu_decode(fdir, "fields_000001.vtu");
   double b[16];
   const double h = 1e-3 / 8, E = 370e9;
   CU_ASSERT_EQUAL_FATAL(data_array(x, "damage", b, 16), 8);
   for (int e = 0; e < 8; ++e) CU_NEAR(b[e], (e == 3 || e == 4) ? 0.5 : 0.0, 1e-12);
   CU_ASSERT_EQUAL_FATAL(data_array(x, "stress", b, 16), 8);
-  for (int e = 0; e < 8; ++e) CU_REL(b[e], e == 4 ? E * (1e-3 * h - 2e-9) / h : E * 1e-3, 1e-9);
+  for (int e = 0; e < 8; ++e) CU_REL(b[e], e == 4 ? E * (1e-3 * h - 2e-9) / h : E * 1e-3, 0x1p-24); /* Float32 */
   CU_ASSERT_EQUAL_FATAL(data_array(x, "u", b, 16), 10);
   CU_NEAR(b[9] - b[4], 2e-9, 1e-18); /* the twin of node 4 is DOF 9 */
   free(x);
@@ -811,7 +1001,7 @@ static void test_snapshot_built_model(void) {
 
 static const cu_test_def tests[] = {
     {"test_snapshot_vtu_values", test_snapshot_vtu_values},
-    {"test_snapshot_longest_numbers_fit", test_snapshot_longest_numbers_fit},
+    {"test_snapshot_incompressible_values_fit", test_snapshot_incompressible_values_fit},
     {"test_snapshot_pvd_lists_every_snapshot", test_snapshot_pvd_lists_every_snapshot},
     {"test_snapshot_spacetime_files", test_snapshot_spacetime_files},
     {"test_snapshot_spacetime_uneven_times_use_pm3d", test_snapshot_spacetime_uneven_times_use_pm3d},
