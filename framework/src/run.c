@@ -131,6 +131,7 @@ typedef struct run {
   int64_t force_n;
 
   int64_t rows;
+  int64_t ck_step; /* the step of the checkpoint this block is part of (a second copy of the header's) */
   double next_out;
   double stop_next, stop_last_g, stop_time; /* stopping rule: next check, dissipation at the last check */
   int stop_quiet;                           /* checks in a row below 1e-3 */
@@ -891,6 +892,7 @@ static int checkpoint_write(run *r, int64_t k, shard_msg *msg) {
   shard_ck_put_header(f, &h);
   shard_model_checkpoint_write(r->m, f);
   r->wall_loop_done = r->wall_loop_prior + (now_s() - r->loop_t0);
+  r->ck_step = k;
   shard_ck_put_section(f, "run", SHARD_CK_BYTES, (const char *)r + RUN_CK_BEGIN, RUN_CK_END - RUN_CK_BEGIN);
   const int bad = ferror(f);
   if (fclose(f) != 0 || bad) {
@@ -928,6 +930,9 @@ static int check_run_block(const run *r, const run *set, int64_t k, const shard_
   if (r->energy_form != SHARD_ENERGY_NEWMARK && r->energy_form != SHARD_ENERGY_NEWMARK_WORK &&
       r->energy_form != SHARD_ENERGY_PLAIN)
     return shard_msg_set(msg, SHARD_ERR_INPUT, "run section: energy form %d", (int)r->energy_form);
+  if (r->ck_step != k)
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "run section: written at step %lld, the header says %lld",
+                         (long long)r->ck_step, (long long)k);
   if (r->rows != h->hist_rows)
     return shard_msg_set(msg, SHARD_ERR_INPUT, "run section: %lld history rows, the header says %lld",
                          (long long)r->rows, (long long)h->hist_rows);
