@@ -864,8 +864,8 @@ static int ck_validate(const shard_model *m, const int64_t *sc, int32_t niface0,
   const int32_t nc = m->nwall + ni;
   if (m->h_rowptr[0] != 0) return CK_BAD("h_rowptr[0] = %d", (int)m->h_rowptr[0]);
   for (int32_t i = 0; i < nc; ++i) {
-    const int32_t len = m->h_rowptr[i + 1] - m->h_rowptr[i];
-    if (m->h_rowptr[i + 1] < m->h_rowptr[i] || len < 1 || len > 2)
+    const int64_t len = (int64_t)m->h_rowptr[i + 1] - m->h_rowptr[i];
+    if (len < 1 || len > 2)
       return CK_BAD("constraint row %d: h_rowptr %d..%d", (int)i, (int)m->h_rowptr[i], (int)m->h_rowptr[i + 1]);
   }
   for (int32_t i = 0; i < m->nwall; ++i)
