@@ -1209,10 +1209,13 @@ static void load_base(loader *L, const yt_node *key, const yt_node *v) {
   const char *rel;
   if (string_value(L, key, v, "base", &rel) != SHARD_OK) return;
   char *dir = dir_of(c->path);
-  if (!dir) return;
-  size_t n = strlen(dir) + strlen(rel) + 2;
-  c->base = malloc(n);
-  if (c->base) {
+  size_t n = dir ? strlen(dir) + strlen(rel) + 2 : 0;
+  c->base = dir ? malloc(n) : NULL;
+  if (!c->base) {
+    free(dir);
+    yt_error_at(L->d, v, "base case '%s': out of memory", rel);
+    return;
+  } else {
     if (rel[0] == '/')
       snprintf(c->base, n, "%s", rel);
     else
@@ -1238,6 +1241,8 @@ static void load_base(loader *L, const yt_node *key, const yt_node *v) {
   if (text) {
     c->case_text = text;
     c->case_len = got;
+  } else {
+    yt_error_at(L->d, v, "base case '%s': out of memory", rel);
   }
 }
 

@@ -596,8 +596,11 @@ static int32_t fragment_sizes(const shard_model *m, shard_fragment **fr, double 
   return nf;
 }
 
-static void write_summary(run *r, FILE *f, const char *status, const char *message, int64_t steps, double wall_total) {
+/* SHARD_ERR_NOMEM when the fragment statistics could not be computed (the
+ * summary is then incomplete) */
+static int write_summary(run *r, FILE *f, const char *status, const char *message, int64_t steps, double wall_total) {
   shard_model *m = r->m;
+  int rc = SHARD_OK;
   fprintf(f, "status: %s\n", status);
   if (message) {
     fprintf(f, "message: \"");
@@ -648,6 +651,7 @@ static void write_summary(run *r, FILE *f, const char *status, const char *messa
     double *sz = NULL, median = NAN;
     shard_sample_stats st;
     const int32_t n = m->kind == SHARD_MODEL_BAR ? fragment_sizes(m, &fr, &sz, &st, &median) : 0;
+    if (n < 0) rc = SHARD_ERR_NOMEM;
     if (n > 0) { /* over the fragments of this run: mean size with its 95% interval (Student t) */
       fprintf(f,
               "  fragment_size:\n    mean: %.17g\n    ci95: %.17g\n    std: %.17g\n    min: %.17g\n    median: %.17g\n"
@@ -674,6 +678,7 @@ static void write_summary(run *r, FILE *f, const char *status, const char *messa
             r->eta_all_num / fmax(r->eta_all_den, 1e-300), r->eta_den > 0 ? r->eta_num / r->eta_den : -1.0,
             r->etav_den > 0 ? r->etav_num / r->etav_den : -1.0, r->etac_den > 0 ? r->etac_num / r->etac_den : -1.0);
   }
+  return rc;
 }
 
 static int write_memstream(const char *dir, const char *name, char *buf, size_t len, shard_msg *msg) {
@@ -688,7 +693,7 @@ static int write_interfaces(run *r, shard_msg *msg) {
   char *buf = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
-  if (!f) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
+  if (!f) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for interfaces.csv");
   const double A = m->scales.area;
   fprintf(f, "interface,node,x,sigma_c,delta_c,delta,delta_max,damage,work,reversible,dissipation,max_step_opening\n");
   for (int32_t i = 0; i < m->niface; ++i) {
@@ -718,7 +723,7 @@ static int write_fragments(run *r, shard_msg *msg) {
     if (f1) fclose(f1), free(b1);
     if (f2) fclose(f2), free(b2);
     free(fr), free(sz);
-    return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
+    return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for fragments.csv");
   }
   fprintf(f1, "fragment,x_left,x_right,size,mass,velocity\n");
   double total = 0.0;
@@ -789,9 +794,13 @@ static int write_provenance(run *r, shard_msg *msg) {
   char *rbuf = NULL, *pbuf = NULL;
   size_t rlen = 0, plen = 0;
   FILE *f = open_memstream(&rbuf, &rlen);
-  if (!f) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
-  shard_case_write_resolved(r->c, f);
-  fclose(f);
+  if (!f) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for case.resolved.yaml");
+  const int wst = shard_case_write_resolved(r->c, f);
+  if (fclose(f) != 0 || wst != SHARD_OK) { /* a partial text would give a wrong run hash */
+    free(rbuf);
+    return shard_msg_set(msg, wst == SHARD_ERR_IO ? SHARD_ERR_IO : SHARD_ERR_NOMEM,
+                         "cannot resolve the case for case.resolved.yaml: %s", shard_status_str(wst));
+  }
   compute_run_hash(r, rbuf, rlen);
   r->continuing = r->opt->restart || (r->opt->resume && checkpoint_resumable(r));
   if (r->continuing) {
@@ -802,7 +811,7 @@ static int write_provenance(run *r, shard_msg *msg) {
   free(rbuf);
   if (st != SHARD_OK) return st;
   f = open_memstream(&pbuf, &plen);
-  if (!f) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
+  if (!f) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for provenance.yaml");
   fprintf(f, "shard_version: \"%s\"\nshard_commit: \"%s\"\nabi: \"%u.%u\"\ncase_file: \"%s\"\n", SHARD_VERSION,
           shard_git_commit, SHARD_ABI_MAJOR, SHARD_ABI_MINOR, shard_case_path(r->c));
   fprintf(f, "plugins:\n");
@@ -1269,6 +1278,8 @@ static int setup_time(run *r, shard_msg *msg) {
   r->dt_bulk = shard_model_dt_bulk(m);
   r->dt_c_default = shard_model_dt_default(m, r->max_spring);
   r->dt_c_paper = shard_model_dt_paper(m, r->max_spring);
+  if (isnan(r->dt_c_default)) /* the eigenvalue bound's work arrays could not be allocated */
+    return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for the stable time step estimate");
   const char *est = shard_case_string(r->c, "time.dt_estimate");
   r->dt_c = (est && strcmp(est, "paper") == 0) ? r->dt_c_paper : r->dt_c_default;
   int st = SHARD_OK;
@@ -1400,6 +1411,10 @@ int shard_run_case(const shard_case *c, const shard_registry *reg, const shard_r
     energies(&r, 1);
     history_row(&r, 0, 0.0, 0);
   }
+  if (shard_diag_count(diag) > 0) { /* an error while resolving the case (out of memory, say) was recorded */
+    st = shard_msg_set(msg, SHARD_ERR_INTERNAL, "the set-up reported errors (above); nothing run");
+    goto done;
+  }
   r.wall_setup = now_s() - wall0;
   int64_t steps = 0;
   r.loop_t0 = now_s();
@@ -1429,25 +1444,38 @@ int shard_run_case(const shard_case *c, const shard_registry *reg, const shard_r
   }
   if (r.snap && r.spacetime && st == SHARD_OK && shard_snapshots_finish(r.snap, &io) != SHARD_OK)
     st = shard_msg_set(msg, SHARD_ERR_IO, "%s", io.text);
-  char *sbuf = NULL;
-  size_t slen = 0;
-  FILE *sf = open_memstream(&sbuf, &slen);
-  if (sf) {
-    if (r.stopped && st == SHARD_OK)
-      shard_msg_set(msg, SHARD_OK, "stopped on request after step %lld (t = %.9g s)", (long long)steps,
-                    (double)steps * r.dt);
-    write_summary(&r, sf,
-                  st == SHARD_OK ? (r.stopped ? "stopped" : "ok")
-                                 : (st == SHARD_ERR_NUMERIC ? "numerical_failure" : "failed"),
-                  st == SHARD_OK && !r.stopped ? NULL : msg->text, steps, r.wall_loop_prior + (now_s() - wall0));
-    fclose(sf);
-    if (write_memstream(opt->out_dir, "summary.yaml", sbuf, slen, &io) != SHARD_OK && st == SHARD_OK)
-      st = shard_msg_set(msg, SHARD_ERR_IO, "%s", io.text);
-  }
+  /* the other outputs first: the summary's status says whether they were written */
   if (m->fracture) {
     int st2 = write_fragments(&r, &io);
     if (st2 == SHARD_OK) st2 = write_interfaces(&r, &io);
     if (st2 != SHARD_OK && st == SHARD_OK) st = shard_msg_set(msg, st2, "%s", io.text);
+  }
+  for (int attempt = 0; attempt < 2; ++attempt) { /* a second time when the first found the summary incomplete */
+    char *sbuf = NULL;
+    size_t slen = 0;
+    FILE *sf = open_memstream(&sbuf, &slen);
+    if (!sf) {
+      if (st == SHARD_OK) st = shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for summary.yaml");
+      break;
+    }
+    if (r.stopped && st == SHARD_OK)
+      shard_msg_set(msg, SHARD_OK, "stopped on request after step %lld (t = %.9g s)", (long long)steps,
+                    (double)steps * r.dt);
+    const int sum = write_summary(&r, sf,
+                                  st == SHARD_OK ? (r.stopped ? "stopped" : "ok")
+                                                 : (st == SHARD_ERR_NUMERIC ? "numerical_failure" : "failed"),
+                                  st == SHARD_OK && !r.stopped ? NULL : msg->text, steps,
+                                  r.wall_loop_prior + (now_s() - wall0));
+    const int bad = ferror(sf);
+    if (fclose(sf) != 0 || bad || sum != SHARD_OK) {
+      free(sbuf);
+      if (st != SHARD_OK) break;
+      st = shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for summary.yaml");
+      continue;
+    }
+    if (write_memstream(opt->out_dir, "summary.yaml", sbuf, slen, &io) != SHARD_OK && st == SHARD_OK)
+      st = shard_msg_set(msg, SHARD_ERR_IO, "%s", io.text);
+    break;
   }
   code = st == SHARD_OK ? (r.stopped ? SHARD_RUN_STOPPED : 0) : st == SHARD_ERR_NUMERIC ? 3 : st == SHARD_ERR_INPUT ? 2 : 1;
 done:

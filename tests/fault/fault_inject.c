@@ -16,15 +16,18 @@
  *                        are not counted.
  *
  * The injected failure is announced on stderr ("shard-fault: ...") so that a
- * sweep knows whether the N-th point was reached. Both variables are removed
+ * sweep knows whether the N-th point was reached; with SHARD_FAULT_TRACE=1
+ * a backtrace follows (for finding the caller). Both variables are removed
  * from the environment at start: processes this one starts (the runs of a
  * campaign) run without faults. Plugins (separate shared objects) and the C
  * library's own internal allocations are not covered. */
 #include <errno.h>
+#include <execinfo.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -33,12 +36,14 @@
 
 /* test-only state of this one process */
 static long alloc_at, alloc_seen, write_at, write_seen;
+static int trace;
 static FILE *poisoned[64];
 
 __attribute__((constructor)) static void fault_init(void) {
   const char *a = getenv("SHARD_FAULT_ALLOC"), *w = getenv("SHARD_FAULT_WRITE");
   alloc_at = a ? strtol(a, NULL, 10) : 0;
   write_at = w ? strtol(w, NULL, 10) : 0;
+  trace = getenv("SHARD_FAULT_TRACE") != NULL;
   unsetenv("SHARD_FAULT_ALLOC");
   unsetenv("SHARD_FAULT_WRITE");
 }
@@ -47,6 +52,10 @@ static void announce(const char *what, long n, const char *fn) {
   char line[160];
   const int len = snprintf(line, sizeof line, "shard-fault: %s %ld (%s) made to fail\n", what, n, fn);
   if (len > 0 && write(2, line, (size_t)len) < 0) return;
+  if (trace) {
+    void *frames[32];
+    backtrace_symbols_fd(frames, backtrace(frames, 32), 2);
+  }
 }
 
 static int alloc_fails(const char *fn) {
@@ -63,9 +72,10 @@ static int write_fails(const char *fn) {
   return 1;
 }
 
+/* a file opened for writing (not a standard or in-memory stream) */
 static int counted(FILE *f) {
   const int fd = f ? fileno(f) : -1; /* -1: an in-memory stream */
-  return fd > 2;
+  return fd > 2 && __fwritable(f);
 }
 
 static int is_poisoned(FILE *f) {
