@@ -1118,6 +1118,10 @@ static int validate_runs(loader *L, const shard_registry *reg) {
   }
   int rc = SHARD_OK, bad_runs = 0;
   shard_diag *sub = shard_diag_create();
+  if (!sub) { /* never skip the validation */
+    shard_diag_error(L->d, c->path, 0, 0, "", "out of memory validating the runs");
+    rc = SHARD_ERR_NOMEM;
+  }
   for (size_t r = 0; r < c->n_runs && sub; ++r) {
     shard_case *cs = NULL;
     shard_diag_clear(sub);
