@@ -20,7 +20,7 @@ fault="$build/bin/shard-fault"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 stride=${FAULT_STRIDE:-1}
-if [ -z "${FAULT_STRIDE:-}" ] && nm "$fault" 2>/dev/null | grep -q '__asan_init'; then stride=5; fi
+if [ -z "${FAULT_STRIDE:-}" ] && nm "$fault" 2>/dev/null | grep '__asan_init' >/dev/null; then stride=5; fi
 case="$src/tests/cases/fracture/expanding.yaml"
 sets=(--set model.elements=40 --set time.checkpoint_every=60 --set output.every=40 --no-progress)
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
