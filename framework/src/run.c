@@ -1034,6 +1034,7 @@ static int checkpoint_restore(run *r, shard_msg *msg) {
   if (access(path, F_OK) != 0)
     return shard_msg_set(msg, SHARD_ERR_INPUT, "--restart: no checkpoint in '%s' (%s)", r->opt->out_dir, strerror(errno));
   const size_t expect = checkpoint_size(r);
+  if (expect == SIZE_MAX) return shard_msg_set(msg, SHARD_ERR_NOMEM, "checkpoint %s: out of memory", path);
   unsigned char *buf = NULL;
   size_t len = 0;
   int st = shard_read_file(path, expect, &buf, &len, msg);
