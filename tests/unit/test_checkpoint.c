@@ -580,6 +580,44 @@ static void test_checkpoint_fuzz_history(void) {
   add(&t);
 }
 
+/* A run stopped after its first step (a checkpoint there), continued and
+ * stopped again after one more step (a checkpoint written after a restart,
+ * its history checksum continued), then continued to the end: the history
+ * of the uninterrupted run. */
+static void test_checkpoint_restart_twice(void) {
+  CU_ASSERT_FATAL(fz_setup());
+  char dir[700], path[1024];
+  snprintf(dir, sizeof dir, "%s/twice", rh_tmpdir);
+  snprintf(path, sizeof path, "%.900s/tests/cases/fracture/expanding.yaml", SHARD_SOURCE_DIR);
+  const char *sets[] = {"model.elements=100", "time.checkpoint_every=150"};
+  volatile sig_atomic_t stop = 1;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    shard_diag *diag = shard_diag_create();
+    shard_case *c = NULL;
+    shard_msg msg = {{0}};
+    int64_t from = -1;
+    char resolved[1024];
+    snprintf(resolved, sizeof resolved, "%s/case.resolved.yaml", dir);
+    const int ok = shard_case_load(attempt ? resolved : path, attempt ? NULL : sets, attempt ? 0 : 2, rh_registry(), &c,
+                                   diag) == SHARD_OK;
+    CU_ASSERT_FATAL(ok);
+    shard_run_options opt = {.out_dir = dir, .restart = attempt > 0, .continued_from = &from,
+                             .stop = attempt < 2 ? &stop : NULL};
+    const int code = shard_run_case(c, rh_registry(), &opt, diag, &msg);
+    CU_CHECK_MSG(code == (attempt < 2 ? SHARD_RUN_STOPPED : 0), "attempt %d: exit %d: %.900s", attempt, code, msg.text);
+    if (attempt > 0) CU_ASSERT_EQUAL(from, attempt); /* stopped after steps 1, then 2 */
+    shard_case_destroy(c);
+    shard_diag_destroy(diag);
+  }
+  unsigned char *h = NULL;
+  size_t n = 0;
+  snprintf(path, sizeof path, "%.700s/history.csv", dir);
+  CU_ASSERT_FATAL(slurp(path, &h, &n));
+  CU_ASSERT(n == fz_hist_len && memcmp(h, fz_hist, n) == 0);
+  CU_ASSERT_EQUAL(rh_summary(dir, "restarts"), 2);
+  free(h);
+}
+
 static void test_checkpoint_fuzz_total(void) {
   report("total", &total);
   CU_ASSERT(total.tried >= 500);
@@ -596,6 +634,7 @@ static const cu_test_def tests[] = {
     {"test_checkpoint_fuzz_indices", test_checkpoint_fuzz_indices},
     {"test_checkpoint_fuzz_values", test_checkpoint_fuzz_values},
     {"test_checkpoint_fuzz_history", test_checkpoint_fuzz_history},
+    {"test_checkpoint_restart_twice", test_checkpoint_restart_twice},
     {"test_checkpoint_fuzz_total", test_checkpoint_fuzz_total},
     {NULL, NULL},
 };
