@@ -800,10 +800,12 @@ int shard_cmd_campaign(const shard_cli *cli, int argc, char **argv) {
     code = SHARD_EXIT_INPUT;
     goto done;
   }
-  if (shard_campaign_load(file, reg, &c, diag) != SHARD_OK) {
+  const int lst = shard_campaign_load(file, reg, &c, diag);
+  if (lst != SHARD_OK) {
     shard_diag_sort(diag);
-    shard_diag_print(diag, stderr);
-    code = SHARD_EXIT_INPUT;
+    if (lst == SHARD_ERR_NOMEM && shard_diag_count(diag) == 0) fprintf(stderr, "shard campaign: %s: out of memory\n", file);
+    else shard_diag_print(diag, stderr);
+    code = lst == SHARD_ERR_NOMEM ? SHARD_EXIT_FAIL : SHARD_EXIT_INPUT;
     goto done;
   }
   char exe[PATH_MAX], def_out[4096];

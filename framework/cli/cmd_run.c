@@ -119,7 +119,10 @@ int shard_cmd_run(const shard_cli *cli, int argc, char **argv) {
   char restart_case[4200];
   const char **sets = calloc((size_t)argc + 1, sizeof *sets);
   int n_sets = 0, progress = -1, resume = 0, beat_fd = -1;
-  if (!sets) return SHARD_EXIT_FAIL;
+  if (!sets) {
+    fprintf(stderr, "shard run: out of memory\n");
+    return SHARD_EXIT_FAIL;
+  }
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
       usage(stdout);
@@ -170,17 +173,19 @@ int shard_cmd_run(const shard_cli *cli, int argc, char **argv) {
   shard_case *c = NULL;
   int code = SHARD_EXIT_FAIL;
   if (!diag || shard_registry_create(&reg, &msg) != SHARD_OK) {
-    fprintf(stderr, "shard run: %s\n", msg.text);
+    fprintf(stderr, "shard run: %s\n", diag ? msg.text : "out of memory");
     goto out;
   }
-  if (shard_registry_discover(reg, cli->plugin_path, &msg) != SHARD_OK) {
+  const int dst = shard_registry_discover(reg, cli->plugin_path, &msg);
+  if (dst != SHARD_OK) {
     fprintf(stderr, "shard: %s\n", msg.text);
-    code = SHARD_EXIT_INPUT;
+    code = dst == SHARD_ERR_NOMEM || dst == SHARD_ERR_IO ? SHARD_EXIT_FAIL : SHARD_EXIT_INPUT;
     goto out;
   }
-  if (shard_case_load(case_path, sets, n_sets, reg, &c, diag) != SHARD_OK) {
+  const int lst = shard_case_load(case_path, sets, n_sets, reg, &c, diag);
+  if (lst != SHARD_OK) {
     shard_diag_print(diag, stderr);
-    code = SHARD_EXIT_INPUT;
+    code = lst == SHARD_ERR_NOMEM ? SHARD_EXIT_FAIL : SHARD_EXIT_INPUT;
     goto out;
   }
   char def_out[8400];

@@ -1323,6 +1323,10 @@ static int validate_runs(loader *L, const shard_registry *reg) {
   }
   int rc = SHARD_OK, bad_runs = 0;
   shard_diag *sub = shard_diag_create();
+  if (!sub) { /* never skip the validation */
+    shard_diag_error(L->d, c->path, 0, 0, "", "out of memory validating the runs");
+    rc = SHARD_ERR_NOMEM;
+  }
   for (size_t r = 0; r < c->n_runs && sub; ++r) {
     shard_case *cs = NULL;
     shard_diag_clear(sub);
@@ -1421,10 +1425,13 @@ static void load_base(loader *L, const yt_node *key, const yt_node *v) {
   const char *rel;
   if (string_value(L, key, v, "base", &rel) != SHARD_OK) return;
   char *dir = dir_of(c->path);
-  if (!dir) return;
-  size_t n = strlen(dir) + strlen(rel) + 2;
-  c->base = malloc(n);
-  if (c->base) {
+  size_t n = dir ? strlen(dir) + strlen(rel) + 2 : 0;
+  c->base = dir ? malloc(n) : NULL;
+  if (!c->base) {
+    free(dir);
+    yt_error_at(L->d, v, "base case '%s': out of memory", rel);
+    return;
+  } else {
     if (rel[0] == '/')
       snprintf(c->base, n, "%s", rel);
     else
@@ -1450,6 +1457,8 @@ static void load_base(loader *L, const yt_node *key, const yt_node *v) {
   if (text) {
     c->case_text = text;
     c->case_len = got;
+  } else {
+    yt_error_at(L->d, v, "base case '%s': out of memory", rel);
   }
 }
 

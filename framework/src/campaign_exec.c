@@ -146,8 +146,9 @@ static int write_result(const char *dir, const record *rec, const char *host, sh
   return write_atomic(path, text, (size_t)len, msg);
 }
 
-/* The status written by `shard run` in summary.yaml, or "" */
-static void summary_field(const char *dir, const char *key, char *out, size_t n) {
+/* The status written by `shard run` in summary.yaml, or ""; -1 when it
+ * exists but could not be read (out of memory) */
+static int summary_field(const char *dir, const char *key, char *out, size_t n) {
   char path[4200];
   snprintf(path, sizeof path, "%s/summary.yaml", dir);
   out[0] = 0;
@@ -155,12 +156,19 @@ static void summary_field(const char *dir, const char *key, char *out, size_t n)
   shard_diag *d = shard_diag_create();
   yt_node *root = NULL;
   struct stat st;
-  if (a && d && stat(path, &st) == 0 && yt_load_file(a, path, "summary", &root, d) == SHARD_OK) {
-    const yt_node *v = yt_get_path(root, key);
-    if (v && v->kind == YT_SCALAR) snprintf(out, n, "%s", v->text);
+  int rc = a && d ? 0 : -1;
+  if (!rc && stat(path, &st) == 0) {
+    const int lst = yt_load_file(a, path, "summary", &root, d);
+    if (lst == SHARD_OK) {
+      const yt_node *v = yt_get_path(root, key);
+      if (v && v->kind == YT_SCALAR) snprintf(out, n, "%s", v->text);
+    } else {
+      rc = -1; /* it exists but cannot be read (a run writes it whole): out of memory, most likely */
+    }
   }
   shard_diag_destroy(d);
   yt_arena_destroy(a);
+  return rc;
 }
 
 /* DIR holds the run of this key (its key file says so). */
@@ -425,8 +433,14 @@ static void finish_run(const shard_campaign *c, const shard_campaign_options *op
   }
   rec->exit_code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 1;
   char summary_status[64], summary_msg[512];
-  summary_field(dir, "status", summary_status, sizeof summary_status);
-  summary_field(dir, "message", summary_msg, sizeof summary_msg);
+  const int unread = summary_field(dir, "status", summary_status, sizeof summary_status) < 0 ||
+                     summary_field(dir, "message", summary_msg, sizeof summary_msg) < 0;
+  if (unread) { /* its outcome cannot be confirmed: not counted as ok */
+    snprintf(rec->status, sizeof rec->status, "failed");
+    snprintf(rec->message, sizeof rec->message, "cannot read %.400s/summary.yaml: out of memory or not YAML (the run exited %d)", dir,
+             rec->exit_code);
+    return;
+  }
   switch (rec->exit_code) {
   case 0:
     snprintf(rec->status, sizeof rec->status, "%s", *summary_status ? "ok" : "failed");
@@ -472,6 +486,7 @@ static int build_table(const shard_campaign *c, const shard_campaign_options *op
                        const char *host, shard_table **out, shard_msg *msg) {
   shard_table *t = shard_table_create();
   int rc = t ? SHARD_OK : SHARD_ERR_NOMEM;
+  char why[800] = "";
   if (rc == SHARD_OK && shard_table_column(t, "index") < 0) rc = SHARD_ERR_NOMEM;
   for (size_t i = 0; rc == SHARD_OK && i < shard_campaign_n_params(c); ++i)
     if (shard_table_column(t, shard_campaign_param(c, i)) < 0) rc = SHARD_ERR_NOMEM;
@@ -517,13 +532,18 @@ static int build_table(const shard_campaign *c, const shard_campaign_options *op
     shard_msg ignore;
     if (rc == SHARD_OK && access(path, R_OK) == 0) {
       int st = shard_table_add_yaml(t, r, path, skip, n_skip, &ignore);
-      if (st == SHARD_ERR_NOMEM) rc = st; /* an unreadable summary leaves the row's own columns */
+      /* an unreadable summary of a failed run leaves the row's own columns; an
+       * ok run's summary must be in its row */
+      if (st == SHARD_ERR_NOMEM || (st != SHARD_OK && strcmp(rec->status, "ok") == 0)) {
+        rc = st == SHARD_ERR_NOMEM ? st : SHARD_ERR_IO;
+        snprintf(why, sizeof why, "%.300s: %.400s", path, ignore.text);
+      }
     }
   }
   free(skip);
   if (rc != SHARD_OK) {
     shard_table_destroy(t);
-    return shard_msg_set(msg, rc, "out of memory building the table");
+    return shard_msg_set(msg, rc, "cannot build the table: %s", why[0] ? why : "out of memory");
   }
   *out = t;
   return SHARD_OK;

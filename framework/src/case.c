@@ -824,6 +824,7 @@ int shard_case_load(const char *path, const char *const *sets, int n_sets, const
     slot *sl = &c->slots[i];
     if (sl->plugin && sl->n_specs && !(sl->values = calloc(sl->n_specs, sizeof *sl->values))) st = SHARD_ERR_NOMEM;
   }
+  if (st == SHARD_ERR_NOMEM && shard_diag_count(diag) == before) shard_diag_error(diag, path, 0, 0, "", "out of memory");
   shard_diag_sort(diag);
   if (st == SHARD_OK && shard_diag_count(diag) > before) st = SHARD_ERR_INPUT;
   if (st != SHARD_OK) {

@@ -76,9 +76,9 @@ int shard_contact_create(shard_contact **out, int32_t ndof_max, int32_t ncon_max
   if (!c->w_rowptr || !c->w_col || !c->w_val || !c->head || !c->next || !c->erow || !c->eval || !c->marker ||
       !c->list || !c->acc || !c->parent || !c->count || !c->start || !c->order || !c->loc || !c->b_rowptr ||
       !c->b_col || !c->b_val || !c->b_q || !c->b_z || !c->b_w || !c->dense) {
+    const long long entries = (long long)c->b_cap; /* read before c is freed */
     shard_contact_destroy(c);
-    return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for the contact operator (%lld entries)",
-                         (long long)c->b_cap);
+    return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for the contact operator (%lld entries)", entries);
   }
   for (int32_t d = 0; d <= ndof; ++d) c->head[d] = -1;
   for (size_t i = 0; i < nc; ++i) c->marker[i] = -1;

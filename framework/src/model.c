@@ -849,61 +849,139 @@ double shard_model_total_mass(const shard_model *m) {
 /* ---- checkpoints ---------------------------------------------------------------- */
 
 typedef struct ck_array {
+  const char *name;
+  shard_ck_type type;
   void *p;
-  size_t size; /* bytes */
+  uint64_t count; /* elements */
 } ck_array;
 
 /* Every mutable array of the model, at its preallocated size (alloc_model
  * allocates n + 1 elements for a requested n). */
 static int ck_arrays(shard_model *m, ck_array *out) {
-  const size_t nd = (size_t)m->ndof_max + 1, nc = (size_t)m->ncon_max + 1, nf = (size_t)m->nfacet + 1,
-               ne = (size_t)m->nel + 1, D = sizeof(double), I = sizeof(int32_t);
+  const uint64_t nd = (uint64_t)m->ndof_max + 1, nc = (uint64_t)m->ncon_max + 1, nf = (uint64_t)m->nfacet + 1,
+                 ne = (uint64_t)m->nel + 1;
+  const shard_ck_type D = SHARD_CK_F64, I = SHARD_CK_I32;
   int n = 0;
-  out[n++] = (ck_array){m->X, nd * D};
-  out[n++] = (ck_array){m->mass, nd * D};
-  out[n++] = (ck_array){m->minv, nd * D};
-  out[n++] = (ck_array){m->sys.u, nd * D};
-  out[n++] = (ck_array){m->sys.v, nd * D};
-  out[n++] = (ck_array){m->sys.a, nd * D};
-  out[n++] = (ck_array){m->el_a, ne * I};
-  out[n++] = (ck_array){m->h_rowptr, (nc + 1) * I};
-  out[n++] = (ck_array){m->h_col, (2 * (size_t)m->ncon_max + 1) * I};
-  out[n++] = (ck_array){m->h_val, (2 * (size_t)m->ncon_max + 1) * D};
-  out[n++] = (ck_array){m->g0, nc * D};
-  out[n++] = (ck_array){m->impulse, nc * D}; /* the LCP warm start */
-  out[n++] = (ck_array){m->facet_iface, nf * I};
-  out[n++] = (ck_array){m->if_node, nf * I};
-  out[n++] = (ck_array){m->if_twin, nf * I};
-  double *dbl[] = {m->if_sigma, m->if_deltac, m->if_dmax, m->if_delta, m->if_t, m->if_k, m->if_rev,
-                   m->if_delta_prev, m->if_t_prev, m->if_work, m->if_step_max};
-  for (size_t i = 0; i < sizeof dbl / sizeof dbl[0]; ++i) out[n++] = (ck_array){dbl[i], nf * D};
-  if (m->sys.n_aux) out[n++] = (ck_array){m->sys.aux, (size_t)m->sys.n_aux * (size_t)m->ndof_max * D};
+  out[n++] = (ck_array){"X", D, m->X, nd};
+  out[n++] = (ck_array){"mass", D, m->mass, nd};
+  out[n++] = (ck_array){"minv", D, m->minv, nd};
+  out[n++] = (ck_array){"u", D, m->sys.u, nd};
+  out[n++] = (ck_array){"v", D, m->sys.v, nd};
+  out[n++] = (ck_array){"a", D, m->sys.a, nd};
+  out[n++] = (ck_array){"el_a", I, m->el_a, ne};
+  out[n++] = (ck_array){"h_rowptr", I, m->h_rowptr, nc + 1};
+  out[n++] = (ck_array){"h_col", I, m->h_col, 2 * (uint64_t)m->ncon_max + 1};
+  out[n++] = (ck_array){"h_val", D, m->h_val, 2 * (uint64_t)m->ncon_max + 1};
+  out[n++] = (ck_array){"g0", D, m->g0, nc};
+  out[n++] = (ck_array){"impulse", D, m->impulse, nc}; /* the LCP warm start */
+  out[n++] = (ck_array){"facet_iface", I, m->facet_iface, nf};
+  out[n++] = (ck_array){"if_node", I, m->if_node, nf};
+  out[n++] = (ck_array){"if_twin", I, m->if_twin, nf};
+  struct {
+    const char *name;
+    double *p;
+  } dbl[] = {{"if_sigma", m->if_sigma},   {"if_deltac", m->if_deltac},         {"if_dmax", m->if_dmax},
+             {"if_delta", m->if_delta},   {"if_t", m->if_t},                   {"if_k", m->if_k},
+             {"if_rev", m->if_rev},       {"if_delta_prev", m->if_delta_prev}, {"if_t_prev", m->if_t_prev},
+             {"if_work", m->if_work},     {"if_step_max", m->if_step_max}};
+  for (size_t i = 0; i < sizeof dbl / sizeof dbl[0]; ++i) out[n++] = (ck_array){dbl[i].name, D, dbl[i].p, nf};
+  if (m->sys.n_aux) out[n++] = (ck_array){"aux", D, m->sys.aux, (uint64_t)m->sys.n_aux * (uint64_t)m->ndof_max};
   return n;
 }
 
-typedef struct ck_scalars {
-  int32_t ndof, ncon, niface, released;
-  int64_t insertions;
-} ck_scalars;
+enum { CK_NDOF, CK_NCON, CK_NIFACE, CK_RELEASED, CK_INSERTIONS, CK_NSCALARS };
 
-int shard_model_checkpoint_write(shard_model *m, FILE *f) {
+uint32_t shard_model_checkpoint_sections(shard_model *m) {
   ck_array a[32];
-  const int n = ck_arrays(m, a);
-  ck_scalars sc = {m->ndof, m->ncon, m->niface, m->released, m->insertions};
-  int ok = fwrite(&sc, sizeof sc, 1, f) == 1;
-  for (int i = 0; i < n && ok; ++i) ok = fwrite(a[i].p, 1, a[i].size, f) == a[i].size;
-  return ok ? SHARD_OK : SHARD_ERR_IO;
+  return 1u + (uint32_t)ck_arrays(m, a);
 }
 
-int shard_model_checkpoint_read(shard_model *m, FILE *f, shard_msg *msg) {
+void shard_model_checkpoint_write(shard_model *m, FILE *f) {
   ck_array a[32];
   const int n = ck_arrays(m, a);
-  ck_scalars sc;
-  int ok = fread(&sc, sizeof sc, 1, f) == 1;
-  ok = ok && sc.ndof >= m->ndof && sc.ndof <= m->ndof_max && sc.ncon <= m->ncon_max && sc.niface <= m->nfacet;
-  for (int i = 0; i < n && ok; ++i) ok = fread(a[i].p, 1, a[i].size, f) == a[i].size;
-  if (!ok) return shard_msg_set(msg, SHARD_ERR_INPUT, "checkpoint does not match this model (truncated or other case)");
-  m->ndof = sc.ndof, m->ncon = sc.ncon, m->niface = sc.niface, m->released = sc.released, m->insertions = sc.insertions;
+  const int64_t sc[CK_NSCALARS] = {m->ndof, m->ncon, m->niface, m->released, m->insertions};
+  shard_ck_put_section(f, "model", SHARD_CK_I64, sc, CK_NSCALARS);
+  for (int i = 0; i < n; ++i) shard_ck_put_section(f, a[i].name, a[i].type, a[i].p, a[i].count);
+}
+
+#define CK_BAD(...) shard_msg_set(msg, SHARD_ERR_INPUT, __VA_ARGS__)
+
+/* The state read back is one this model can be in: counts within the case's
+ * sizes, every index in range, the interfaces, their twin DOFs, constraint
+ * rows and split elements consistent with each other (the restored pattern
+ * is rebuilt from them), every number finite. */
+static int ck_validate(const shard_model *m, const int64_t *sc, int32_t niface0, const int32_t *wall_col,
+                       const ck_array *a, int na, shard_msg *msg) {
+  const int32_t nn = m->kind == SHARD_MODEL_BAR ? m->nel + 1 : 1;
+  if (sc[CK_NIFACE] < niface0 || sc[CK_NIFACE] > m->nfacet)
+    return CK_BAD("%lld interfaces, this case has %d to %d", (long long)sc[CK_NIFACE], (int)niface0, (int)m->nfacet);
+  const int32_t ni = (int32_t)sc[CK_NIFACE];
+  if (!m->insertion && ni != niface0)
+    return CK_BAD("%d interfaces in a case without insertions and %d initial ones", (int)ni, (int)niface0);
+  if (sc[CK_NDOF] != (int64_t)nn + ni)
+    return CK_BAD("%lld DOFs, %d nodes and %d interfaces make %d", (long long)sc[CK_NDOF], (int)nn, (int)ni,
+                  (int)(nn + ni));
+  if (sc[CK_NCON] != (int64_t)m->nwall + ni)
+    return CK_BAD("%lld constraints, %d walls and %d interfaces make %d", (long long)sc[CK_NCON], (int)m->nwall,
+                  (int)ni, (int)(m->nwall + ni));
+  if (sc[CK_RELEASED] != 0 && (sc[CK_RELEASED] != 1 || m->n_presc == 0))
+    return CK_BAD("released flag %lld (%s)", (long long)sc[CK_RELEASED],
+                  m->n_presc ? "0 or 1 expected" : "the case drives no end");
+  if (sc[CK_INSERTIONS] != (int64_t)ni - niface0)
+    return CK_BAD("%lld insertions, %d interfaces beyond the %d initial ones", (long long)sc[CK_INSERTIONS],
+                  (int)(ni - niface0), (int)niface0);
+  for (int k = 0; k < na; ++k)
+    if (a[k].type == SHARD_CK_F64) {
+      const double *p = a[k].p;
+      for (uint64_t i = 0; i < a[k].count; ++i)
+        if (!isfinite(p[i])) return CK_BAD("%s[%llu] is not finite", a[k].name, (unsigned long long)i);
+    }
+  const int32_t nc = m->nwall + ni;
+  if (m->h_rowptr[0] != 0) return CK_BAD("h_rowptr[0] = %d", (int)m->h_rowptr[0]);
+  for (int32_t i = 0; i < nc; ++i) {
+    const int64_t len = (int64_t)m->h_rowptr[i + 1] - m->h_rowptr[i];
+    if (len < 1 || len > 2)
+      return CK_BAD("constraint row %d: h_rowptr %d..%d", (int)i, (int)m->h_rowptr[i], (int)m->h_rowptr[i + 1]);
+  }
+  for (int32_t i = 0; i < m->nwall; ++i)
+    if (m->h_rowptr[i + 1] - m->h_rowptr[i] != 1 || m->h_col[m->h_rowptr[i]] != wall_col[i])
+      return CK_BAD("wall row %d differs from the case's", (int)i);
+  for (int32_t f = 0; f < m->nfacet; ++f)
+    if (m->facet_iface[f] < -1 || m->facet_iface[f] >= ni)
+      return CK_BAD("facet_iface[%d] = %d outside -1..%d", (int)f, (int)m->facet_iface[f], (int)ni - 1);
+  for (int32_t i = 0; i < ni; ++i) {
+    const int32_t j = m->if_node[i], t = m->if_twin[i], r = m->h_rowptr[m->nwall + i];
+    if (j < 1 || j > nn - 2) return CK_BAD("if_node[%d] = %d outside the internal nodes 1..%d", (int)i, (int)j, (int)nn - 2);
+    if (t != nn + i) return CK_BAD("if_twin[%d] = %d, expected %d", (int)i, (int)t, (int)(nn + i));
+    if (m->facet_iface[j - 1] != i) return CK_BAD("interface %d and facet %d disagree", (int)i, (int)j - 1);
+    if (m->h_rowptr[m->nwall + i + 1] - r != 2 || m->h_col[r] != j || m->h_col[r + 1] != t || m->h_val[r] != -1.0 ||
+        m->h_val[r + 1] != 1.0)
+      return CK_BAD("constraint row of interface %d does not join DOFs %d and %d", (int)i, (int)j, (int)t);
+  }
+  int32_t used = 0;
+  for (int32_t f = 0; f < m->nfacet; ++f) used += m->facet_iface[f] >= 0;
+  if (used != ni) return CK_BAD("%d facets hold an interface, %d interfaces", (int)used, (int)ni);
+  for (int32_t e = 0; e < m->nel; ++e) {
+    const int32_t i = e >= 1 && e - 1 < m->nfacet ? m->facet_iface[e - 1] : -1;
+    const int32_t want = i >= 0 ? m->if_twin[i] : e;
+    if (m->el_a[e] != want) return CK_BAD("el_a[%d] = %d, expected %d", (int)e, (int)m->el_a[e], (int)want);
+  }
+  return SHARD_OK;
+}
+
+int shard_model_checkpoint_read(shard_model *m, shard_ck_reader *rd, shard_msg *msg) {
+  ck_array a[32];
+  const int n = ck_arrays(m, a);
+  int64_t sc[CK_NSCALARS];
+  int st = shard_ck_get_section(rd, "model", SHARD_CK_I64, sc, CK_NSCALARS, msg);
+  const int32_t niface0 = m->niface;
+  int32_t wall_col[4] = {0};
+  for (int32_t i = 0; i < m->nwall && i < 4; ++i) wall_col[i] = m->h_col[m->h_rowptr[i]];
+  for (int i = 0; i < n && st == SHARD_OK; ++i) st = shard_ck_get_section(rd, a[i].name, a[i].type, a[i].p, a[i].count, msg);
+  if (st == SHARD_OK) st = ck_validate(m, sc, niface0, wall_col, a, n, msg);
+  if (st != SHARD_OK) return st; /* the model is left inconsistent: the caller destroys it */
+  m->ndof = (int32_t)sc[CK_NDOF], m->ncon = (int32_t)sc[CK_NCON], m->niface = (int32_t)sc[CK_NIFACE];
+  m->released = (int)sc[CK_RELEASED], m->insertions = sc[CK_INSERTIONS];
   m->coh_trial = 0;
   rebuild_pattern(m);
   m->sys.ndof = m->ndof, m->sys.ncon = m->ncon;

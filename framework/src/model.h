@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "case.h"
+#include "checkpoint.h"
 #include "contact.h"
 #include "shard/contact_law.h"
 #include "shard/plugin.h"
@@ -134,10 +135,14 @@ void shard_model_reactions(shard_model *m, const double *u, double out[2]);
 /* Release the prescribed DOFs (free expansion). */
 void shard_model_release(shard_model *m);
 
-/* Checkpoints: every mutable array and counter of the model, binary (same
- * build and machine; the run hash guards the case). */
-int shard_model_checkpoint_write(shard_model *m, FILE *f);
-int shard_model_checkpoint_read(shard_model *m, FILE *f, shard_msg *msg);
+/* Checkpoints: every mutable array and counter of the model as sections of
+ * the checkpoint container (checkpoint.h); the run hash guards the case.
+ * Reading checks every count, index and number against the model as built
+ * from the case and refuses (SHARD_ERR_INPUT, what in msg) a state it cannot
+ * be in; the model is then unusable (destroy it). */
+uint32_t shard_model_checkpoint_sections(shard_model *m);
+void shard_model_checkpoint_write(shard_model *m, FILE *f);
+int shard_model_checkpoint_read(shard_model *m, shard_ck_reader *rd, shard_msg *msg);
 
 /* Attach the force law (penalty) so that force()/stiffness() include it. */
 void shard_model_set_force_law(shard_model *m, const shard_contact_law_ops *ops, void *self);

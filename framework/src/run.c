@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "checkpoint.h"
 #include "model.h"
 #include "outputs.h"
 #include "params_text.h"
@@ -92,6 +93,7 @@ typedef struct run {
   int64_t force_n;
 
   int64_t rows;
+  int64_t ck_step; /* the step of the checkpoint this block is part of (a second copy of the header's) */
   double next_out;
   double stop_next, stop_last_g, stop_time; /* stopping rule: next check, dissipation at the last check */
   int stop_quiet;                           /* checks in a row below 1e-3 */
@@ -103,6 +105,8 @@ typedef struct run {
 
   FILE *hist;
   char hist_tmp[4096];
+  uint32_t hist_crc;    /* CRC-32 of the history's first hist_crc_len bytes (for the checkpoints) */
+  int64_t hist_crc_len;
   double wall_setup, wall_loop;
   double loop_t0, wall_loop_prior; /* this attempt's loop start; loop time of earlier attempts */
   int continuing;                   /* --restart, or --resume with a checkpoint of this run */
@@ -730,8 +734,11 @@ static void y_quoted(yaml_out *w, const char *key, const char *text) {
   fputs("\"\n", w->f);
 }
 
-static void write_summary(run *r, FILE *f, const char *status, const char *message, int64_t steps, double wall_total) {
+/* SHARD_ERR_NOMEM when the fragment statistics could not be computed (the
+ * summary is then incomplete) */
+static int write_summary(run *r, FILE *f, const char *status, const char *message, int64_t steps, double wall_total) {
   shard_model *m = r->m;
+  int rc = SHARD_OK;
   yaml_out w = {.f = f};
   y_word(&w, "status", status);
   if (message) y_quoted(&w, "message", message);
@@ -793,6 +800,7 @@ static void write_summary(run *r, FILE *f, const char *status, const char *messa
     double *sz = NULL, median = NAN;
     shard_sample_stats st;
     const int32_t n = m->kind == SHARD_MODEL_BAR ? fragment_sizes(m, &fr, &sz, &st, &median) : 0;
+    if (n < 0) rc = SHARD_ERR_NOMEM;
     if (n > 0) { /* over the fragments of this run: mean size with its 95% interval (Student t) */
       y_num(&w, "fracture.fragment_size.mean", st.mean);
       y_num(&w, "fracture.fragment_size.ci95", n > 1 ? st.ci95 : 0.0);
@@ -827,6 +835,7 @@ static void write_summary(run *r, FILE *f, const char *status, const char *messa
     y_num(&w, "reference.eta_v", r->etav_den > 0 ? r->etav_num / r->etav_den : NAN);
     y_num(&w, "reference.eta_u_contact", r->etac_den > 0 ? r->etac_num / r->etac_den : NAN);
   }
+  return rc;
 }
 
 static int write_memstream(const char *dir, const char *name, char *buf, size_t len, shard_msg *msg) {
@@ -841,7 +850,7 @@ static int write_interfaces(run *r, shard_msg *msg) {
   char *buf = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
-  if (!f) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
+  if (!f) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for interfaces.csv");
   const double A = m->scales.area;
   shard_out_header(f, &shard_out_interfaces, out_flags(r));
   for (int32_t i = 0; i < m->niface; ++i) {
@@ -871,7 +880,7 @@ static int write_fragments(run *r, shard_msg *msg) {
     if (f1) fclose(f1), free(b1);
     if (f2) fclose(f2), free(b2);
     free(fr), free(sz);
-    return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
+    return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for fragments.csv");
   }
   shard_out_header(f1, &shard_out_fragments, out_flags(r));
   double total = 0.0;
@@ -1034,9 +1043,13 @@ static int write_provenance(run *r, shard_msg *msg) {
   char *rbuf = NULL, *pbuf = NULL;
   size_t rlen = 0, plen = 0;
   FILE *f = open_memstream(&rbuf, &rlen);
-  if (!f) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
-  shard_case_write_resolved(r->c, f);
-  fclose(f);
+  if (!f) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for case.resolved.yaml");
+  const int wst = shard_case_write_resolved(r->c, f);
+  if (fclose(f) != 0 || wst != SHARD_OK) { /* a partial text would give a wrong run hash */
+    free(rbuf);
+    return shard_msg_set(msg, wst == SHARD_ERR_IO ? SHARD_ERR_IO : SHARD_ERR_NOMEM,
+                         "cannot resolve the case for case.resolved.yaml: %s", shard_status_str(wst));
+  }
   compute_run_hash(r, rbuf, rlen);
   r->continuing = r->opt->restart || (r->opt->resume && checkpoint_resumable(r));
   /* a --restart without a checkpoint of this run fails in checkpoint_restore, touching nothing */
@@ -1050,7 +1063,7 @@ static int write_provenance(run *r, shard_msg *msg) {
   free(rbuf);
   if (st != SHARD_OK) return st;
   f = open_memstream(&pbuf, &plen);
-  if (!f) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
+  if (!f) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for provenance.yaml");
   fprintf(f, "shard_version: \"%s\"\nshard_commit: \"%s\"\nabi: \"%u.%u\"\ncase_file: \"%s\"\n", SHARD_VERSION,
           shard_git_commit, SHARD_ABI_MAJOR, SHARD_ABI_MINOR, shard_case_path(r->c));
   fprintf(f, "plugins:\n");
@@ -1088,34 +1101,67 @@ static int check_finite(const shard_model *m, const char **what) {
   return 1;
 }
 
-/* ---- checkpoints (docs/cases.md#checkpoints---restart-and---resume) ----------------------------------------------------------
- * DIR/checkpoint.bin, written atomically: magic, run hash, step, the model's
- * arrays, the run's accumulators, the history length. A restart rebuilds the
- * run from DIR/case.resolved.yaml exactly as the first time, then overwrites
- * the state: the continuation is bit for bit the uninterrupted run. */
-#define CK_MAGIC "SHARDCK3"
+/* ---- checkpoints (docs/cases.md#checkpoints---restart-and---resume) -------------------------------------------------------------------
+ * DIR/checkpoint.bin, written atomically, in the container of checkpoint.h:
+ * run hash, step, the length, row count and CRC-32 of the partial history it
+ * continues, then the model's arrays and the run's accumulators as sections.
+ * A restart rebuilds the run from DIR/case.resolved.yaml exactly as the
+ * first time, checks the checkpoint against it (checksum, then every count,
+ * index and flag) and the partial history against the checkpoint, then
+ * overwrites the state: the continuation is bit for bit the uninterrupted
+ * run. Anything that does not check out is refused: "checkpoint FILE:
+ * corrupt (what)", exit 2. */
 #define HIST_PARTIAL ".history.csv.partial" /* the history until the run ends (then history.csv) */
+
+/* Extend the running CRC-32 of the partial history to its first `upto` bytes
+ * (each checkpoint reads only what was written since the last one). */
+static int history_crc_extend(run *r, int64_t upto, shard_msg *msg) {
+  if (upto < r->hist_crc_len) r->hist_crc = 0, r->hist_crc_len = 0;
+  if (upto == r->hist_crc_len) return SHARD_OK;
+  const int fd = open(r->hist_tmp, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return shard_msg_set(msg, SHARD_ERR_IO, "cannot read back the history %s: %s", r->hist_tmp, strerror(errno));
+  unsigned char buf[16384];
+  while (r->hist_crc_len < upto) {
+    const size_t want = (size_t)(upto - r->hist_crc_len < (int64_t)sizeof buf ? upto - r->hist_crc_len : (int64_t)sizeof buf);
+    const ssize_t got = pread(fd, buf, want, (off_t)r->hist_crc_len);
+    if (got <= 0) {
+      const int err = got < 0 ? errno : EIO;
+      close(fd);
+      return shard_msg_set(msg, SHARD_ERR_IO, "cannot read back the history %s: %s", r->hist_tmp, strerror(err));
+    }
+    r->hist_crc = shard_crc32(r->hist_crc, buf, (size_t)got);
+    r->hist_crc_len += got;
+  }
+  close(fd);
+  return SHARD_OK;
+}
 
 static int checkpoint_write(run *r, int64_t k, shard_msg *msg) {
   errno = 0;
   if (fflush(r->hist) != 0 || ferror(r->hist)) return history_error(r, k, (double)k * r->dt, msg);
   const long hist_len = ftell(r->hist);
+  if (hist_len < 0) return shard_msg_set(msg, SHARD_ERR_IO, "cannot tell the history's length: %s", strerror(errno));
+  int st = history_crc_extend(r, hist_len, msg);
+  if (st != SHARD_OK) return st;
   char *buf = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
-  if (!f) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
-  fwrite(CK_MAGIC, 1, 8, f);
-  fwrite(r->run_hash, 1, 64, f);
-  fwrite(&k, sizeof k, 1, f);
-  fwrite(&hist_len, sizeof hist_len, 1, f);
+  if (!f) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for the checkpoint");
+  shard_ck_header h = {.step = k, .hist_bytes = hist_len, .hist_rows = r->rows, .hist_crc = r->hist_crc,
+                       .nsections = shard_model_checkpoint_sections(r->m) + 1};
+  memcpy(h.run_hash, r->run_hash, 64);
+  shard_ck_put_header(f, &h);
   shard_model_checkpoint_write(r->m, f);
   r->wall_loop_done = r->wall_loop_prior + (now_s() - r->loop_t0);
-  fwrite((const char *)r + RUN_CK_BEGIN, 1, RUN_CK_END - RUN_CK_BEGIN, f);
-  if (fclose(f) != 0) {
+  r->ck_step = k;
+  shard_ck_put_section(f, "run", SHARD_CK_BYTES, (const char *)r + RUN_CK_BEGIN, RUN_CK_END - RUN_CK_BEGIN);
+  const int bad = ferror(f);
+  if (fclose(f) != 0 || bad) {
     free(buf);
-    return shard_msg_set(msg, SHARD_ERR_IO, "cannot build the checkpoint");
+    return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for the checkpoint");
   }
-  int st = shard_write_atomic(r->opt->out_dir, "checkpoint.bin", buf, len, msg);
+  shard_ck_seal((unsigned char *)buf, len);
+  st = shard_write_atomic(r->opt->out_dir, "checkpoint.bin", buf, len, msg);
   free(buf);
   if (st != SHARD_OK) shard_msg_prepend(msg, "step %lld (t = %.9g s): checkpoint", (long long)k, (double)k * r->dt);
   return st;
@@ -1138,44 +1184,187 @@ static int history_continue(run *r, long hist_len, shard_msg *msg) {
   return SHARD_OK;
 }
 
-static int checkpoint_restore(run *r, shard_msg *msg) {
-  char path[4200], magic[8], hash[64];
-  snprintf(path, sizeof path, "%s/checkpoint.bin", r->opt->out_dir);
-  FILE *f = fopen(path, "rb");
-  if (!f) return shard_msg_set(msg, SHARD_ERR_INPUT, "--restart: no checkpoint in '%s' (%s)", r->opt->out_dir, strerror(errno));
-  int64_t k = 0;
-  long hist_len = 0;
-  int ok = fread(magic, 1, 8, f) == 8 && memcmp(magic, CK_MAGIC, 8) == 0 && fread(hash, 1, 64, f) == 64 &&
-           fread(&k, sizeof k, 1, f) == 1 && fread(&hist_len, sizeof hist_len, 1, f) == 1;
-  if (ok && memcmp(hash, r->run_hash, 64) != 0) {
-    fclose(f);
-    return shard_msg_set(msg, SHARD_ERR_INPUT, "--restart: %s belongs to another run (run hash differs)", path);
+/* msg holds what is wrong: make it "checkpoint PATH: corrupt (what)" */
+static int ck_corrupt(shard_msg *msg, const char *path) {
+  char what[SHARD_MSG_SIZE];
+  snprintf(what, sizeof what, "%s", msg->text);
+  return shard_msg_set(msg, SHARD_ERR_INPUT, "checkpoint %s: corrupt (%s)", path, what);
+}
+
+/* The run's accumulators read back: what the set-up derived from the case
+ * (reference, contact DOF, release mode) must be what it was, and the
+ * counters that index or count must be in range. */
+static int check_run_block(const run *r, const run *set, int64_t k, const shard_ck_header *h, shard_msg *msg) {
+  if (r->ref != set->ref || r->contact_con != set->contact_con || r->contact_dof != set->contact_dof ||
+      r->release_mode != set->release_mode || memcmp(&r->bar, &set->bar, sizeof r->bar) != 0)
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "run section: reference or loading set-up differs from the case's");
+  shard_ball_ref ball = set->ball; /* the reference's cursor as the run advanced it, step by step */
+  if (r->ref == SHARD_REF_BALL)
+    for (int64_t j = 1; j <= k; ++j) {
+      double ua, va;
+      shard_ball_ref_eval(&ball, (double)j * r->dt, &ua, &va);
+    }
+  if (memcmp(&ball, &r->ball, sizeof ball) != 0)
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "run section: ball reference cursor differs from its recomputation");
+  if (r->energy_form != SHARD_ENERGY_NEWMARK && r->energy_form != SHARD_ENERGY_NEWMARK_WORK &&
+      r->energy_form != SHARD_ENERGY_PLAIN)
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "run section: energy form %d", (int)r->energy_form);
+  if (r->ck_step != k)
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "run section: written at step %lld, the header says %lld",
+                         (long long)r->ck_step, (long long)k);
+  if (r->rows != h->hist_rows)
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "run section: %lld history rows, the header says %lld",
+                         (long long)r->rows, (long long)h->hist_rows);
+  const int32_t nc = r->m->ncon_max;
+  if (r->prev_active < 0 || r->prev_active > nc || r->max_active < 0 || r->max_active > nc || r->max_block < 0 ||
+      r->max_block > nc)
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "run section: active-set counts outside 0..%d", (int)nc);
+  if (r->max_inserted < 0 || r->max_inserted > r->m->nfacet || r->stop_quiet < 0 || r->stop_quiet > 2 ||
+      r->restarts < 0 || r->release_step < 0 || r->release_step > k || r->contact_steps < 0 || r->contact_steps > k ||
+      r->force_n < 0 || r->force_n > k || r->lcp_blocks < 0 || r->lcp_iterations < 0 || r->lcp_fallbacks < 0)
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "run section: a step counter outside 0..%lld", (long long)k);
+  return SHARD_OK;
+}
+
+/* The partial history's first h->hist_bytes bytes are the ones the
+ * checkpoint continues: h->hist_rows rows after the header line, whole
+ * lines, text, the recorded CRC-32. Bytes after them (rows of steps after
+ * the checkpoint) are dropped by the restart. */
+static int check_partial_history(const run *r, const shard_ck_header *h, const char *ck, shard_msg *msg) {
+  const char *path = r->hist_tmp;
+  const int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0)
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "--restart: cannot read the partial history %s of the checkpoint %s: %s",
+                         path, ck, strerror(errno));
+  struct stat sb;
+  int st = SHARD_OK;
+  if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+    st = shard_msg_set(msg, SHARD_ERR_INPUT, "partial history %s: not a regular file", path);
+  } else if ((int64_t)sb.st_size < h->hist_bytes) {
+    st = shard_msg_set(msg, SHARD_ERR_INPUT,
+                       "partial history %s: corrupt (truncated: %lld bytes, the checkpoint %s continues its first %lld)",
+                       path, (long long)sb.st_size, ck, (long long)h->hist_bytes);
+  } else {
+    unsigned char buf[16384];
+    uint32_t crc = 0;
+    int64_t pos = 0, lines = 0;
+    unsigned char last = 0;
+    while (pos < h->hist_bytes && st == SHARD_OK) {
+      const size_t want = (size_t)(h->hist_bytes - pos < (int64_t)sizeof buf ? h->hist_bytes - pos : (int64_t)sizeof buf);
+      const ssize_t got = pread(fd, buf, want, (off_t)pos);
+      if (got <= 0) {
+        st = shard_msg_set(msg, SHARD_ERR_IO, "partial history %s: read error: %s", path, got < 0 ? strerror(errno) : "end of file");
+        break;
+      }
+      const unsigned char *nul = memchr(buf, 0, (size_t)got);
+      if (nul) {
+        st = shard_msg_set(msg, SHARD_ERR_INPUT, "partial history %s: corrupt (NUL byte at offset %lld)", path,
+                           (long long)(pos + (nul - buf)));
+        break;
+      }
+      for (ssize_t i = 0; i < got; ++i) lines += buf[i] == '\n';
+      crc = shard_crc32(crc, buf, (size_t)got);
+      last = buf[got - 1];
+      pos += got;
+    }
+    if (st == SHARD_OK && last != '\n')
+      st = shard_msg_set(msg, SHARD_ERR_INPUT, "partial history %s: corrupt (byte %lld, where the checkpoint %s "
+                         "continues it, is inside a row)", path, (long long)h->hist_bytes, ck);
+    else if (st == SHARD_OK && lines != h->hist_rows + 1)
+      st = shard_msg_set(msg, SHARD_ERR_INPUT, "partial history %s: corrupt (%lld lines where the checkpoint %s "
+                         "expects a header and %lld rows)", path, (long long)lines, ck, (long long)h->hist_rows);
+    else if (st == SHARD_OK && crc != h->hist_crc)
+      st = shard_msg_set(msg, SHARD_ERR_INPUT, "partial history %s: corrupt (its first %lld bytes differ from the "
+                         "ones the checkpoint %s continues: CRC-32 %08x, recorded %08x)",
+                         path, (long long)h->hist_bytes, ck, crc, h->hist_crc);
   }
-  int st = ok ? shard_model_checkpoint_read(r->m, f, msg) : shard_msg_set(msg, SHARD_ERR_INPUT, "--restart: %s is not a shard checkpoint", path);
-  if (st == SHARD_OK && fread((char *)r + RUN_CK_BEGIN, 1, RUN_CK_END - RUN_CK_BEGIN, f) != RUN_CK_END - RUN_CK_BEGIN)
-    st = shard_msg_set(msg, SHARD_ERR_INPUT, "--restart: %s is truncated", path);
+  close(fd);
+  return st;
+}
+
+/* the size in bytes of a checkpoint of this run */
+static size_t checkpoint_size(run *r) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  if (!f) return SIZE_MAX;
+  shard_ck_header h = {0};
+  shard_ck_put_header(f, &h);
+  shard_model_checkpoint_write(r->m, f);
+  shard_ck_put_section(f, "run", SHARD_CK_BYTES, (const char *)r + RUN_CK_BEGIN, RUN_CK_END - RUN_CK_BEGIN);
+  const int bad = ferror(f);
   fclose(f);
-  if (st != SHARD_OK) return st;
+  free(buf);
+  return bad ? SIZE_MAX : len;
+}
+
+static int checkpoint_restore(run *r, shard_msg *msg) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/checkpoint.bin", r->opt->out_dir);
+  if (access(path, F_OK) != 0)
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "--restart: no checkpoint in '%s' (%s)", r->opt->out_dir, strerror(errno));
+  const size_t expect = checkpoint_size(r);
+  if (expect == SIZE_MAX) return shard_msg_set(msg, SHARD_ERR_NOMEM, "checkpoint %s: out of memory", path);
+  unsigned char *buf = NULL;
+  size_t len = 0;
+  int st = shard_read_file(path, expect, &buf, &len, msg);
+  if (st != SHARD_OK) return st == SHARD_ERR_INPUT ? ck_corrupt(msg, path) : (shard_msg_prepend(msg, "checkpoint %s", path), st);
+  shard_ck_header h;
+  shard_ck_reader rd;
+  uint32_t version = 0;
+  run set = *r; /* as the set-up left it */
+  st = shard_ck_open(buf, len, &h, &rd, &version, msg);
+  if (st != SHARD_OK && version != 0) {
+    st = shard_msg_set(msg, SHARD_ERR_INPUT, "checkpoint %s: format %u, written by another version of shard; this one "
+                       "reads format %u: start the run over (without --restart)", path, version, SHARD_CK_VERSION);
+  } else if (st != SHARD_OK) {
+    st = ck_corrupt(msg, path);
+  } else if (memcmp(h.run_hash, r->run_hash, 64) != 0) {
+    st = shard_msg_set(msg, SHARD_ERR_INPUT, "--restart: %s belongs to another run (run hash differs)", path);
+  } else if (h.step < 1 || h.step >= r->nsteps) {
+    st = shard_msg_set(msg, SHARD_ERR_INPUT, "step %lld outside this run's 1..%lld", (long long)h.step,
+                       (long long)r->nsteps - 1);
+    st = ck_corrupt(msg, path);
+  } else if (h.hist_rows < 1 || h.hist_rows > h.step + 1 || h.hist_bytes < 1) {
+    st = shard_msg_set(msg, SHARD_ERR_INPUT, "history of %lld rows in %lld bytes after step %lld",
+                       (long long)h.hist_rows, (long long)h.hist_bytes, (long long)h.step);
+    st = ck_corrupt(msg, path);
+  } else if ((st = shard_model_checkpoint_read(r->m, &rd, msg)) != SHARD_OK ||
+             (st = shard_ck_get_section(&rd, "run", SHARD_CK_BYTES, (char *)r + RUN_CK_BEGIN, RUN_CK_END - RUN_CK_BEGIN,
+                                        msg)) != SHARD_OK ||
+             (st = shard_ck_close(&rd, msg)) != SHARD_OK || (st = check_run_block(r, &set, h.step, &h, msg)) != SHARD_OK) {
+    st = ck_corrupt(msg, path);
+  }
+  free(buf);
+  if (st != SHARD_OK) return st; /* the run's state is unusable: it ends here */
+  if ((st = check_partial_history(r, &h, path, msg)) != SHARD_OK) return st;
+  const int64_t k = h.step;
   r->k_start = k;
   r->m->sys.t = (double)k * r->dt;
   r->wall_loop_prior = r->wall_loop_done;
   r->restarts++;
+  r->hist_crc = h.hist_crc, r->hist_crc_len = h.hist_bytes;
   /* the history up to the checkpoint, then append */
-  return history_continue(r, hist_len, msg);
+  return history_continue(r, (long)h.hist_bytes, msg);
 }
 
 /* DIR/checkpoint.bin of the current format (its run hash and step in `hash`
- * and `step`) with the partial history it continues still in DIR. */
+ * and `step`) with the partial history it continues still in DIR. Only the
+ * header is read: the rest is checked when a run continues from it. */
 static int checkpoint_header(const char *dir, char hash[64], int64_t *step) {
-  char path[4200], magic[8];
+  char path[4200];
+  unsigned char head[SHARD_CK_HEADER];
   snprintf(path, sizeof path, "%s/checkpoint.bin", dir);
   FILE *f = fopen(path, "rb");
   if (!f) return 0;
-  const int ok = fread(magic, 1, 8, f) == 8 && memcmp(magic, CK_MAGIC, 8) == 0 && fread(hash, 1, 64, f) == 64 &&
-                 fread(step, sizeof *step, 1, f) == 1;
+  const size_t n = fread(head, 1, sizeof head, f);
   fclose(f);
+  shard_ck_header h;
+  if (shard_ck_peek(head, n, &h, NULL, NULL) != SHARD_OK) return 0;
+  memcpy(hash, h.run_hash, 64);
+  *step = h.step;
   snprintf(path, sizeof path, "%s/" HIST_PARTIAL, dir);
-  return ok && access(path, R_OK | W_OK) == 0;
+  return access(path, R_OK | W_OK) == 0;
 }
 
 int shard_run_checkpoint_step(const char *dir, int64_t *step) {
@@ -1384,6 +1573,8 @@ static int setup_time(run *r, shard_msg *msg) {
   r->dt_bulk = shard_model_dt_bulk(m);
   r->dt_c_default = shard_model_dt_default(m, r->max_spring);
   r->dt_c_paper = shard_model_dt_paper(m, r->max_spring);
+  if (isnan(r->dt_c_default)) /* the eigenvalue bound's work arrays could not be allocated */
+    return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for the stable time step estimate");
   const char *est = shard_case_string(r->c, "time.dt_estimate");
   r->dt_c = (est && strcmp(est, "paper") == 0) ? r->dt_c_paper : r->dt_c_default;
   int st = SHARD_OK;
@@ -1555,6 +1746,10 @@ int shard_run_case(const shard_case *c, const shard_registry *reg, const shard_r
     energies(&r, 1);
     if ((st = history_row(&r, 0, 0.0, 0, msg)) != SHARD_OK) goto done;
   }
+  if (shard_diag_count(diag) > 0) { /* an error while resolving the case (out of memory, say) was recorded */
+    st = shard_msg_set(msg, SHARD_ERR_INTERNAL, "the set-up reported errors (above); nothing run");
+    goto done;
+  }
   r.wall_setup = now_s() - wall0;
   int64_t steps = 0;
   r.loop_t0 = now_s();
@@ -1579,21 +1774,7 @@ int shard_run_case(const shard_case *c, const shard_registry *reg, const shard_r
   if (hst != SHARD_OK && st == SHARD_OK) st = shard_msg_set(msg, hst, "%s", io.text);
   if (r.snap && r.spacetime && st == SHARD_OK && shard_snapshots_finish(r.snap, &io) != SHARD_OK)
     st = shard_msg_set(msg, SHARD_ERR_IO, "%s", io.text);
-  char *sbuf = NULL;
-  size_t slen = 0;
-  FILE *sf = open_memstream(&sbuf, &slen);
-  if (sf) {
-    if (r.stopped && st == SHARD_OK)
-      shard_msg_set(msg, SHARD_OK, "stopped on request after step %lld (t = %.9g s)", (long long)steps,
-                    (double)steps * r.dt);
-    write_summary(&r, sf,
-                  st == SHARD_OK ? (r.stopped ? "stopped" : "ok")
-                                 : (st == SHARD_ERR_NUMERIC ? "numerical_failure" : "failed"),
-                  st == SHARD_OK && !r.stopped ? NULL : msg->text, steps, r.wall_loop_prior + (now_s() - wall0));
-    fclose(sf);
-    if (write_memstream(opt->out_dir, "summary.yaml", sbuf, slen, &io) != SHARD_OK && st == SHARD_OK)
-      st = shard_msg_set(msg, SHARD_ERR_IO, "%s", io.text);
-  }
+  /* the other outputs first: the summary's status says whether they were written */
   if (m->fracture) {
     int st2 = write_fragments(&r, &io);
     if (st2 == SHARD_OK) st2 = write_interfaces(&r, &io);
@@ -1602,6 +1783,33 @@ int shard_run_case(const shard_case *c, const shard_registry *reg, const shard_r
   /* datapackage.json: the units and meaning of the CSVs beside it */
   if (shard_out_write_run_package(opt->out_dir, out_flags(&r), &io) != SHARD_OK && st == SHARD_OK)
     st = shard_msg_set(msg, SHARD_ERR_IO, "%s", io.text);
+  for (int attempt = 0; attempt < 2; ++attempt) { /* a second time when the first found the summary incomplete */
+    char *sbuf = NULL;
+    size_t slen = 0;
+    FILE *sf = open_memstream(&sbuf, &slen);
+    if (!sf) {
+      if (st == SHARD_OK) st = shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for summary.yaml");
+      break;
+    }
+    if (r.stopped && st == SHARD_OK)
+      shard_msg_set(msg, SHARD_OK, "stopped on request after step %lld (t = %.9g s)", (long long)steps,
+                    (double)steps * r.dt);
+    const int sum = write_summary(&r, sf,
+                                  st == SHARD_OK ? (r.stopped ? "stopped" : "ok")
+                                                 : (st == SHARD_ERR_NUMERIC ? "numerical_failure" : "failed"),
+                                  st == SHARD_OK && !r.stopped ? NULL : msg->text, steps,
+                                  r.wall_loop_prior + (now_s() - wall0));
+    const int bad = ferror(sf);
+    if (fclose(sf) != 0 || bad || sum != SHARD_OK) {
+      free(sbuf);
+      if (st != SHARD_OK) break;
+      st = shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for summary.yaml");
+      continue;
+    }
+    if (write_memstream(opt->out_dir, "summary.yaml", sbuf, slen, &io) != SHARD_OK && st == SHARD_OK)
+      st = shard_msg_set(msg, SHARD_ERR_IO, "%s", io.text);
+    break;
+  }
   code = st == SHARD_OK ? (r.stopped ? SHARD_RUN_STOPPED : 0) : st == SHARD_ERR_NUMERIC ? 3 : st == SHARD_ERR_INPUT ? 2 : 1;
 done:
   if (code == 1 && st == SHARD_ERR_INPUT) code = 2;
