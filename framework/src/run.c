@@ -1235,7 +1235,7 @@ static int check_partial_history(const run *r, const shard_ck_header *h, const c
   const int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0)
     return shard_msg_set(msg, SHARD_ERR_INPUT, "--restart: cannot read the partial history %s of the checkpoint %s: %s",
-                         path, ck, strerror(errno));
+                         path, ck, errno == ELOOP ? "it is a symbolic link" : strerror(errno));
   struct stat sb;
   int st = SHARD_OK;
   if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {

@@ -35,8 +35,8 @@ before=$(sha256sum <"$T/victim2")
 code=0
 "$shard" run "$case" -o "$T/r" "${sets[@]}" --resume >/dev/null 2>"$T/err" || code=$?
 [ "$(sha256sum <"$T/victim2")" = "$before" ] || fail "--resume wrote through the planted link"
-[ "$code" -eq 1 ] || fail "--resume through a linked partial history exited $code: $(cat "$T/err")"
-grep -qF "cannot continue the history $T/r/.history.csv.partial: it is a symbolic link" "$T/err" ||
+[ "$code" -eq 2 ] || fail "--resume through a linked partial history exited $code: $(cat "$T/err")"
+grep -qF "cannot read the partial history $T/r/.history.csv.partial of the checkpoint $T/r/checkpoint.bin: it is a symbolic link" "$T/err" ||
   fail "message: $(cat "$T/err")"
 [ ! -e "$T/r/summary.yaml" ] || fail "a refused resume wrote a summary"
 echo "outdir_symlink: planted links never followed (fresh start, --resume); no temporaries left"
