@@ -62,6 +62,9 @@ typedef struct dir_id {
   ino_t ino;
 } dir_id;
 
+/* why a candidate failed when even that could not be allocated */
+static char cand_oom[] = "out of memory";
+
 /* A file of the search path, not opened until a lookup needs it. */
 enum { CAND_NEW, CAND_LOADED, CAND_FAILED };
 typedef struct candidate {
@@ -70,7 +73,7 @@ typedef struct candidate {
   unsigned group; /* its directory's load group */
   int shadow;     /* a default location (see check_duplicate) */
   int state;
-  char *error;    /* CAND_FAILED: why (malloc'd) */
+  char *error;    /* CAND_FAILED: why (malloc'd, or cand_oom) */
 } candidate;
 
 struct shard_registry {
@@ -142,7 +145,7 @@ void shard_registry_destroy(shard_registry *reg) {
   for (size_t i = 0; i < reg->n_cands; ++i) {
     free(reg->cands[i].path);
     free(reg->cands[i].stem);
-    free(reg->cands[i].error);
+    if (reg->cands[i].error != cand_oom) free(reg->cands[i].error);
   }
   free(reg->cands);
   for (size_t i = 0; i < reg->n_searched; ++i) free(reg->searched[i]);
@@ -945,6 +948,7 @@ static void load_candidate(shard_registry *reg, candidate *c) {
   }
   c->state = CAND_FAILED;
   c->error = dup_str(msg.text[0] ? msg.text : "could not be loaded");
+  if (!c->error) c->error = cand_oom;
 }
 
 static void load_every_candidate(shard_registry *reg) {

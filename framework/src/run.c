@@ -1737,8 +1737,8 @@ int shard_run_case(const shard_case *c, const shard_registry *reg, const shard_r
     int fd = -1;
     if ((st = shard_file_create(r.hist_tmp, &fd, msg)) != SHARD_OK) goto done;
     if (!(r.hist = fdopen(fd, "w"))) {
+      st = shard_msg_set(msg, SHARD_ERR_IO, "cannot open '%s': %s", r.hist_tmp, strerror(errno));
       close(fd);
-      st = shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
       goto done;
     }
     history_header(&r);
@@ -1806,8 +1806,14 @@ int shard_run_case(const shard_case *c, const shard_registry *reg, const shard_r
       st = shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for summary.yaml");
       continue;
     }
-    if (write_memstream(opt->out_dir, "summary.yaml", sbuf, slen, &io) != SHARD_OK && st == SHARD_OK)
-      st = shard_msg_set(msg, SHARD_ERR_IO, "%s", io.text);
+    if (write_memstream(opt->out_dir, "summary.yaml", sbuf, slen, &io) != SHARD_OK) {
+      /* renamed into place but not made durable (the directory's sync
+       * failed): a summary the run does not stand behind is withdrawn */
+      char sp[4200];
+      snprintf(sp, sizeof sp, "%s/summary.yaml", opt->out_dir);
+      unlink(sp);
+      if (st == SHARD_OK) st = shard_msg_set(msg, SHARD_ERR_IO, "%s", io.text);
+    }
     break;
   }
   code = st == SHARD_OK ? (r.stopped ? SHARD_RUN_STOPPED : 0) : st == SHARD_ERR_NUMERIC ? 3 : st == SHARD_ERR_INPUT ? 2 : 1;

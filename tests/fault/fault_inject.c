@@ -27,6 +27,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <pthread.h>
 #include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,10 @@ static long alloc_at, alloc_seen, write_at, write_seen;
 static int trace;
 static FILE *poisoned[64];
 
+/* A forked child (the plugin registry probes each plugin file in one) is
+ * another process: the failures are injected into this one only. */
+static void fault_off_in_child(void) { alloc_at = write_at = 0; }
+
 __attribute__((constructor)) static void fault_init(void) {
   const char *a = getenv("SHARD_FAULT_ALLOC"), *w = getenv("SHARD_FAULT_WRITE");
   alloc_at = a ? strtol(a, NULL, 10) : 0;
@@ -46,6 +51,7 @@ __attribute__((constructor)) static void fault_init(void) {
   trace = getenv("SHARD_FAULT_TRACE") != NULL;
   unsetenv("SHARD_FAULT_ALLOC");
   unsetenv("SHARD_FAULT_WRITE");
+  pthread_atfork(NULL, NULL, fault_off_in_child);
 }
 
 static void announce(const char *what, long n, const char *fn) {
