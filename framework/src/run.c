@@ -55,6 +55,8 @@ typedef struct run {
   int scope_depth;
 
   plugin_inst integ, impact, force, lcp, fallback, tsl;
+  plugin_inst *created[6]; /* instances in the order of creation, destroyed in reverse */
+  int n_created;
   const shard_integrator_ops *iops;
 
   double T, dt, dt_c, dt_bulk, dt_c_default, dt_c_paper, max_spring, energy_guard;
@@ -262,6 +264,11 @@ static int check_tolerance(run *r, const shard_params *p, double *out, shard_msg
 /* Create the integrator, the contact law of its family and the LCP solvers. */
 static int cmp_name(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
 
+/* Note an instance just created (when its create left one), for destroy_plugins. */
+static void created(run *r, plugin_inst *pi) {
+  if (pi->self && r->n_created < (int)(sizeof r->created / sizeof r->created[0])) r->created[r->n_created++] = pi;
+}
+
 static int build_plugins(run *r, shard_msg *msg) {
   const char *path = shard_case_path(r->c);
   int st = instantiate(r, "integrator", &r->integ, msg);
@@ -286,7 +293,9 @@ static int build_plugins(run *r, shard_msg *msg) {
                          lp->name, family_word(lp->caps), ip->name, family_word(fam), slot,
                          fam == SHARD_CAP_IMPACT_LAW ? "newton_impact" : "penalty");
   const shard_contact_law_ops *lops = shard_contact_law_ops_of(lp);
-  if ((st = shard_contact_law_create(lops, &law->params, &r->m->scales, &law->self, msg)) != SHARD_OK) {
+  st = shard_contact_law_create(lops, &law->params, &r->m->scales, &law->self, msg);
+  created(r, law);
+  if (st != SHARD_OK) {
     shard_msg_prepend(msg, "%s: contact law '%s'", path, lp->name);
     return SHARD_ERR_INPUT;
   }
@@ -304,7 +313,9 @@ static int build_plugins(run *r, shard_msg *msg) {
                            path, ip->name);
     if ((st = instantiate(r, "fracture", &r->tsl, msg)) != SHARD_OK) return st;
     const shard_tsl_ops *tops = shard_tsl_ops_of(r->tsl.lp->desc);
-    if ((st = shard_tsl_create(tops, &r->tsl.params, &r->m->scales, &r->tsl.self, msg)) != SHARD_OK) {
+    st = shard_tsl_create(tops, &r->tsl.params, &r->m->scales, &r->tsl.self, msg);
+    created(r, &r->tsl);
+    if (st != SHARD_OK) {
       shard_msg_prepend(msg, "%s: traction-separation law '%s'", path, r->tsl.lp->desc->name);
       return SHARD_ERR_INPUT;
     }
@@ -313,14 +324,18 @@ static int build_plugins(run *r, shard_msg *msg) {
         SHARD_OK)
       return st;
   }
-  if ((st = shard_integrator_create(r->iops, &r->integ.params, &r->m->scales, &r->integ.self, msg)) != SHARD_OK) {
+  st = shard_integrator_create(r->iops, &r->integ.params, &r->m->scales, &r->integ.self, msg);
+  created(r, &r->integ);
+  if (st != SHARD_OK) {
     shard_msg_prepend(msg, "%s: integrator '%s'", path, ip->name);
     return SHARD_ERR_INPUT;
   }
   if (ip->caps & SHARD_CAP_NEEDS_LCP) {
     if ((st = instantiate(r, "lcp", &r->lcp, msg)) != SHARD_OK) return st;
     const shard_lcp_solver_ops *sops = shard_lcp_solver_ops_of(r->lcp.lp->desc);
-    if ((st = shard_lcp_solver_create(sops, &r->lcp.params, &r->lcp.self, msg)) != SHARD_OK) {
+    st = shard_lcp_solver_create(sops, &r->lcp.params, &r->lcp.self, msg);
+    created(r, &r->lcp);
+    if (st != SHARD_OK) {
       shard_msg_prepend(msg, "%s: lcp '%s'", path, r->lcp.lp->desc->name);
       return SHARD_ERR_INPUT;
     }
@@ -380,6 +395,7 @@ static int build_plugins(run *r, shard_msg *msg) {
       }
       shard_params fpar = {fp->desc->params, fp->desc->n_params, vals};
       st = shard_lcp_solver_create(fops, &fpar, &r->fallback.self, msg);
+      created(r, &r->fallback);
       double ftol = 0.0;
       if (st == SHARD_OK) st = check_tolerance(r, &fpar, &ftol, msg);
       free(vals);
@@ -398,12 +414,20 @@ static int build_plugins(run *r, shard_msg *msg) {
 }
 
 static void destroy_plugins(run *r) {
-  shard_integrator_destroy(r->iops, r->integ.self);
-  if (r->lcp.self) shard_lcp_solver_destroy(shard_lcp_solver_ops_of(r->lcp.lp->desc), r->lcp.self);
-  if (r->fallback.self) shard_lcp_solver_destroy(shard_lcp_solver_ops_of(r->fallback.lp->desc), r->fallback.self);
-  if (r->force.self) shard_contact_law_destroy(shard_contact_law_ops_of(r->force.lp->desc), r->force.self);
-  if (r->impact.self) shard_contact_law_destroy(shard_contact_law_ops_of(r->impact.lp->desc), r->impact.self);
-  if (r->tsl.self) shard_tsl_destroy(shard_tsl_ops_of(r->tsl.lp->desc), r->tsl.self);
+  /* the reverse order of creation: the integrator before the laws it was
+   * created after, the fallback solver before the primary */
+  while (r->n_created > 0) {
+    plugin_inst *pi = r->created[--r->n_created];
+    const shard_plugin *d = pi->lp->desc;
+    switch (d->kind) {
+    case SHARD_KIND_INTEGRATOR: shard_integrator_destroy(shard_integrator_ops_of(d), pi->self); break;
+    case SHARD_KIND_CONTACT_LAW: shard_contact_law_destroy(shard_contact_law_ops_of(d), pi->self); break;
+    case SHARD_KIND_LCP_SOLVER: shard_lcp_solver_destroy(shard_lcp_solver_ops_of(d), pi->self); break;
+    case SHARD_KIND_TSL: shard_tsl_destroy(shard_tsl_ops_of(d), pi->self); break;
+    default: break;
+    }
+    pi->self = NULL;
+  }
 }
 
 /* ---- references -------------------------------------------------------------- */
