@@ -19,6 +19,7 @@
 #include "commands.h"
 #include "expr.h"
 #include "params_text.h"
+#include "plugin_calls.h"
 #include "mtx.h"
 #include "registry.h"
 #include "shard/lcp_solver.h"
@@ -264,7 +265,7 @@ static int open_solver(const shard_cli *cli, const lcp_args *a, shard_registry *
     return SHARD_EXIT_INPUT;
   }
   run->desc = lp->desc;
-  run->ops = lp->desc->ops;
+  run->ops = shard_lcp_solver_ops_of(lp->desc);
   shard_param_value *values = calloc(lp->desc->n_params ? lp->desc->n_params : 1, sizeof *values);
   if (!values) {
     fprintf(stderr, "shard lcp: out of memory\n");
@@ -275,9 +276,9 @@ static int open_solver(const shard_cli *cli, const lcp_args *a, shard_registry *
     return SHARD_EXIT_INPUT;
   }
   shard_params params = {lp->desc->params, lp->desc->n_params, values};
-  int st = run->ops->create(&params, &run->self, &msg);
+  int st = shard_lcp_solver_create(run->ops, &params, &run->self, &msg);
   free(values);
-  if (st == SHARD_OK) st = run->ops->setup(run->self, n, nnz, &msg);
+  if (st == SHARD_OK) st = shard_lcp_solver_setup(run->ops, run->self, n, nnz, &msg);
   if (st != SHARD_OK) {
     fprintf(stderr, "shard lcp: solver '%s': %s\n", a->solver, msg.text);
     return exit_for(st) == SHARD_EXIT_OK ? SHARD_EXIT_FAIL : exit_for(st);
@@ -286,7 +287,7 @@ static int open_solver(const shard_cli *cli, const lcp_args *a, shard_registry *
 }
 
 static void close_solver(shard_registry *reg, lcp_run *run) {
-  if (run->ops && run->self) run->ops->destroy(run->self);
+  shard_lcp_solver_destroy(run->ops, run->self);
   run->self = NULL;
   shard_registry_destroy(reg);
 }
@@ -337,7 +338,7 @@ static int solve_files(const shard_cli *cli, const lcp_args *a) {
   shard_lcp_report rep = {0, 0, NAN};
   msg.text[0] = '\0';
   const double t0 = now_seconds();
-  st = run.ops->solve(run.self, &prob, z, w, &rep, &msg);
+  st = shard_lcp_solver_solve(run.ops, run.self, &prob, z, w, &rep, &msg);
   const double solve_time = now_seconds() - t0;
   if (st < 0) {
     fprintf(stderr, "shard lcp: solver '%s': %s\n", run.desc->name, msg.text);
@@ -425,7 +426,7 @@ static int bench_tridiag(const shard_cli *cli, const lcp_args *a) {
   for (long long r = 0; r < a->repeat; ++r) {
     memset(z, 0, (size_t)n * sizeof *z); /* cold start every time */
     double t0 = now_seconds();
-    int st = run.ops->solve(run.self, &prob, z, w, &rep, &msg);
+    int st = shard_lcp_solver_solve(run.ops, run.self, &prob, z, w, &rep, &msg);
     double dt = now_seconds() - t0;
     total += dt;
     if (dt < best) best = dt;

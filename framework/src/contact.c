@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "mtx.h"
+#include "plugin_calls.h"
 
 struct shard_contact {
   int32_t ndof, ncon_max;
@@ -99,7 +100,7 @@ static int setup_solver(const shard_contact *c, const shard_contact_solver *s, s
   if (!s->ops) return SHARD_OK;
   const int dense = (s->caps & SHARD_CAP_LCP_DENSE) != 0;
   const int32_t n_max = dense ? c->dense_max : c->ncon_max;
-  int st = s->ops->setup(s->self, n_max, c->b_cap, msg);
+  int st = shard_lcp_solver_setup(s->ops, s->self, n_max, c->b_cap, msg);
   if (st != SHARD_OK) shard_msg_prepend(msg, "lcp '%s': setup for %d unknowns", s->name, (int)n_max);
   return st;
 }
@@ -226,7 +227,7 @@ static int solve_with(const shard_contact_solver *s, const shard_lcp_problem *p,
   for (int32_t i = 0; i < p->n; ++i) /* warm start: the caller's guess, made feasible */
     if (!(z[i] > 0.0)) z[i] = 0.0;
   msg->text[0] = '\0';
-  int st = s->ops->solve(s->self, p, z, w, rep, msg);
+  int st = shard_lcp_solver_solve(s->ops, s->self, p, z, w, rep, msg);
   if (st == SHARD_OK && rep->status != SHARD_OK) st = rep->status;
   if (st == SHARD_OK) {
     for (int32_t i = 0; i < p->n; ++i)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plugin_calls.h"
 #include "rng.h"
 #include "strength.h"
 
@@ -26,7 +27,7 @@ static void sys_gaps(shard_system *sys, const double *u, double *out_g) { gaps_a
 /* penalty force / stiffness / energy of every constraint at u */
 static void penalty_eval(shard_model *m, const double *u) {
   gaps_at(m, u, m->gap_scratch);
-  m->force_law->force(m->force_law_self, m->ncon, m->gap_scratch, m->pen_f, m->pen_k, m->pen_e);
+  shard_contact_law_force(m->force_law, m->force_law_self, m->ncon, m->gap_scratch, m->pen_f, m->pen_k, m->pen_e);
 }
 
 /* cohesive tractions (per unit area) of the active interfaces at u; commit
@@ -42,7 +43,7 @@ static void cohesive_eval(shard_model *m, const double *u, int commit) {
   }
   shard_tsl_batch b = {.n = n, .sigma_c = m->if_sigma, .delta_c = m->if_deltac, .delta = m->if_delta,
                        .delta_max = dmax, .traction = m->if_t, .stiffness = m->if_k, .reversible = m->if_rev};
-  m->tsl->evaluate(m->tsl_self, &b, commit);
+  shard_tsl_evaluate(m->tsl, m->tsl_self, &b, commit);
   if (m->tsl_zero_in_compression)
     for (int32_t i = 0; i < n; ++i)
       if (m->if_delta[i] < 0) m->if_t[i] = 0, m->if_k[i] = 0, m->if_rev[i] = 0;
@@ -528,7 +529,7 @@ int shard_model_set_tsl(shard_model *m, const shard_tsl_ops *ops, void *self, in
   m->tsl = ops;
   m->tsl_self = self;
   m->tsl_zero_in_compression = zero_in_compression;
-  m->tsl_kmax = ops->max_stiffness(self) * m->scales.area;
+  m->tsl_kmax = shard_tsl_max_stiffness(ops, self) * m->scales.area;
   long long count = 0, seed = 1;
   int st = SHARD_OK;
   CASE_INT("fracture.initial.count", count);
@@ -820,7 +821,7 @@ double shard_model_elastic(const shard_model *m, const double *u) {
 
 void shard_model_measure(shard_model *m, const double *u, double *gaps) {
   gaps_at(m, u, gaps);
-  if (m->force_law) m->force_law->force(m->force_law_self, m->ncon, gaps, m->pen_f, m->pen_k, m->pen_e);
+  if (m->force_law) shard_contact_law_force(m->force_law, m->force_law_self, m->ncon, gaps, m->pen_f, m->pen_k, m->pen_e);
 }
 
 double shard_model_penalty_energy(const shard_model *m) {

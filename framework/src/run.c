@@ -17,6 +17,7 @@
 #include "model.h"
 #include "outputs.h"
 #include "params_text.h"
+#include "plugin_calls.h"
 #include "reference.h"
 #include "sha256.h"
 #include "snapshot.h"
@@ -55,6 +56,8 @@ typedef struct run {
   int scope_depth;
 
   plugin_inst integ, impact, force, lcp, fallback, tsl;
+  plugin_inst *created[6]; /* instances in the order of creation, destroyed in reverse */
+  int n_created;
   const shard_integrator_ops *iops;
 
   double T, dt, dt_c, dt_bulk, dt_c_default, dt_c_paper, max_spring, energy_guard;
@@ -265,12 +268,17 @@ static int check_tolerance(run *r, const shard_params *p, double *out, shard_msg
 /* Create the integrator, the contact law of its family and the LCP solvers. */
 static int cmp_name(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
 
+/* Note an instance just created (when its create left one), for destroy_plugins. */
+static void created(run *r, plugin_inst *pi) {
+  if (pi->self && r->n_created < (int)(sizeof r->created / sizeof r->created[0])) r->created[r->n_created++] = pi;
+}
+
 static int build_plugins(run *r, shard_msg *msg) {
   const char *path = shard_case_path(r->c);
   int st = instantiate(r, "integrator", &r->integ, msg);
   if (st != SHARD_OK) return st;
   const shard_plugin *ip = r->integ.lp->desc;
-  r->iops = ip->ops;
+  r->iops = shard_integrator_ops_of(ip);
   const uint64_t fam = ip->caps & (SHARD_CAP_IMPACT_LAW | SHARD_CAP_FORCE_LAW);
   const char *slot = fam == SHARD_CAP_IMPACT_LAW ? "contact.impact" : "contact.force";
   plugin_inst *law = fam == SHARD_CAP_IMPACT_LAW ? &r->impact : &r->force;
@@ -288,16 +296,18 @@ static int build_plugins(run *r, shard_msg *msg) {
                          "%s: '%s' is %s law, but integrator '%s' takes %s law in '%s' (for example %s)", path,
                          lp->name, family_word(lp->caps), ip->name, family_word(fam), slot,
                          fam == SHARD_CAP_IMPACT_LAW ? "newton_impact" : "penalty");
-  const shard_contact_law_ops *lops = lp->ops;
-  if ((st = lops->create(&law->params, &r->m->scales, &law->self, msg)) != SHARD_OK) {
+  const shard_contact_law_ops *lops = shard_contact_law_ops_of(lp);
+  st = shard_contact_law_create(lops, &law->params, &r->m->scales, &law->self, msg);
+  created(r, law);
+  if (st != SHARD_OK) {
     shard_msg_prepend(msg, "%s: contact law '%s'", path, lp->name);
     return SHARD_ERR_INPUT;
   }
   if (fam == SHARD_CAP_IMPACT_LAW) {
-    lops->restitution(law->self, r->m->ncon_max, r->m->restitution);
+    shard_contact_law_restitution(lops, law->self, r->m->ncon_max, r->m->restitution);
   } else {
     shard_model_set_force_law(r->m, lops, law->self);
-    r->max_spring = lops->max_stiffness(law->self);
+    r->max_spring = shard_contact_law_max_stiffness(lops, law->self);
   }
   if (shard_case_has(r->c, "fracture")) {
     if (r->m->insertion && !(ip->caps & SHARD_CAP_TOPOLOGY))
@@ -306,8 +316,10 @@ static int build_plugins(run *r, shard_msg *msg) {
                            "fracture.insertion: false or use nsn, cd_lagrange or explicit_newmark",
                            path, ip->name);
     if ((st = instantiate(r, "fracture", &r->tsl, msg)) != SHARD_OK) return st;
-    const shard_tsl_ops *tops = r->tsl.lp->desc->ops;
-    if ((st = tops->create(&r->tsl.params, &r->m->scales, &r->tsl.self, msg)) != SHARD_OK) {
+    const shard_tsl_ops *tops = shard_tsl_ops_of(r->tsl.lp->desc);
+    st = shard_tsl_create(tops, &r->tsl.params, &r->m->scales, &r->tsl.self, msg);
+    created(r, &r->tsl);
+    if (st != SHARD_OK) {
       shard_msg_prepend(msg, "%s: traction-separation law '%s'", path, r->tsl.lp->desc->name);
       return SHARD_ERR_INPUT;
     }
@@ -316,14 +328,18 @@ static int build_plugins(run *r, shard_msg *msg) {
         SHARD_OK)
       return st;
   }
-  if ((st = r->iops->create(&r->integ.params, &r->m->scales, &r->integ.self, msg)) != SHARD_OK) {
+  st = shard_integrator_create(r->iops, &r->integ.params, &r->m->scales, &r->integ.self, msg);
+  created(r, &r->integ);
+  if (st != SHARD_OK) {
     shard_msg_prepend(msg, "%s: integrator '%s'", path, ip->name);
     return SHARD_ERR_INPUT;
   }
   if (ip->caps & SHARD_CAP_NEEDS_LCP) {
     if ((st = instantiate(r, "lcp", &r->lcp, msg)) != SHARD_OK) return st;
-    const shard_lcp_solver_ops *sops = r->lcp.lp->desc->ops;
-    if ((st = sops->create(&r->lcp.params, &r->lcp.self, msg)) != SHARD_OK) {
+    const shard_lcp_solver_ops *sops = shard_lcp_solver_ops_of(r->lcp.lp->desc);
+    st = shard_lcp_solver_create(sops, &r->lcp.params, &r->lcp.self, msg);
+    created(r, &r->lcp);
+    if (st != SHARD_OK) {
       shard_msg_prepend(msg, "%s: lcp '%s'", path, r->lcp.lp->desc->name);
       return SHARD_ERR_INPUT;
     }
@@ -373,7 +389,7 @@ static int build_plugins(run *r, shard_msg *msg) {
       r->fallback.lp = fp;
       r->fallback.params = (shard_params){fp->desc->params, 0, NULL};
       /* the fallback runs with its defaults */
-      const shard_lcp_solver_ops *fops = fp->desc->ops;
+      const shard_lcp_solver_ops *fops = shard_lcp_solver_ops_of(fp->desc);
       shard_param_value *vals = calloc(fp->desc->n_params + 1, sizeof *vals);
       if (!vals) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
       if ((st = shard_params_defaults(fp->desc->params, fp->desc->n_params, vals, msg)) != SHARD_OK) {
@@ -382,7 +398,8 @@ static int build_plugins(run *r, shard_msg *msg) {
         return st;
       }
       shard_params fpar = {fp->desc->params, fp->desc->n_params, vals};
-      st = fops->create(&fpar, &r->fallback.self, msg);
+      st = shard_lcp_solver_create(fops, &fpar, &r->fallback.self, msg);
+      created(r, &r->fallback);
       double ftol = 0.0;
       if (st == SHARD_OK) st = check_tolerance(r, &fpar, &ftol, msg);
       free(vals);
@@ -401,12 +418,20 @@ static int build_plugins(run *r, shard_msg *msg) {
 }
 
 static void destroy_plugins(run *r) {
-  if (r->integ.self) r->iops->destroy(r->integ.self);
-  if (r->lcp.self) ((const shard_lcp_solver_ops *)r->lcp.lp->desc->ops)->destroy(r->lcp.self);
-  if (r->fallback.self) ((const shard_lcp_solver_ops *)r->fallback.lp->desc->ops)->destroy(r->fallback.self);
-  if (r->force.self) ((const shard_contact_law_ops *)r->force.lp->desc->ops)->destroy(r->force.self);
-  if (r->impact.self) ((const shard_contact_law_ops *)r->impact.lp->desc->ops)->destroy(r->impact.self);
-  if (r->tsl.self) ((const shard_tsl_ops *)r->tsl.lp->desc->ops)->destroy(r->tsl.self);
+  /* the reverse order of creation: the integrator before the laws it was
+   * created after, the fallback solver before the primary */
+  while (r->n_created > 0) {
+    plugin_inst *pi = r->created[--r->n_created];
+    const shard_plugin *d = pi->lp->desc;
+    switch (d->kind) {
+    case SHARD_KIND_INTEGRATOR: shard_integrator_destroy(shard_integrator_ops_of(d), pi->self); break;
+    case SHARD_KIND_CONTACT_LAW: shard_contact_law_destroy(shard_contact_law_ops_of(d), pi->self); break;
+    case SHARD_KIND_LCP_SOLVER: shard_lcp_solver_destroy(shard_lcp_solver_ops_of(d), pi->self); break;
+    case SHARD_KIND_TSL: shard_tsl_destroy(shard_tsl_ops_of(d), pi->self); break;
+    default: break;
+    }
+    pi->self = NULL;
+  }
 }
 
 /* ---- references -------------------------------------------------------------- */
@@ -1437,7 +1462,7 @@ static int loop(run *r, int64_t *out_steps, shard_msg *msg) {
      * their LCP from them and overwrite every entry */
     memset(&m->stats, 0, sizeof m->stats);
     shard_contact_set_step(m->contact, k, t_prev);
-    st = r->iops->step(r->integ.self, sys, r->dt, msg);
+    st = shard_integrator_step(r->iops, r->integ.self, sys, r->dt, msg);
     if (st != SHARD_OK) {
       shard_msg_prepend(msg, "step %lld (t = %.9g s): integrator '%s'", (long long)k, t, r->integ.lp->desc->name);
       beyond_stable_hint(r, msg);
@@ -1459,7 +1484,7 @@ static int loop(run *r, int64_t *out_steps, shard_msg *msg) {
     int32_t first_new;
     const int32_t inserted = shard_model_insert(m, &first_new);
     if (inserted > r->max_inserted) r->max_inserted = inserted, r->max_inserted_time = t;
-    if (inserted > 0 && r->iops->on_insert && (st = r->iops->on_insert(r->integ.self, sys, first_new, msg)) != SHARD_OK) {
+    if (inserted > 0 && (st = shard_integrator_on_insert(r->iops, r->integ.self, sys, first_new, msg)) != SHARD_OK) {
       shard_msg_prepend(msg, "step %lld (t = %.9g s): integrator '%s': after %d insertions", (long long)k, t,
                         r->integ.lp->desc->name, (int)inserted);
       st = SHARD_ERR_NUMERIC;
@@ -1664,7 +1689,7 @@ static int run_setup(run *r, shard_msg *msg) {
   shard_model *m = r->m;
   shard_system *sys = &m->sys;
   /* integrator set-up: aux vectors, a0 = M^-1 f(u0) */
-  const uint32_t n_aux = r->iops->n_aux ? r->iops->n_aux(r->integ.self) : 0;
+  const uint32_t n_aux = shard_integrator_n_aux(r->iops, r->integ.self);
   sys->n_aux = n_aux;
   sys->aux = n_aux ? calloc((size_t)n_aux * (size_t)m->ndof_max, sizeof(double)) : NULL;
   r->u_prev = calloc((size_t)m->ndof_max, sizeof(double));
@@ -1673,7 +1698,7 @@ static int run_setup(run *r, shard_msg *msg) {
   for (int32_t d = 0; d < m->ndof_max && r->u_prev; ++d) r->fext_any |= m->fext[d] != 0.0; /* fext is set once, at build */
   if ((n_aux && !sys->aux) || !r->u_prev || !r->v_prev || !r->gap)
     return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
-  if ((st = r->iops->setup(r->integ.self, sys, msg)) != SHARD_OK) {
+  if ((st = shard_integrator_setup(r->iops, r->integ.self, sys, msg)) != SHARD_OK) {
     shard_msg_prepend(msg, "integrator '%s': setup", r->integ.lp->desc->name);
     return st;
   }
@@ -1681,7 +1706,7 @@ static int run_setup(run *r, shard_msg *msg) {
   if ((st = sys->ops->force(sys, 0.0, sys->u, sys->a, msg)) != SHARD_OK) return st;
   for (int32_t d = 0; d < m->ndof; ++d) sys->a[d] *= m->minv[d];
   sys->ops->prescribe(sys, 0.0, sys->v, sys->a);
-  if ((st = r->iops->start(r->integ.self, sys, r->dt, msg)) != SHARD_OK) {
+  if ((st = shard_integrator_start(r->iops, r->integ.self, sys, r->dt, msg)) != SHARD_OK) {
     shard_msg_prepend(msg, "integrator '%s': start", r->integ.lp->desc->name);
     return st;
   }

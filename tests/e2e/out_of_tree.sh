@@ -20,9 +20,15 @@ pc="$(find "$prefix" -name shard.pc -path '*/pkgconfig/*' | head -n1)"
 [ -n "$pc" ] || fail "shard.pc not installed"
 libdir="$(dirname "$(dirname "$pc")")"
 ls "$libdir"/libshard.so* >/dev/null 2>&1 || fail "libshard.so not installed in $libdir"
-for f in shardConfig.cmake shardConfigVersion.cmake shardTargets.cmake; do
+for f in shardConfig.cmake shardConfigVersion.cmake shardTargets.cmake ShardPlugin.cmake; do
   [ -f "$libdir/cmake/shard/$f" ] || fail "not installed: $libdir/cmake/shard/$f"
 done
+# one shard_add_plugin: the file shard's own build includes is the one installed
+cmp -s "$src/cmake/ShardPlugin.cmake" "$libdir/cmake/shard/ShardPlugin.cmake" ||
+  fail "the installed ShardPlugin.cmake differs from cmake/ShardPlugin.cmake"
+defs="$(grep -rl --include='*.cmake' --include='*.in' --include='CMakeLists.txt' 'function(shard_add_plugin' \
+  "$src/CMakeLists.txt" "$src/cmake" "$src/framework" "$src/plugins" "$src/tests" | sort)"
+[ "$defs" = "$src/cmake/ShardPlugin.cmake" ] || fail "shard_add_plugin defined in: $defs"
 ls "$libdir"/shard/plugins/*.so >/dev/null 2>&1 || fail "no plugin installed in $libdir/shard/plugins"
 
 step "installed binary: RPATH and plugins relative to itself"

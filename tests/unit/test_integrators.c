@@ -1,19 +1,31 @@
-/* tests: the four integrator plugins (nsn, moreau_jean, cd_lagrange,
- * explicit_newmark) on a mock shard_system written here:
+/* tests: the integrator contract, run on EVERY integrator plugin found in
+ * SHARD_PLUGIN_DIR (loaded through the registry, none skipped), plus the
+ * scheme-specific equations of the four of the tree (nsn, moreau_jean,
+ * cd_lagrange, explicit_newmark), on a mock shard_system written here:
  *   - a particle above a floor (1 DOF, g = u, H = [1]) under gravity;
  *   - a short spring chain (ground spring, lumped masses, linear springs)
  *     with a right wall and an interface between two of its nodes, and an
  *     optional prescribed DOF.
  * The mock's contact_operator implements H_R M⁻¹(M − kcoef K)M⁻¹H_Rᵀ and its
  * lcp_solve solves small LCPs exactly by enumerating the complementary
- * index sets. Plugins are loaded with dlopen from SHARD_PLUGIN_DIR. */
-#include <dlfcn.h>
+ * index sets.
+ *
+ * The contract every integrator meets (a new plugin is checked by building
+ * it): a sound descriptor (one contact-law family, on_insert exactly with
+ * SHARD_CAP_TOPOLOGY, destroy(NULL)), the exact parabola under constant
+ * acceleration, SHARD_ERR_NUMERIC on a non-finite force; for the impact
+ * family also the particle and bar references (the ball benchmark, its
+ * first-order convergence, the impacting bar) and, when it needs an LCP, a
+ * failing solve passed up with the state untouched. The four of the tree
+ * are checked against their own figures (caps, parameters, eta of the
+ * ball, ...); a new one against the loosest acceptance bound of the four. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cu_runner.h"
+#include "registry.h"
 #include "shard/integrator.h"
 #include "shard/lcp_solver.h"
 
@@ -325,32 +337,86 @@ static void mock_chain_contact(mock *m, int with_prescribed) {
 /* ------------------------------------------------------------- plugins ---- */
 
 typedef struct integ {
-  void *dl;
   const shard_plugin *desc;
   const shard_integrator_ops *ops;
   void *self;
 } integ;
 
-static const shard_plugin *load_plugin(const char *name, void **out_dl) {
-  char path[1024];
-  snprintf(path, sizeof path, "%s/%s.so", SHARD_PLUGIN_DIR, name);
-  *out_dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  if (!*out_dl) {
-    fprintf(stderr, "  dlopen %s: %s\n", path, dlerror());
-    return NULL;
+/* every integrator of SHARD_PLUGIN_DIR, by name (discover(), before the tests run) */
+#define MAX_INTEG 32
+static shard_registry *reg;
+static const char *names[MAX_INTEG];
+static int n_integ;
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+static int discover(void) {
+  shard_msg msg = {{0}};
+  if (shard_registry_create(&reg, &msg) != SHARD_OK || shard_registry_load_dir(reg, SHARD_PLUGIN_DIR, &msg) != SHARD_OK) {
+    fprintf(stderr, "integrators: registry of %s: %s\n", SHARD_PLUGIN_DIR, msg.text);
+    return 0;
   }
-  void *sym = dlsym(*out_dl, SHARD_PLUGIN_ENTRY_SYMBOL);
-  if (!sym) return NULL;
-  shard_plugin_entry_fn entry;
-  memcpy(&entry, &sym, sizeof entry);
-  return entry(0);
+  for (size_t i = 0; i < shard_registry_count(reg); ++i) {
+    const shard_plugin *d = shard_registry_at(reg, i)->desc;
+    if (d->kind != SHARD_KIND_INTEGRATOR) continue;
+    if (n_integ == MAX_INTEG) {
+      fprintf(stderr, "integrators: more than %d integrator plugins: raise MAX_INTEG\n", MAX_INTEG);
+      return 0;
+    }
+    names[n_integ++] = d->name;
+  }
+  qsort(names, (size_t)n_integ, sizeof *names, cmp_str);
+  printf("integrators: %d plugins:", n_integ);
+  for (int i = 0; i < n_integ; ++i) printf(" %s", names[i]);
+  printf("\n");
+  return n_integ > 0;
+}
+
+static const shard_plugin *load_plugin(const char *name) {
+  const shard_loaded_plugin *lp = shard_registry_find(reg, SHARD_KIND_INTEGRATOR, name);
+  if (!lp) fprintf(stderr, "  no integrator plugin '%s' in %s\n", name, SHARD_PLUGIN_DIR);
+  return lp ? lp->desc : NULL;
+}
+
+static int impact_family(const char *name) {
+  const shard_plugin *d = load_plugin(name);
+  return d && (d->caps & SHARD_CAP_IMPACT_LAW);
+}
+
+/* What the integrators of the tree are known to give; a plugin not listed
+ * here gets the loosest bound of the four. */
+typedef struct known_integ {
+  const char *name;
+  uint64_t caps;
+  uint32_t nparams, naux;
+  double ball_bound[2], ball_ref[2]; /* eta of the ball at e = 1, 0.8: acceptance bound, independent figure */
+  double bar_dt;                     /* contact duration of the bar within this many dt of 2L/c */
+} known_integ;
+
+/* the explicit schemes are conditionally stable (the host refuses dt > dt_c); Moreau-Jean is implicit */
+static const known_integ known[] = {
+    {"nsn", SHARD_CAP_IMPACT_LAW | SHARD_CAP_NEEDS_LCP | SHARD_CAP_TOPOLOGY | SHARD_CAP_CONDITIONALLY_STABLE, 1, 0,
+     {0.08, 0.06}, {0.062, 0.046}, 2.0},
+    {"moreau_jean", SHARD_CAP_IMPACT_LAW | SHARD_CAP_NEEDS_LCP, 1, 0, {0.08, 0.06}, {0.062, 0.046}, 3.0},
+    {"cd_lagrange", SHARD_CAP_IMPACT_LAW | SHARD_CAP_NEEDS_LCP | SHARD_CAP_TOPOLOGY | SHARD_CAP_CONDITIONALLY_STABLE,
+     0, 1, {0.2, 0.1}, {0.146, 0.080}, 2.0},
+    {"explicit_newmark", SHARD_CAP_FORCE_LAW | SHARD_CAP_TOPOLOGY | SHARD_CAP_CONDITIONALLY_STABLE, 0, 0, {0, 0},
+     {0, 0}, 0.0},
+};
+#define N_KNOWN ((int)(sizeof known / sizeof known[0]))
+static const known_integ unknown_integ = {NULL, 0, 0, 0, {0.2, 0.1}, {NAN, NAN}, 3.0};
+
+static const known_integ *known_of(const char *name) {
+  for (int k = 0; k < N_KNOWN; ++k)
+    if (strcmp(known[k].name, name) == 0) return &known[k];
+  return NULL;
 }
 
 /* Open an integrator with its defaults, overriding one real or bool
  * parameter when key != NULL. */
 static int integ_open(integ *it, const char *name, const char *key, double value) {
   memset(it, 0, sizeof *it);
-  it->desc = load_plugin(name, &it->dl);
+  it->desc = load_plugin(name);
   if (!it->desc) return 0;
   it->ops = it->desc->ops;
   shard_param_value vals[8];
@@ -401,57 +467,52 @@ static int integ_step(integ *it, mock *m, double dt) {
 
 static void integ_close(integ *it) {
   if (it->ops && it->ops->destroy) it->ops->destroy(it->self);
-  if (it->dl) dlclose(it->dl);
   memset(it, 0, sizeof *it);
 }
 
-static const char *const all_names[4] = {"nsn", "moreau_jean", "cd_lagrange", "explicit_newmark"};
 
 /* --------------------------------------------------------------- tests ---- */
 
 static void test_integrators_descriptors(void) {
-  /* the explicit schemes are conditionally stable (the host refuses dt > dt_c); Moreau-Jean is implicit */
-  const uint64_t caps[4] = {
-      SHARD_CAP_IMPACT_LAW | SHARD_CAP_NEEDS_LCP | SHARD_CAP_TOPOLOGY | SHARD_CAP_CONDITIONALLY_STABLE,
-      SHARD_CAP_IMPACT_LAW | SHARD_CAP_NEEDS_LCP,
-      SHARD_CAP_IMPACT_LAW | SHARD_CAP_NEEDS_LCP | SHARD_CAP_TOPOLOGY | SHARD_CAP_CONDITIONALLY_STABLE,
-      SHARD_CAP_FORCE_LAW | SHARD_CAP_TOPOLOGY | SHARD_CAP_CONDITIONALLY_STABLE};
-  const uint32_t nparams[4] = {1, 1, 0, 0};
-  const uint32_t naux[4] = {0, 0, 1, 0};
-  for (int p = 0; p < 4; ++p) {
+  /* the tree's integrators are all there (the contract cannot lose one) */
+  for (int k = 0; k < N_KNOWN; ++k) CU_CHECK_MSG(load_plugin(known[k].name) != NULL, "%s not found", known[k].name);
+  for (int p = 0; p < n_integ; ++p) {
     integ it;
-    CU_ASSERT_FATAL(integ_open(&it, all_names[p], NULL, 0.0));
+    CU_ASSERT_FATAL(integ_open(&it, names[p], NULL, 0.0));
     const shard_plugin *d = it.desc;
     CU_CHECK_MSG(d->abi_version == SHARD_ABI_VERSION && d->struct_size == sizeof(shard_plugin) &&
                      d->real_size == sizeof(shard_real),
-                 "%s: descriptor header", all_names[p]);
-    CU_CHECK_MSG(d->kind == SHARD_KIND_INTEGRATOR, "%s: kind %u", all_names[p], d->kind);
-    CU_CHECK_MSG(strcmp(d->name, all_names[p]) == 0, "name %s", d->name);
-    CU_CHECK_MSG(d->caps == caps[p], "%s: caps 0x%llx, expected 0x%llx", all_names[p], (unsigned long long)d->caps,
-                 (unsigned long long)caps[p]);
-    CU_CHECK_MSG(d->n_params == nparams[p], "%s: %u parameters", all_names[p], d->n_params);
-    CU_CHECK_MSG(d->ops_size == sizeof(shard_integrator_ops), "%s: ops_size", all_names[p]);
-    CU_CHECK_MSG(it.ops->n_aux(it.self) == naux[p], "%s: n_aux %u", all_names[p], it.ops->n_aux(it.self));
+                 "%s: descriptor header", names[p]);
+    CU_CHECK_MSG(d->kind == SHARD_KIND_INTEGRATOR, "%s: kind %u", names[p], d->kind);
+    const uint64_t fam = d->caps & (SHARD_CAP_IMPACT_LAW | SHARD_CAP_FORCE_LAW);
+    CU_CHECK_MSG(fam == SHARD_CAP_IMPACT_LAW || fam == SHARD_CAP_FORCE_LAW, "%s: one contact-law family", names[p]);
+    CU_CHECK_MSG(d->ops_size == sizeof(shard_integrator_ops), "%s: ops_size", names[p]);
+    const uint32_t naux = it.ops->n_aux ? it.ops->n_aux(it.self) : 0;
+    CU_CHECK_MSG(naux <= 1, "%s: n_aux %u, the mock holds one aux vector (extend it)", names[p], naux);
     CU_CHECK_MSG(((d->caps & SHARD_CAP_TOPOLOGY) != 0) == (it.ops->on_insert != NULL),
-                 "%s: on_insert present exactly when TOPOLOGY", all_names[p]);
+                 "%s: on_insert present exactly when TOPOLOGY", names[p]);
+    const known_integ *kn = known_of(names[p]);
+    if (kn) {
+      CU_CHECK_MSG(d->caps == kn->caps, "%s: caps 0x%llx, expected 0x%llx", names[p], (unsigned long long)d->caps,
+                   (unsigned long long)kn->caps);
+      CU_CHECK_MSG(d->n_params == kn->nparams, "%s: %u parameters", names[p], d->n_params);
+      CU_CHECK_MSG(naux == kn->naux, "%s: n_aux %u", names[p], naux);
+    }
     it.ops->destroy(NULL); /* accepted */
     integ_close(&it);
   }
-  void *dl;
-  const shard_plugin *d = load_plugin("nsn", &dl);
+  const shard_plugin *d = load_plugin("nsn");
   CU_ASSERT_FATAL(d != NULL);
   CU_ASSERT_STRING_EQUAL(d->params[0].key, "closing_filter");
   CU_ASSERT_EQUAL(d->params[0].type, SHARD_PARAM_BOOL);
   CU_ASSERT_STRING_EQUAL(d->params[0].def, "false");
-  dlclose(dl);
-  d = load_plugin("moreau_jean", &dl);
+  d = load_plugin("moreau_jean");
   CU_ASSERT_FATAL(d != NULL);
   CU_ASSERT_STRING_EQUAL(d->params[0].key, "theta");
   CU_ASSERT_EQUAL(d->params[0].type, SHARD_PARAM_REAL);
   CU_ASSERT_STRING_EQUAL(d->params[0].def, "0.5");
   CU_ASSERT(d->params[0].min == 0.0 && d->params[0].max == 1.0);
   CU_ASSERT(d->params[0].flags & SHARD_PARAM_MIN_EXCLUSIVE);
-  dlclose(dl);
 }
 
 static void test_integrators_mj_theta_refused(void) {
@@ -459,7 +520,7 @@ static void test_integrators_mj_theta_refused(void) {
   const double bad[3] = {0.0, -0.5, 1.5};
   for (int i = 0; i < 3; ++i) {
     memset(&it, 0, sizeof it);
-    it.desc = load_plugin("moreau_jean", &it.dl);
+    it.desc = load_plugin("moreau_jean");
     CU_ASSERT_FATAL(it.desc != NULL);
     shard_param_value val = {.set = 1, .real = bad[i]};
     const shard_params params = {.specs = it.desc->params, .count = 1, .values = &val};
@@ -468,7 +529,6 @@ static void test_integrators_mj_theta_refused(void) {
     int rc = ((const shard_integrator_ops *)it.desc->ops)->create(&params, NULL, &self, &msg);
     CU_CHECK_MSG(rc == SHARD_ERR_INPUT && self == NULL && strstr(msg.text, "theta"),
                  "theta = %g: rc %d, message '%.200s'", bad[i], rc, msg.text);
-    dlclose(it.dl);
   }
 }
 
@@ -529,14 +589,14 @@ static void test_integrators_appendix_b_impact(void) {
   }
 }
 
-/* Constant acceleration: all four schemes reproduce the exact parabola. */
+/* Constant acceleration: every scheme reproduces the exact parabola. */
 static void test_integrators_free_flight_parabola(void) {
   const double dt = 1e-3, u0 = 100.0, v0 = 2.0;
   const int steps = 2000;
-  for (int p = 0; p < 4; ++p) {
+  for (int p = 0; p < n_integ; ++p) {
     mock m;
     integ it;
-    CU_ASSERT_FATAL(integ_open(&it, all_names[p], NULL, 0.0));
+    CU_ASSERT_FATAL(integ_open(&it, names[p], NULL, 0.0));
     mock_particle(&m, 1.5, u0, v0, 1.0);
     CU_ASSERT_FATAL(integ_begin(&it, &m, dt));
     double err_u = 0.0, err_v = 0.0;
@@ -546,8 +606,8 @@ static void test_integrators_free_flight_parabola(void) {
       err_u = fmax(err_u, fabs(m.u[0] - (u0 + v0 * t - 0.5 * grav * t * t)));
       err_v = fmax(err_v, fabs(m.v[0] - (v0 - grav * t)));
     }
-    CU_CHECK_MSG(err_u < 1e-10 && err_v < 1e-10, "%s: parabola errors u %.3g v %.3g", all_names[p], err_u, err_v);
-    CU_CHECK_MSG(m.lcp_calls == 0, "%s: no LCP in free flight", all_names[p]);
+    CU_CHECK_MSG(err_u < 1e-10 && err_v < 1e-10, "%s: parabola errors u %.3g v %.3g", names[p], err_u, err_v);
+    CU_CHECK_MSG(m.lcp_calls == 0, "%s: no LCP in free flight", names[p]);
     integ_close(&it);
   }
 }
@@ -650,9 +710,10 @@ static void test_integrators_oscillator(void) {
   double omega;
   mock_mode_chain(&tmp, &omega);
   const double period = 2.0 * PI_ / omega;
-  for (int p = 0; p < 4; ++p) {
-    const char *name = all_names[p];
-    const int mj = p == 1;
+  /* the discrete theory is scheme-specific: the four of the tree */
+  for (int p = 0; p < N_KNOWN; ++p) {
+    const char *name = known[p].name;
+    const int mj = strcmp(name, "moreau_jean") == 0;
     double dt = period / 50.0, err[2] = {0, 0};
     for (int r = 0; r < 2; ++r, dt *= 0.5) {
       double drift = NAN, spread = NAN;
@@ -952,16 +1013,16 @@ static void test_integrators_nsn_closing_filter(void) {
 
 /* A non-finite force is reported as SHARD_ERR_NUMERIC with a cause. */
 static void test_integrators_nonfinite(void) {
-  for (int p = 0; p < 4; ++p) {
+  for (int p = 0; p < n_integ; ++p) {
     mock m;
     integ it;
-    CU_ASSERT_FATAL(integ_open(&it, all_names[p], NULL, 0.0));
+    CU_ASSERT_FATAL(integ_open(&it, names[p], NULL, 0.0));
     mock_chain_contact(&m, 0);
     CU_ASSERT_FATAL(integ_begin(&it, &m, 1e-3));
     m.force_nan = 1;
     shard_msg msg = {{0}};
     const int rc = it.ops->step(it.self, &m.sys, 1e-3, &msg);
-    CU_CHECK_MSG(rc == SHARD_ERR_NUMERIC && strstr(msg.text, "non-finite"), "%s: rc %d, message '%.200s'", all_names[p],
+    CU_CHECK_MSG(rc == SHARD_ERR_NUMERIC && strstr(msg.text, "non-finite"), "%s: rc %d, message '%.200s'", names[p],
                  rc, msg.text);
     integ_close(&it);
   }
@@ -1018,18 +1079,20 @@ static double ball_exact(double t, double u0, double e) {
  * Σ|u_a| within the acceptance bounds and within 0.003 of the figures
  * of an independent implementation of the same equations (0.062, 0.062, 0.146
  * at e = 1; 0.046, 0.046, 0.080 at e = 0.8); the e = 0.8 ball rests after the
- * Zeno time. */
+ * Zeno time. Every impact-family integrator; one outside the tree is held to
+ * the loosest bound (CDL's) and has no independent figure. */
 static void test_integrators_bouncing_ball(void) {
   const double es[2] = {1.0, 0.8};
-  const double bound[2][3] = {{0.08, 0.08, 0.2}, {0.06, 0.06, 0.1}};
-  const double ref[2][3] = {{0.062, 0.062, 0.146}, {0.046, 0.046, 0.080}};
   for (int k = 0; k < 2; ++k) {
-    double eta[3];
-    for (int p = 0; p < 3; ++p) {
+    double eta_nsn = NAN, eta_mj = NAN;
+    for (int p = 0; p < n_integ; ++p) {
+      if (!impact_family(names[p])) continue;
+      const known_integ *kn = known_of(names[p]) ? known_of(names[p]) : &unknown_integ;
+      const double bound = kn->ball_bound[k], ref = kn->ball_ref[k];
       mock m;
       integ it;
       const double dt = 1e-2;
-      CU_ASSERT_FATAL(integ_open(&it, all_names[p], NULL, 0.0));
+      CU_ASSERT_FATAL(integ_open(&it, names[p], NULL, 0.0));
       mock_particle(&m, 1.0, 1.0, 0.0, es[k]);
       CU_ASSERT_FATAL(integ_begin(&it, &m, dt));
       double num = 0.0, den = 0.0, late_u = 0.0, late_v = 0.0;
@@ -1043,33 +1106,36 @@ static void test_integrators_bouncing_ball(void) {
           late_v = fmax(late_v, fabs(m.v[0]));
         }
       }
-      eta[p] = num / den;
-      CU_CHECK_MSG(eta[p] <= bound[k][p] && fabs(eta[p] - ref[k][p]) <= 0.003,
-                   "%s e = %g: eta %.4f (bound %.2g, independent reference %.3f)", all_names[p], es[k], eta[p],
-                   bound[k][p], ref[k][p]);
+      const double eta = num / den;
+      if (strcmp(names[p], "nsn") == 0) eta_nsn = eta;
+      if (strcmp(names[p], "moreau_jean") == 0) eta_mj = eta;
+      CU_CHECK_MSG(eta <= bound && (isnan(ref) || fabs(eta - ref) <= 0.003),
+                   "%s e = %g: eta %.4f (bound %.2g, independent reference %.3f)", names[p], es[k], eta, bound, ref);
       if (es[k] < 1.0)
         CU_CHECK_MSG(late_u < 1e-3 && late_v < 1e-3, "%s e = %g: after the Zeno time |u| <= %.3g, |v| <= %.3g",
-                     all_names[p], es[k], late_u, late_v);
+                     names[p], es[k], late_u, late_v);
       integ_close(&it);
     }
-    CU_CHECK_MSG(fabs(eta[0] - eta[1]) <= 0.1 * eta[0], "e = %g: NSN eta %.4f and MJ eta %.4f within 10%%", es[k],
-                 eta[0], eta[1]);
+    CU_CHECK_MSG(fabs(eta_nsn - eta_mj) <= 0.1 * eta_nsn, "e = %g: NSN eta %.4f and MJ eta %.4f within 10%%", es[k],
+                 eta_nsn, eta_mj);
   }
 }
 
 /* Ball convergence: 25 Δt log-spaced in [1e-4, 1e-2], the least-squares slope
- * of log η against log Δt is first order ([0.8, 1.25]) for NSN, MJ and CDL. */
+ * of log η against log Δt is first order ([0.8, 1.25]) for every impact-family
+ * integrator (NSN, MJ and CDL in the tree). */
 static void test_integrators_ball_convergence(void) {
   const double es[2] = {1.0, 0.8};
   const int nr = 25;
   for (int k = 0; k < 2; ++k)
-    for (int p = 0; p < 3; ++p) {
+    for (int p = 0; p < n_integ; ++p) {
+      if (!impact_family(names[p])) continue;
       double sx = 0.0, sy = 0.0, sxx = 0.0, sxy = 0.0;
       for (int r = 0; r < nr; ++r) {
         const double dt = pow(10.0, -4.0 + 2.0 * r / (nr - 1));
         mock m;
         integ it;
-        CU_ASSERT_FATAL(integ_open(&it, all_names[p], NULL, 0.0));
+        CU_ASSERT_FATAL(integ_open(&it, names[p], NULL, 0.0));
         mock_particle(&m, 1.0, 1.0, 0.0, es[k]);
         CU_ASSERT_FATAL(integ_begin(&it, &m, dt));
         const int steps = (int)floor(5.0 / dt + 0.5);
@@ -1088,7 +1154,7 @@ static void test_integrators_ball_convergence(void) {
         sxy += x * y;
       }
       const double slope = (nr * sxy - sx * sy) / (nr * sxx - sx * sx);
-      CU_CHECK_MSG(slope >= 0.8 && slope <= 1.25, "%s e = %g: convergence slope %.3f", all_names[p], es[k], slope);
+      CU_CHECK_MSG(slope >= 0.8 && slope <= 1.25, "%s e = %g: convergence slope %.3f", names[p], es[k], slope);
     }
 }
 
@@ -1122,12 +1188,14 @@ static void mock_bar(mock *m, int ne, double *dt_c, double *f0, double *tb) {
 static void test_integrators_impacting_bar(void) {
   static mock m; /* 64-DOF dense mock: keep it off the stack */
   static double imp[1024];
-  for (int p = 0; p < 3; ++p) {
+  for (int p = 0; p < n_integ; ++p) {
+    if (!impact_family(names[p])) continue;
+    const known_integ *kn = known_of(names[p]) ? known_of(names[p]) : &unknown_integ;
     integ it;
     double dtc, f0, tb;
     mock_bar(&m, 50, &dtc, &f0, &tb);
     const double dt = 0.7 * dtc;
-    CU_ASSERT_FATAL(integ_open(&it, all_names[p], NULL, 0.0));
+    CU_ASSERT_FATAL(integ_open(&it, names[p], NULL, 0.0));
     CU_ASSERT_FATAL(integ_begin(&it, &m, dt));
     const int steps = (int)(2.5e-4 / dt);
     CU_ASSERT_FATAL(steps <= 1024);
@@ -1152,31 +1220,39 @@ static void test_integrators_impacting_bar(void) {
       mom += m.mass[i] * m.v[i];
       mass += m.mass[i];
     }
-    const double tol_t = (p == 1 ? 3.0 : 2.0) * dt;
-    CU_CHECK_MSG(fabs(dur - tb) <= tol_t, "%s: contact lasts %.5g s, 2L/c = %.5g s (%.2f dt)", all_names[p], dur, tb,
+    const double tol_t = kn->bar_dt * dt;
+    CU_CHECK_MSG(fabs(dur - tb) <= tol_t, "%s: contact lasts %.5g s, 2L/c = %.5g s (%.2f dt)", names[p], dur, tb,
                  (dur - tb) / dt);
-    CU_CHECK_MSG(fabs(fm / f0 - 1.0) <= 0.02, "%s: mean force %.5g F0", all_names[p], fm / f0);
-    CU_CHECK_MSG(fabs(-mom / mass / 5.0 - 1.0) <= 0.05, "%s: rebound velocity %.5g v0", all_names[p],
+    CU_CHECK_MSG(fabs(fm / f0 - 1.0) <= 0.02, "%s: mean force %.5g F0", names[p], fm / f0);
+    CU_CHECK_MSG(fabs(-mom / mass / 5.0 - 1.0) <= 0.05, "%s: rebound velocity %.5g v0", names[p],
                  -mom / mass / 5.0);
     integ_close(&it);
   }
 }
 
-/* A failing LCP solve is passed up with its status and the step's context. */
+/* A failing LCP solve is passed up with its status and the step's context
+ * (every integrator that needs an LCP; the tree's word for word, another's
+ * at least with the solver's cause at the end). */
 static void test_integrators_lcp_failure_context(void) {
-  for (int p = 0; p < 3; ++p) {
+  static const char cause[] = "mock: solver failed";
+  for (int p = 0; p < n_integ; ++p) {
+    const shard_plugin *d = load_plugin(names[p]);
+    if (!d || !(d->caps & SHARD_CAP_NEEDS_LCP)) continue;
     mock m;
     integ it;
-    CU_ASSERT_FATAL(integ_open(&it, all_names[p], NULL, 0.0));
+    CU_ASSERT_FATAL(integ_open(&it, names[p], NULL, 0.0));
     mock_particle(&m, 1.0, 0.001, -2.0, 0.5);
     CU_ASSERT_FATAL(integ_begin(&it, &m, 1e-2));
     m.lcp_fail = SHARD_ERR_NUMERIC;
     const double u0 = m.u[0];
     shard_msg msg = {{0}};
     const int rc = it.ops->step(it.self, &m.sys, 1e-2, &msg);
-    CU_CHECK_MSG(rc == SHARD_ERR_NUMERIC && strcmp(msg.text, "contact LCP on 1 active constraint: mock: solver failed") == 0,
-                 "%s: rc %d, message '%.200s'", all_names[p], rc, msg.text);
-    CU_CHECK_MSG(m.u[0] == u0, "%s: state untouched by the failed step", all_names[p]);
+    const size_t len = strlen(msg.text);
+    const int msg_ok = known_of(names[p])
+                           ? strcmp(msg.text, "contact LCP on 1 active constraint: mock: solver failed") == 0
+                           : len >= sizeof cause - 1 && strcmp(msg.text + len - (sizeof cause - 1), cause) == 0;
+    CU_CHECK_MSG(rc == SHARD_ERR_NUMERIC && msg_ok, "%s: rc %d, message '%.200s'", names[p], rc, msg.text);
+    CU_CHECK_MSG(m.u[0] == u0, "%s: state untouched by the failed step", names[p]);
     integ_close(&it);
   }
 }
@@ -1189,11 +1265,12 @@ static void test_integrators_lcp_failure_context(void) {
  * with E = ½vᵀMv + ½uᵀKu, 𝓗 = E − Δt²/8 aᵀMa and p_n the previous step's
  * impulse. */
 static void test_integrators_energy_identities(void) {
+  static const char *const schemes[3] = {"nsn", "moreau_jean", "cd_lagrange"}; /* p: the identity below */
   for (int p = 0; p < 3; ++p) {
     const double th = p == 1 ? 0.7 : 0.5, dt = 5e-3;
     mock m;
     integ it;
-    CU_ASSERT_FATAL(integ_open(&it, all_names[p], p == 1 ? "theta" : NULL, th));
+    CU_ASSERT_FATAL(integ_open(&it, schemes[p], p == 1 ? "theta" : NULL, th));
     mock_chain_contact(&m, 0);
     CU_ASSERT_FATAL(integ_begin(&it, &m, dt));
     double pprev[CMAX] = {0}, worst = 0.0, contact = 0.0;
@@ -1223,8 +1300,8 @@ static void test_integrators_energy_identities(void) {
       worst = fmax(worst, fabs(e1 - e0 - wext - work + (th - 0.5) * diss));
       memcpy(pprev, m.impulse, sizeof pprev);
     }
-    CU_CHECK_MSG(contact > 0.0, "%s: the run has contact impulses", all_names[p]);
-    CU_CHECK_MSG(worst < 1e-13, "%s: energy identity residual %.3g J per step (E ~ 5 J)", all_names[p], worst);
+    CU_CHECK_MSG(contact > 0.0, "%s: the run has contact impulses", schemes[p]);
+    CU_CHECK_MSG(worst < 1e-13, "%s: energy identity residual %.3g J per step (E ~ 5 J)", schemes[p], worst);
     integ_close(&it);
   }
 }
@@ -1335,4 +1412,9 @@ static const cu_test_def tests[] = {
     {NULL, NULL},
 };
 
-int main(int argc, char **argv) { return cu_main(argc, argv, "integrators", tests); }
+int main(int argc, char **argv) {
+  if (!discover()) return 1;
+  const int failed = cu_main(argc, argv, "integrators", tests);
+  shard_registry_destroy(reg);
+  return failed;
+}

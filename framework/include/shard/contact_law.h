@@ -10,6 +10,10 @@
 
 #include "shard/plugin.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct shard_contact_law_ops {
   int (*create)(const shard_params *params, const shard_model_scales *scales, void **out_self, shard_msg *msg);
   void (*destroy)(void *self); /* accepts NULL */
@@ -23,5 +27,9 @@ typedef struct shard_contact_law_ops {
   /* force family: the largest stiffness out_k can take [N/m], for the stable step */
   double (*max_stiffness)(const void *self);
 } shard_contact_law_ops;
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
 
 #endif

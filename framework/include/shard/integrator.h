@@ -14,6 +14,10 @@
 #include "shard/plugin.h"
 #include "shard/system.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Helpers every integrator needs (inline: plugins link nothing of the host). */
 
 /* H_row . x for one constraint row */
@@ -92,5 +96,9 @@ typedef struct shard_integrator_ops {
   int (*on_insert)(void *self, shard_system *sys, int32_t first, shard_msg *msg);
   void (*destroy)(void *self); /* accepts NULL */
 } shard_integrator_ops;
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
 
 #endif

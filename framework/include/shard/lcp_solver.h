@@ -2,12 +2,17 @@
 #ifndef SHARD_LCP_SOLVER_H
 #define SHARD_LCP_SOLVER_H
 
+#include <float.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "shard/plugin.h"
 #include "shard/sparse.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* problem flags, as known by whoever built the operator */
 #define SHARD_LCP_SYMMETRIC 0x1u
@@ -114,10 +119,14 @@ static inline double shard_lcp_residual_noise(const shard_lcp_problem *p, const 
     }
     if (fabs(mz) > s) s = fabs(mz);
     if (fabs(p->q[i]) > s) s = fabs(p->q[i]);
-    const double e = 0x1p-53 * mabs;
+    const double e = (DBL_EPSILON / 2) * mabs; /* 2^-53 */
     if (!(e <= noise)) noise = e; /* also catches NaN */
   }
   return noise / s;
 }
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
 
 #endif

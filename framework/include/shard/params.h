@@ -8,6 +8,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum shard_param_type {
   SHARD_PARAM_REAL = 1, /* finite double; case files may give an expression */
   SHARD_PARAM_INT,      /* integer (64-bit); expressions allowed, must round exactly */
@@ -101,5 +105,9 @@ static inline int shard_params_in_range(const shard_params *p, const char *key) 
     if (strcmp(p->specs[i].key, key) == 0) return shard_params_value_in_range(p, i);
   return 1;
 }
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
 
 #endif

@@ -15,6 +15,10 @@
 #include "shard/params.h"
 #include "shard/status.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define SHARD_ABI_MAJOR 1u
 #define SHARD_ABI_MINOR 1u
 #define SHARD_ABI_VERSION ((SHARD_ABI_MAJOR << 16) | SHARD_ABI_MINOR)
@@ -142,6 +146,11 @@ typedef const shard_plugin *(*shard_plugin_entry_fn)(uint32_t index);
 #define SHARD_PLUGIN_EXPORT
 #endif
 
+/* The entry point every plugin .so defines (SHARD_PLUGIN_SINGLE below, or by
+ * hand for several plugins in one file). Declared here, inside the C linkage
+ * block, so that a plugin written in C++ exports it unmangled. */
+SHARD_PLUGIN_EXPORT const shard_plugin *shard_plugin_entry(uint32_t index);
+
 /* Fills the header fields of a descriptor. */
 #define SHARD_PLUGIN_HEADER(kind_)                                        \
   .abi_version = SHARD_ABI_VERSION, .struct_size = sizeof(shard_plugin), \
@@ -155,5 +164,9 @@ typedef const shard_plugin *(*shard_plugin_entry_fn)(uint32_t index);
   SHARD_PLUGIN_EXPORT const shard_plugin *shard_plugin_entry(uint32_t index) { \
     return index == 0 ? &(descriptor) : 0;                                   \
   }
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
 
 #endif

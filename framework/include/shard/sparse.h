@@ -4,6 +4,10 @@
 
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct shard_csr {
   int32_t nrows, ncols;
   const int32_t *rowptr; /* nrows + 1 */
@@ -28,5 +32,9 @@ static inline void shard_csr_matvec_t_add(const shard_csr *a, double alpha, cons
     for (int32_t k = a->rowptr[i]; k < a->rowptr[i + 1]; ++k) y[a->colind[k]] += a->val[k] * xi;
   }
 }
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
 
 #endif

@@ -6,6 +6,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* One list, one enum, one string table. Positive codes are recoverable
  * (the caller may retry or fall back), negative codes are fatal. */
 #define SHARD_STATUS_LIST(X)                                      \
@@ -84,6 +88,10 @@ static inline void shard_msg_prepend(shard_msg *msg, const char *fmt, ...) {
   tmp[len + rest] = '\0';
   memcpy(msg->text, tmp, len + rest + 1);
 }
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
 
 #endif
 

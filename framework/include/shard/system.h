@@ -15,6 +15,10 @@
 #include "shard/sparse.h"
 #include "shard/status.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct shard_system shard_system;
 
 /* Per-step counters; the integrator sets n_active, the host services fill the rest. */
@@ -82,5 +86,9 @@ struct shard_system {
    * blocks and the DOFs they touch close together in memory. */
   const int32_t *con_order;
 };
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
 
 #endif

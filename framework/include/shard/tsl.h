@@ -10,6 +10,10 @@
 
 #include "shard/plugin.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct shard_tsl_batch {
   int32_t n;
   const double *sigma_c;   /* strength at insertion */
@@ -29,5 +33,9 @@ typedef struct shard_tsl_ops {
   /* the largest stiffness the law can present [Pa/m] (SHARD_INF if uncapped) */
   double (*max_stiffness)(const void *self);
 } shard_tsl_ops;
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
 
 #endif

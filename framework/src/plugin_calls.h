@@ -1,0 +1,119 @@
+/* shard — typed calls into the plugins' ops tables (host only).
+ *
+ * The host never casts a descriptor's `ops` nor calls a slot by hand:
+ * shard_<kind>_ops_of(desc) is the one place where `const void *ops` becomes
+ * the kind's table (NULL when the descriptor is of another kind), and
+ * shard_<kind>_<verb>(ops, self, ...) calls one slot. Destroy accepts a NULL
+ * table or instance; optional slots get the host's default here (no `n_aux`:
+ * no aux vectors; no `on_insert`: nothing to rebuild). The plugin side of the
+ * ABI is unchanged: these are the same calls, named. */
+#ifndef SHARD_PLUGIN_CALLS_H
+#define SHARD_PLUGIN_CALLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "shard/contact_law.h"
+#include "shard/integrator.h"
+#include "shard/lcp_solver.h"
+#include "shard/plugin.h"
+#include "shard/tsl.h"
+
+/* ---- integrators ------------------------------------------------------------ */
+
+static inline const shard_integrator_ops *shard_integrator_ops_of(const shard_plugin *d) {
+  return d && d->kind == SHARD_KIND_INTEGRATOR ? (const shard_integrator_ops *)d->ops : NULL;
+}
+static inline int shard_integrator_create(const shard_integrator_ops *ops, const shard_params *params,
+                                          const shard_model_scales *scales, void **out_self, shard_msg *msg) {
+  return ops->create(params, scales, out_self, msg);
+}
+static inline uint32_t shard_integrator_n_aux(const shard_integrator_ops *ops, const void *self) {
+  return ops->n_aux ? ops->n_aux(self) : 0;
+}
+static inline int shard_integrator_setup(const shard_integrator_ops *ops, void *self, shard_system *sys,
+                                         shard_msg *msg) {
+  return ops->setup(self, sys, msg);
+}
+static inline int shard_integrator_start(const shard_integrator_ops *ops, void *self, shard_system *sys, double dt,
+                                         shard_msg *msg) {
+  return ops->start(self, sys, dt, msg);
+}
+static inline int shard_integrator_step(const shard_integrator_ops *ops, void *self, shard_system *sys, double dt,
+                                        shard_msg *msg) {
+  return ops->step(self, sys, dt, msg);
+}
+static inline int shard_integrator_on_insert(const shard_integrator_ops *ops, void *self, shard_system *sys,
+                                             int32_t first, shard_msg *msg) {
+  return ops->on_insert ? ops->on_insert(self, sys, first, msg) : SHARD_OK;
+}
+static inline void shard_integrator_destroy(const shard_integrator_ops *ops, void *self) {
+  if (ops && self) ops->destroy(self);
+}
+
+/* ---- contact laws ----------------------------------------------------------- */
+
+static inline const shard_contact_law_ops *shard_contact_law_ops_of(const shard_plugin *d) {
+  return d && d->kind == SHARD_KIND_CONTACT_LAW ? (const shard_contact_law_ops *)d->ops : NULL;
+}
+static inline int shard_contact_law_create(const shard_contact_law_ops *ops, const shard_params *params,
+                                           const shard_model_scales *scales, void **out_self, shard_msg *msg) {
+  return ops->create(params, scales, out_self, msg);
+}
+static inline void shard_contact_law_restitution(const shard_contact_law_ops *ops, const void *self, int32_t n,
+                                                 double *out_e) {
+  ops->restitution(self, n, out_e);
+}
+static inline void shard_contact_law_force(const shard_contact_law_ops *ops, const void *self, int32_t n,
+                                           const double *g, double *out_f, double *out_k, double *out_energy) {
+  ops->force(self, n, g, out_f, out_k, out_energy);
+}
+static inline double shard_contact_law_max_stiffness(const shard_contact_law_ops *ops, const void *self) {
+  return ops->max_stiffness(self);
+}
+static inline void shard_contact_law_destroy(const shard_contact_law_ops *ops, void *self) {
+  if (ops && self) ops->destroy(self);
+}
+
+/* ---- LCP solvers ------------------------------------------------------------ */
+
+static inline const shard_lcp_solver_ops *shard_lcp_solver_ops_of(const shard_plugin *d) {
+  return d && d->kind == SHARD_KIND_LCP_SOLVER ? (const shard_lcp_solver_ops *)d->ops : NULL;
+}
+static inline int shard_lcp_solver_create(const shard_lcp_solver_ops *ops, const shard_params *params,
+                                          void **out_self, shard_msg *msg) {
+  return ops->create(params, out_self, msg);
+}
+static inline int shard_lcp_solver_setup(const shard_lcp_solver_ops *ops, void *self, int32_t n_max,
+                                         int64_t nnz_max, shard_msg *msg) {
+  return ops->setup(self, n_max, nnz_max, msg);
+}
+static inline int shard_lcp_solver_solve(const shard_lcp_solver_ops *ops, void *self, const shard_lcp_problem *prob,
+                                         double *z, double *w, shard_lcp_report *report, shard_msg *msg) {
+  return ops->solve(self, prob, z, w, report, msg);
+}
+static inline void shard_lcp_solver_destroy(const shard_lcp_solver_ops *ops, void *self) {
+  if (ops && self) ops->destroy(self);
+}
+
+/* ---- traction-separation laws ----------------------------------------------- */
+
+static inline const shard_tsl_ops *shard_tsl_ops_of(const shard_plugin *d) {
+  return d && d->kind == SHARD_KIND_TSL ? (const shard_tsl_ops *)d->ops : NULL;
+}
+static inline int shard_tsl_create(const shard_tsl_ops *ops, const shard_params *params,
+                                   const shard_model_scales *scales, void **out_self, shard_msg *msg) {
+  return ops->create(params, scales, out_self, msg);
+}
+static inline void shard_tsl_evaluate(const shard_tsl_ops *ops, const void *self, const shard_tsl_batch *batch,
+                                      int commit) {
+  ops->evaluate(self, batch, commit);
+}
+static inline double shard_tsl_max_stiffness(const shard_tsl_ops *ops, const void *self) {
+  return ops->max_stiffness(self);
+}
+static inline void shard_tsl_destroy(const shard_tsl_ops *ops, void *self) {
+  if (ops && self) ops->destroy(self);
+}
+
+#endif
