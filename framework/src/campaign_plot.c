@@ -11,7 +11,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "campaign_plot.h"
+
 #include "campaign.h"
+#include "campaign_exec.h"
+#include "campaign_stats.h"
+#include "campaign_table.h"
 #include "expr.h"
 #include "fsio.h"
 #include "gnuplot.h"
