@@ -23,6 +23,11 @@
 #endif
 
 #include "campaign.h"
+#include "campaign_exec.h"
+#include "campaign_package.h"
+#include "campaign_plot.h"
+#include "campaign_stats.h"
+#include "campaign_table.h"
 #include "commands.h"
 #include "fsio.h"
 #include "registry.h"

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "case.h"
+#include "schema.h"
 #include "commands.h"
 #include "registry.h"
 

@@ -8,6 +8,7 @@
 
 #include "campaign.h"
 #include "case.h"
+#include "schema.h"
 #include "commands.h"
 #include "outputs.h"
 

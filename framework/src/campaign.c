@@ -69,6 +69,14 @@ struct shard_campaign {
 
 /* ---- small helpers ------------------------------------------------------------ */
 
+static const char *const fixed_cols[] = {"index", "status", "exit_code", "signal", "host", "message", "run_dir"};
+
+int shard_campaign_fixed_column(const char *name) {
+  for (size_t i = 0; i < sizeof fixed_cols / sizeof fixed_cols[0]; ++i)
+    if (strcmp(name, fixed_cols[i]) == 0) return 1;
+  return 0;
+}
+
 static const char *adup(yt_arena *a, const char *s) { return s ? yt_strndup(a, s, strlen(s)) : NULL; }
 
 static const char *afmt(yt_arena *a, const char *fmt, ...) SHARD_PRINTF_(2, 3);

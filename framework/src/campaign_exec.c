@@ -20,7 +20,10 @@
 #include <sys/prctl.h>
 #endif
 
+#include "campaign_exec.h"
+
 #include "campaign.h"
+#include "campaign_table.h"
 #include "run.h"
 #include "yaml_tree.h"
 

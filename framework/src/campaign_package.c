@@ -9,7 +9,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "campaign_package.h"
+
 #include "campaign.h"
+#include "campaign_stats.h"
+#include "campaign_table.h"
 #include "case.h"
 #include "outputs.h"
 

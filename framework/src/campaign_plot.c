@@ -6,19 +6,22 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "campaign_plot.h"
+
 #include "campaign.h"
+#include "campaign_exec.h"
+#include "campaign_stats.h"
+#include "campaign_table.h"
 #include "expr.h"
 #include "fsio.h"
+#include "gnuplot.h"
 #include "stats.h"
 
-extern char **environ;
 
 #define REF_POINTS 200
 
@@ -451,21 +454,18 @@ static int render(const char *dir, const shard_campaign_plot *p) {
   char cmd[4400], log[4200];
   snprintf(cmd, sizeof cmd, "cd '%s'; load '%s.gp'", dir, p->file);
   snprintf(log, sizeof log, "%s/%s.log", dir, p->file);
-  char *argv[] = {"gnuplot", "-e", cmd, NULL};
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
-  posix_spawn_file_actions_adddup2(&fa, 1, 2);
-  pid_t pid;
-  int err = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  if (err != 0) return -1;
-  int ws = 0;
-  while (waitpid(pid, &ws, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFEXITED(ws) && WEXITSTATUS(ws) == 127) return -1;
-  return WIFEXITED(ws) && WEXITSTATUS(ws) == 0;
+  /* the log never follows a planted link; one that cannot be opened counts
+   * as no gnuplot, as a spawn that cannot open it does */
+  const int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) return -1;
+  const char *args[] = {"-e", cmd, NULL};
+  shard_gnuplot_outcome out;
+  int ws;
+  shard_msg m;
+  const int st = shard_gnuplot_run(args, fd, &out, &ws, &m);
+  close(fd);
+  if (st != SHARD_OK || out == SHARD_GNUPLOT_MISSING) return -1;
+  return out == SHARD_GNUPLOT_DONE;
 }
 
 int shard_campaign_plots(const shard_campaign *c, const shard_table *t, const char *dir, shard_plot_report *rep,

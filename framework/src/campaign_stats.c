@@ -8,17 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "campaign_stats.h"
+
 #include "campaign.h"
+#include "campaign_exec.h"
+#include "campaign_table.h"
 #include "expr.h"
 #include "stats.h"
-
-static const char *const fixed_cols[] = {"index", "status", "exit_code", "signal", "host", "message", "run_dir"};
-
-int shard_campaign_fixed_column(const char *name) {
-  for (size_t i = 0; i < sizeof fixed_cols / sizeof fixed_cols[0]; ++i)
-    if (strcmp(name, fixed_cols[i]) == 0) return 1;
-  return 0;
-}
 
 /* 1 with the value for a finite number, 0 for an empty or non-finite cell,
  * -1 for text that is no number */

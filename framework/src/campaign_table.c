@@ -5,7 +5,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "campaign.h"
+#include "campaign_table.h"
+
+#include "campaign.h" /* SHARD_CAMPAIGN_MAX_RUNS */
 #include "fsio.h"
 #include "yaml_tree.h"
 

@@ -97,9 +97,6 @@ int shard_case_plugin(const shard_case *c, const char *slot, const shard_scope *
 /* The fully resolved case as YAML (every key, defaults filled in). */
 int shard_case_write_resolved(const shard_case *c, FILE *out);
 
-/* JSON Schema (draft 2020-12) of the case format for this registry. */
-int shard_schema_write_case(const shard_registry *reg, FILE *out);
-
 /* ---- extensions (case layer) ---------------------------------------------- */
 
 /* Names an expression may use besides numbers and functions:
@@ -122,17 +119,5 @@ extern const uint32_t shard_case_n_derived_names;
  * model names only): each expression stays as written, its value follows as
  * a comment (`dt: 0.7 * dt_c  # = 6.86e-08`). */
 int shard_case_write_resolved_scope(const shard_case *c, const shard_scope *scope, FILE *out);
-
-/* The per-section key tables of the case format (and each plugin's
- * parameters) as Markdown, for docs/cases.md. */
-int shard_schema_write_markdown(const shard_registry *reg, FILE *out);
-
-/* One parameter table as Markdown (key, type, default, range, unit,
- * required, description), as in docs/cases.md and the plugin READMEs, and
- * its pieces: the type's name and the range in words ("[0, 1]", "(0, inf)",
- * "any", the choices "a, b", "-" for bool and string). */
-void shard_param_table_markdown(FILE *out, const shard_param_spec *specs, uint32_t n);
-const char *shard_param_type_name(shard_param_type t);
-void shard_param_range_text(const shard_param_spec *s, char *buf, size_t n);
 
 #endif

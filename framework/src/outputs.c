@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "run.h"
+#include "fsio.h"
 
 #define N_(a) (sizeof(a) / sizeof((a)[0]))
 #define I_ SHARD_OUT_INTEGER

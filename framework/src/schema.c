@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "schema.h"
+
 #include "case.h"
 
 #define SCHEMA_ID "https://shard.invalid/schemas/case.schema.json"

@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -17,8 +16,7 @@
 #include <zlib.h>
 
 #include "fsio.h"
-
-extern char **environ;
+#include "gnuplot.h"
 
 #define PATH_MAX_ 4096
 #define SHARD_VTU_BLOCK 32768 /* bytes per compressed block (VTK's default) */
@@ -642,38 +640,18 @@ static int render(shard_snapshots *s, int *missing, shard_msg *msg) {
   out_arg[k++] = '\'';
   out_arg[k] = '\0';
   *missing = 0;
-  posix_spawn_file_actions_t fa;
-  int rc = posix_spawn_file_actions_init(&fa);
-  if (!rc) rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  if (!rc) rc = posix_spawn_file_actions_adddup2(&fa, fd_log, 1);
-  if (!rc) rc = posix_spawn_file_actions_adddup2(&fa, fd_log, 2);
-  if (rc) {
-    posix_spawn_file_actions_destroy(&fa);
-    close(fd_log);
-    unlink(tmp_png), unlink(log);
-    return shard_msg_set(msg, SHARD_ERR_IO, "cannot prepare gnuplot: %s", strerror(rc));
-  }
-  char *argv[] = {"gnuplot", "-e", out_arg, script, NULL};
-  pid_t pid;
-  rc = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  close(fd_log);
-  if (rc) {
-    unlink(log), unlink(tmp_png);
-    if (rc == ENOENT) {
-      *missing = 1;
-      return SHARD_OK;
-    }
-    return shard_msg_set(msg, SHARD_ERR_IO, "cannot run gnuplot: %s", strerror(rc));
-  }
+  const char *args[] = {"-e", out_arg, script, NULL};
+  shard_gnuplot_outcome out;
   int status = 0;
-  pid_t w;
-  while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
+  const int rc = shard_gnuplot_run(args, fd_log, &out, &status, msg);
+  close(fd_log);
+  if (rc != SHARD_OK || (out == SHARD_GNUPLOT_MISSING && status == 0)) {
+    unlink(log), unlink(tmp_png);
+    *missing = rc == SHARD_OK;
+    return rc;
   }
   struct stat sb;
-  if (w < 0) {
-    st = shard_msg_set(msg, SHARD_ERR_IO, "waiting for gnuplot: %s", strerror(errno));
-  } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || stat(tmp_png, &sb) != 0 || sb.st_size == 0) {
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || stat(tmp_png, &sb) != 0 || sb.st_size == 0) {
     char first[256] = "";
     FILE *lf = fopen(log, "r");
     if (lf) {

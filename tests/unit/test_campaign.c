@@ -10,6 +10,11 @@
 #include <unistd.h>
 
 #include "campaign.h"
+#include "campaign_exec.h"
+#include "campaign_package.h"
+#include "campaign_plot.h"
+#include "campaign_stats.h"
+#include "campaign_table.h"
 #include "cu_runner.h"
 
 static char tmpdir[256];

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "case.h"
+#include "schema.h"
 #include "cu_runner.h"
 #include "shard/contact_law.h"
 #include "shard/integrator.h"
