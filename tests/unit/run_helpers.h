@@ -62,6 +62,24 @@ static inline int rh_run(const char *rel, const char *tag, const char **sets, in
 }
 
 /* Value of "section.key" (or a top-level "key") of dir/summary.yaml; NAN if absent. */
+/* The whole of DIR/NAME, NUL-terminated (its length in *len when len is not
+ * NULL); NULL when it cannot be read. The caller frees it. */
+static inline char *rh_read_file(const char *dir, const char *name, size_t *len) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *p = n >= 0 ? malloc((size_t)n + 1) : NULL;
+  if (p && fread(p, 1, (size_t)n, f) != (size_t)n) n = 0;
+  if (p) p[n] = '\0';
+  fclose(f);
+  if (len) *len = p ? (size_t)n : 0;
+  return p;
+}
+
 static inline double rh_summary(const char *dir, const char *key) {
   char path[1024], line[512], section[128] = "";
   snprintf(path, sizeof path, "%s/summary.yaml", dir);

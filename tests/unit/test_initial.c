@@ -89,17 +89,6 @@ static int read_fragments(const char *dir, double *v, double *mass, int max) {
   return n;
 }
 
-static char *slurp_file(const char *dir, const char *name) {
-  char path[1024];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  char *buf = calloc(1 << 20, 1);
-  if (buf && fread(buf, 1, (1 << 20) - 1, f) == 0) buf[0] = '\0';
-  fclose(f);
-  return buf;
-}
-
 /* Newton's cradle (cases/examples/newton_cradle.yaml): five equal segments of
  * L/5, the first at v0 = 5 m/s onto four at rest. In the continuum the
  * striker's pulse (length 2L/5) crosses the equal segments unchanged and the
@@ -153,7 +142,7 @@ static void test_initial_interface_lists(void) {
   CU_ASSERT_EQUAL_FATAL(rh_run("cases/examples/newton_cradle", "bynode", nodes, 3, by_node, sizeof by_node, NULL, 0), 0);
   const char *files[] = {"fragments.csv", "interfaces.csv", "history.csv"};
   for (int i = 0; i < 3; ++i) {
-    char *a = slurp_file(by_pos, files[i]), *b = slurp_file(by_node, files[i]);
+    char *a = rh_read_file(by_pos, files[i], NULL), *b = rh_read_file(by_node, files[i], NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(a);
     CU_ASSERT_PTR_NOT_NULL_FATAL(b);
     CU_CHECK_MSG(strcmp(a, b) == 0, "%s differs between positions and node indices", files[i]);

@@ -13,21 +13,6 @@
 
 /* ---- helpers -------------------------------------------------------------------- */
 
-static char *read_text(const char *dir, const char *name) {
-  char path[1024];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *p = malloc((size_t)n + 1);
-  if (p && fread(p, 1, (size_t)n, f) != (size_t)n) n = 0;
-  if (p) p[n] = '\0';
-  fclose(f);
-  return p;
-}
-
 /* the header a run with these flags writes, from the table */
 static void expected_header(const shard_out_table *t, unsigned flags, char *out, size_t n) {
   size_t k = 0;
@@ -46,7 +31,7 @@ static int count_fields(const char *line, size_t len) {
 /* dir/name: the header is the table's, every row has as many fields, no
  * field is "nan", "inf" or "-nan"; returns the rows */
 static int check_csv(const char *dir, const char *name, const shard_out_table *t, unsigned flags) {
-  char *text = read_text(dir, name);
+  char *text = rh_read_file(dir, name, NULL);
   CU_CHECK_MSG(text != NULL, "%s/%s missing", dir, name);
   if (!text) return -1;
   char want[4096];
@@ -161,7 +146,7 @@ static void check_summary(const char *dir, unsigned flags) {
 
 /* the field names of resource `path` in dir/datapackage.json, comma-joined */
 static int package_fields(const char *dir, const char *path, char *out, size_t n) {
-  char *text = read_text(dir, "datapackage.json");
+  char *text = rh_read_file(dir, "datapackage.json", NULL);
   if (!text) return 0;
   char key[300];
   snprintf(key, sizeof key, "\"path\": \"%s\"", path);
@@ -240,7 +225,7 @@ static void test_outputs_bar_without_contact_node(void) {
                         0);
   const unsigned flags = SHARD_OUT_BAR | SHARD_OUT_FRACTURE | SHARD_OUT_LOADING | SHARD_OUT_STOP;
   CU_ASSERT(check_csv(out, "history.csv", &shard_out_history, flags) > 1);
-  char *h = read_text(out, "history.csv");
+  char *h = rh_read_file(out, "history.csv", NULL);
   CU_ASSERT_PTR_NOT_NULL_FATAL(h);
   CU_ASSERT_STRING_EQUAL(field_of(h, 1, "u_contact"), "");
   CU_ASSERT_STRING_EQUAL(field_of(h, 1, "v_contact"), "");

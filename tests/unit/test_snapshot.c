@@ -10,6 +10,7 @@
 #include <zlib.h>
 
 #include "case.h"
+#include "run_helpers.h"
 #include "cu_runner.h"
 #include "diag.h"
 #include "model.h"
@@ -30,21 +31,6 @@ static void remove_dir(const char *dir) {
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
   if (system(cmd) != 0) fprintf(stderr, "cannot remove %s\n", dir);
-}
-
-static char *slurp(const char *dir, const char *name) {
-  char path[1024];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *p = malloc((size_t)n + 1);
-  if (p && fread(p, 1, (size_t)n, f) != (size_t)n) n = 0;
-  if (p) p[n] = '\0';
-  fclose(f);
-  return p;
 }
 
 static int exists(const char *dir, const char *name) {
@@ -96,22 +82,6 @@ static void sb_add(strbuf *b, const char *text, size_t n) {
   b->p[b->n] = '\0';
 }
 
-static char *slurp_n(const char *dir, const char *name, size_t *len) {
-  char path[1024];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *p = malloc((size_t)n + 1);
-  if (p && fread(p, 1, (size_t)n, f) != (size_t)n) n = 0;
-  if (p) p[n] = '\0';
-  fclose(f);
-  *len = (size_t)n;
-  return p;
-}
-
 /* the value of attribute `attr` in the tag starting at tag (up to its '>') */
 static int tag_attr(const char *tag, const char *attr, char *out, size_t n) {
   const char *end = strchr(tag, '>');
@@ -129,7 +99,7 @@ static int tag_attr(const char *tag, const char *attr, char *out, size_t n) {
 
 static char *vtu_decode(const char *dir, const char *name) {
   size_t len = 0;
-  char *f = slurp_n(dir, name, &len);
+  char *f = rh_read_file(dir, name, &len);
   CU_ASSERT_PTR_NOT_NULL_FATAL(f);
   const char *app = strstr(f, "<AppendedData encoding=\"raw\">");
   const char *under = app ? strchr(app, '_') : NULL;
@@ -609,7 +579,7 @@ static void test_snapshot_pvd_lists_every_snapshot(void) {
   for (int k = 0; k < 3; ++k) {
     CU_ASSERT_EQUAL(shard_snapshots_write(s, times[k], m, &msg), SHARD_OK);
     free(p);
-    p = slurp(dir, "fields.pvd");
+    p = rh_read_file(dir, "fields.pvd", NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(p);
     char err[256] = "";
     CU_CHECK_MSG(xml_well_formed(p, err, sizeof err), "fields.pvd: %s", err);
@@ -668,7 +638,7 @@ static void test_snapshot_spacetime_files(void) {
   const int st = shard_snapshots_finish(s, &msg);
   CU_CHECK_MSG(st == SHARD_OK, "finish: %.900s", msg.text);
   CU_CHECK_MSG(shard_snapshots_note(s) == NULL, "note: %.900s", shard_snapshots_note(s));
-  char *ss = slurp(dir, "spacetime_stress.dat"), *sd = slurp(dir, "spacetime_damage.dat");
+  char *ss = rh_read_file(dir, "spacetime_stress.dat", NULL), *sd = rh_read_file(dir, "spacetime_damage.dat", NULL);
   CU_ASSERT_PTR_NOT_NULL_FATAL(ss);
   CU_ASSERT_PTR_NOT_NULL_FATAL(sd);
   int c0, cmin, cmax;
@@ -691,7 +661,7 @@ static void test_snapshot_spacetime_files(void) {
     CU_NEAR(matrix_at(sd, k + 1, 3), 0.2 * k, 1e-7);
     CU_NEAR(matrix_at(sd, k + 1, 4), 0, 0);
   }
-  char *gp = slurp(dir, "spacetime.gp");
+  char *gp = rh_read_file(dir, "spacetime.gp", NULL);
   CU_ASSERT_PTR_NOT_NULL_FATAL(gp);
   CU_ASSERT_PTR_NOT_NULL(strstr(gp, "spacetime_stress.dat"));
   CU_ASSERT_PTR_NOT_NULL(strstr(gp, "spacetime_damage.dat"));
@@ -699,7 +669,7 @@ static void test_snapshot_spacetime_files(void) {
   CU_ASSERT_PTR_NOT_NULL(strstr(gp, "set cbrange [0:1]"));
   if (system("command -v gnuplot >/dev/null 2>&1") == 0) {
     CU_ASSERT(exists(dir, "spacetime.png"));
-    char *png = slurp(dir, "spacetime.png");
+    char *png = rh_read_file(dir, "spacetime.png", NULL);
     CU_ASSERT(png && !memcmp(png, "\x89PNG", 4));
     free(png);
   }
@@ -721,7 +691,7 @@ static void test_snapshot_spacetime_uneven_times_use_pm3d(void) {
   record_rows(s, m, 4, 3e-8, 1e-7); /* the step changed (stable step after insertions) */
   const int st = shard_snapshots_finish(s, &msg);
   CU_CHECK_MSG(st == SHARD_OK, "finish: %.900s", msg.text);
-  char *gp = slurp(dir, "spacetime.gp");
+  char *gp = rh_read_file(dir, "spacetime.gp", NULL);
   CU_ASSERT_PTR_NOT_NULL_FATAL(gp);
   CU_ASSERT_PTR_NOT_NULL(strstr(gp, "with pm3d"));
   CU_ASSERT_PTR_NULL(strstr(gp, "with image"));
@@ -747,7 +717,7 @@ static void test_snapshot_spacetime_rows_thinned_at_cap(void) {
   CU_ASSERT_EQUAL(shard_spacetime_rows(s), expect);
   CU_ASSERT(shard_spacetime_rows(s) <= SHARD_SPACETIME_MAX_ROWS);
   CU_ASSERT_EQUAL(shard_snapshots_finish(s, &msg), SHARD_OK);
-  char *ss = slurp(dir, "spacetime_stress.dat");
+  char *ss = rh_read_file(dir, "spacetime_stress.dat", NULL);
   CU_ASSERT_PTR_NOT_NULL_FATAL(ss);
   int c0, cmin, cmax;
   CU_ASSERT_EQUAL(matrix_shape(ss, &c0, &cmin, &cmax), expect + 1);
@@ -759,7 +729,7 @@ static void test_snapshot_spacetime_rows_thinned_at_cap(void) {
     CU_NEAR(matrix_at(ss, r + 1, 1), 200e9 * (u1 - u0) / 2.5e-4, 1e-6 * 200e9 * 1e-9 / 2.5e-4);
   }
   free(ss);
-  char *gp = slurp(dir, "spacetime.gp");
+  char *gp = rh_read_file(dir, "spacetime.gp", NULL);
   CU_ASSERT(gp && strstr(gp, "with image"));
   free(gp);
   shard_snapshots_close(s);
@@ -783,7 +753,7 @@ static void test_snapshot_spacetime_columns_downsampled(void) {
   CU_ASSERT_EQUAL(shard_spacetime_record(s, 0.0, m, &msg), SHARD_OK);
   CU_ASSERT_EQUAL(shard_spacetime_record(s, 1e-9, m, &msg), SHARD_OK);
   CU_ASSERT_EQUAL(shard_snapshots_finish(s, &msg), SHARD_OK);
-  char *ss = slurp(dir, "spacetime_stress.dat"), *sd = slurp(dir, "spacetime_damage.dat");
+  char *ss = rh_read_file(dir, "spacetime_stress.dat", NULL), *sd = rh_read_file(dir, "spacetime_damage.dat", NULL);
   CU_ASSERT_PTR_NOT_NULL_FATAL(ss);
   CU_ASSERT_PTR_NOT_NULL_FATAL(sd);
   int c0, cmin, cmax;
@@ -983,7 +953,7 @@ static void test_snapshot_built_model(void) {
   CU_ASSERT_EQUAL_FATAL(data_array(x, "u", b, 16), 10);
   CU_NEAR(b[9] - b[4], 2e-9, 1e-18); /* the twin of node 4 is DOF 9 */
   free(x);
-  char *sd = slurp(dir, "spacetime_damage.dat");
+  char *sd = rh_read_file(dir, "spacetime_damage.dat", NULL);
   CU_ASSERT_PTR_NOT_NULL(sd);
   if (sd) {
     CU_NEAR(matrix_at(sd, 2, 4), 0.5, 1e-7);
