@@ -248,21 +248,15 @@ static int solve_with(const shard_contact_solver *s, const shard_lcp_problem *p,
  * Kept out of line so that a profile shows its share of the step. */
 __attribute__((noinline)) static int host_check(const shard_lcp_problem *p, const double *z, double *w, double tol,
                                                 double *out_res, shard_msg *msg) {
-  const shard_csr *a = p->csr;
-  double s = 1e-300, worst = 0.0;
-  int32_t iw = -1;
-  for (int32_t i = 0; i < p->n; ++i) {
-    double mz = 0.0;
-    for (int32_t k = a->rowptr[i]; k < a->rowptr[i + 1]; ++k) mz += a->val[k] * z[a->colind[k]];
-    w[i] = mz + p->q[i];
-    if (fabs(mz) > s) s = fabs(mz);
-    if (fabs(p->q[i]) > s) s = fabs(p->q[i]);
-    const double m = fabs(z[i] < w[i] ? z[i] : w[i]);
-    if (!(m <= worst)) worst = m, iw = i; /* also catches NaN */
-  }
-  const double r = worst / s;
+  const double r = shard_lcp_residual(p, z, w); /* w = Wz + q, recomputed */
   *out_res = r;
-  if (r <= tol) return SHARD_OK;
+  if (r <= tol) return SHARD_OK; /* a NaN fails here too */
+  int32_t iw = 0; /* the worst contact, for the message: only on failure */
+  double worst = -1.0;
+  for (int32_t i = 0; i < p->n; ++i) {
+    const double m = fabs(z[i] < w[i] ? z[i] : w[i]);
+    if (!(m <= worst)) worst = m, iw = i;
+  }
   const double zi = z[iw], wi = w[iw];
   const char *what = !(zi >= 0.0) ? "negative impulse" : !(wi >= 0.0) ? "violated constraint (w < 0)"
                                                                          : "not complementary (z > 0 and w > 0)";
