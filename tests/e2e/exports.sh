@@ -58,7 +58,10 @@ int main(int argc, char **argv) {
   return 0;
 }
 C
-cc -std=c11 -Wall -Wextra -Werror -I"$src/framework/include" "$tmp/use.c" -o "$tmp/use" -L"$(dirname "$lib")" -lshard ||
+# a sanitizer build's libshard needs its program built with the same runtime
+san=()
+if readelf -d "$lib" 2>/dev/null | grep -q 'libasan'; then san=(-fsanitize=address,undefined); fi
+cc -std=c11 -Wall -Wextra -Werror "${san[@]}" -I"$src/framework/include" "$tmp/use.c" -o "$tmp/use" -L"$(dirname "$lib")" -lshard ||
   { echo "exports: a program using shard/api.h does not build against $lib" >&2; exit 1; }
 version="$("$1" --version | grep -oE '[0-9]+\.[0-9]+\.[0-9]+' | head -n1)"
 LD_LIBRARY_PATH="$(dirname "$lib")" "$tmp/use" "$version" ||
