@@ -58,7 +58,8 @@ static void test_fracture_insertion_momentum_and_gc(void) {
 }
 
 /* Two halves, one fully broken interface, the left half at v0 = 5 m/s, e = 0:
- * contact lasts L/c within 4 dt, then the halves move at 0 and v0 (2%) with
+ * contact lasts L/c within 4 dt, an overrun that halves with the mesh, then
+ * the halves move at 0 and v0 (2%) with
  * the momentum v0 m / 2 exactly. */
 static void test_fracture_two_bar(void) {
   char out[512], path[1024], line[512];
@@ -71,6 +72,18 @@ static void test_fracture_two_bar(void) {
    * returning wave: 3.3 dt here (1.2% of L/c), 0.65% at 400 elements, 0.33%
    * at 1000 (a node at rest at the split used to delay the start by 2 steps) */
   CU_CHECK_MSG(fabs(steps * dt - Lc) <= 4 * dt, "contact lasted %.6g s, L/c = %.6g s", steps * dt, Lc);
+  /* and that overrun is the mesh's: twice the elements, half the relative
+   * overrun (first order; measured 1.2% -> 0.65% of L/c, ratio 0.54) */
+  {
+    const char *fine[] = {"model.elements=400"};
+    char out2[512];
+    CU_ASSERT_EQUAL_FATAL(rh_run("cases/paper/two_bar", "nsn_fine", fine, 1, out2, sizeof out2, NULL, 0), 0);
+    const double dt2 = rh_summary(out2, "time.dt"), steps2 = rh_summary(out2, "contact.steps_in_contact");
+    const double over1 = (steps * dt - Lc) / Lc, over2 = (steps2 * dt2 - Lc) / Lc;
+    printf(", overrun %.3g%% -> %.3g%% of L/c at 400 elements", 100 * over1, 100 * over2);
+    CU_CHECK_MSG(over1 > 0 && over2 > 0 && over2 <= 0.65 * over1,
+                 "contact overrun %.3g of L/c at 200 elements, %.3g at 400: not first order", over1, over2);
+  }
   snprintf(path, sizeof path, "%s/fragments.csv", out);
   FILE *f = fopen(path, "r");
   CU_ASSERT_PTR_NOT_NULL_FATAL(f);
