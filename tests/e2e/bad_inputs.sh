@@ -9,11 +9,8 @@ set -u
 shard=$1 src=$2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/tests/cases"
-cp -a "$src/tests/cases/bad" "$work/tests/cases/bad"
-bad="$work/tests/cases/bad"
-mkfifo "$bad/fifo.yaml"
-truncate -s 17M "$bad/huge.yaml"
+. "$src/tests/e2e/lib/bad_corpus.sh"
+stage_bad_corpus "$src" "$work"
 
 fail=0 n=0
 check() { # name, command words...

@@ -8,7 +8,6 @@ set -u
 . "$2/tests/e2e/lib/campaign.sh"
 trap 'kill -KILL -- -$pid 2>/dev/null; rm -rf "$T"' EXIT
 pid=0
-wait_for() { for _ in $(seq 300); do [ -e "$1" ] && return 0; sleep 0.1; done; fail "timed out waiting for $1"; }
 
 # four runs of 60 steps, 0.1 s each, a checkpoint every 5 steps; two at a time
 cat > "$T/c.yaml" <<'YAML'

@@ -1,6 +1,6 @@
 # Sourced by the campaign e2e scripts with their arguments (SHARD SOURCE_DIR
 # BUILD_DIR). Sets SHARD, BUILD and PLUGINS (the test_crash plugin's folder),
-# defines fail, strip (a campaign.csv without its wall-time and host columns,
+# defines fail, wait_for (a file, up to 30 s), strip (a campaign.csv without its wall-time and host columns,
 # the only ones two runs of a campaign may differ in) and cell, makes a temp
 # folder T removed on exit, and writes $T/base.yaml: a particle on a penalty
 # wall driven by the test_crash integrator, whose run / crash_at / hang_at /
@@ -8,6 +8,7 @@
 SHARD=$1 BUILD=$3
 PLUGINS=$BUILD/tests/plugins/crash
 fail() { echo "FAIL: $*"; exit 1; }
+wait_for() { for _ in $(seq 300); do [ -e "$1" ] && return 0; sleep 0.1; done; fail "timed out waiting for $1"; }
 [ -f "$PLUGINS/test_crash.so" ] || fail "$PLUGINS/test_crash.so not built (tests/plugins/CMakeLists.txt needs add_subdirectory(crash))"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
