@@ -22,16 +22,16 @@
 #include <mpi.h>
 #endif
 
-#include "campaign.h"
-#include "campaign_exec.h"
-#include "campaign_package.h"
-#include "campaign_plot.h"
-#include "campaign_stats.h"
-#include "campaign_table.h"
+#include "campaign/campaign.h"
+#include "campaign/campaign_exec.h"
+#include "campaign/campaign_package.h"
+#include "campaign/campaign_plot.h"
+#include "campaign/campaign_stats.h"
+#include "campaign/campaign_table.h"
 #include "commands.h"
-#include "fsio.h"
-#include "registry.h"
-#include "yaml_tree.h"
+#include "io/fsio.h"
+#include "loader/registry.h"
+#include "io/yaml_tree.h"
 
 static void usage(FILE *out) {
   fprintf(out,

@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "case.h"
-#include "schema.h"
+#include "case/case.h"
+#include "case/schema.h"
 #include "commands.h"
-#include "registry.h"
+#include "loader/registry.h"
 
 static void print_caps(uint64_t caps) {
   static const struct {

@@ -17,11 +17,11 @@
 #include <time.h>
 
 #include "commands.h"
-#include "expr.h"
-#include "params_text.h"
-#include "plugin_calls.h"
-#include "mtx.h"
-#include "registry.h"
+#include "core/expr.h"
+#include "io/params_text.h"
+#include "loader/plugin_calls.h"
+#include "io/mtx.h"
+#include "loader/registry.h"
 #include "shard/lcp_solver.h"
 
 #ifndef M_PI

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "commands.h"
-#include "registry.h"
+#include "loader/registry.h"
 
 static int by_kind_name(const void *a, const void *b) {
   const shard_loaded_plugin *x = *(const shard_loaded_plugin *const *)a;

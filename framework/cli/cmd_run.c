@@ -13,10 +13,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "case.h"
+#include "case/case.h"
 #include "commands.h"
-#include "registry.h"
-#include "run.h"
+#include "loader/registry.h"
+#include "run/run.h"
 
 /* the progress line on stderr: step, simulated time, rate, ETA */
 static void print_progress(void *ctx, const shard_run_progress *p) {

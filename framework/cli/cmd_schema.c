@@ -6,11 +6,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "campaign.h"
-#include "case.h"
-#include "schema.h"
+#include "campaign/campaign.h"
+#include "case/case.h"
+#include "case/schema.h"
 #include "commands.h"
-#include "outputs.h"
+#include "io/outputs.h"
 
 static int usage(FILE *out, int code) {
   fprintf(out, "usage: shard [--plugin-path DIR[:DIR...]] schema [case|campaign] [--markdown]\n"

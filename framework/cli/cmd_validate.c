@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "campaign.h"
-#include "case.h"
+#include "campaign/campaign.h"
+#include "case/case.h"
 #include "commands.h"
-#include "run.h"
+#include "run/run.h"
 
 typedef struct file_kind {
   const char *name;

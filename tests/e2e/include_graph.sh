@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # e2e: the #include graph of the host is a DAG. A module is a .c/.h pair of
-# framework/src or framework/cli (a public header framework/include/shard/X.h
-# is the module shard/X); module A depends on B when A.c or A.h includes B.h.
+# framework/src/DIR (the module DIR/X: the subsystem folder is part of its name,
+# as in its #include "DIR/X.h") or framework/cli (a public header
+# framework/include/shard/X.h is the module shard/X); module A depends on B
+# when A.c or A.h includes B.h.
 # The test fails on a cycle (A includes B's header and B, directly or through
 # others, includes A's), and on a function declared in framework/src/X.h but
-# defined elsewhere than X.c (then the graph would hide a dependency: a header
+# defined elsewhere than framework/src/X.c (then the graph would hide a dependency: a header
 # shared by several .c files can carry a cycle between them). It prints the
 # number of modules, of edges and the depth of the graph (longest chain).
 # Args: <shard-exe> <source-dir> <build-dir>.
@@ -17,25 +19,25 @@ bad=0
 module() { # path -> module name
   case "$1" in
     "$fw"/include/shard/*) local b="${1##*/}"; echo "shard/${b%.*}" ;;
+    "$fw"/src/*) local b="${1#"$fw"/src/}"; echo "${b%.*}" ;;
     *) local b="${1##*/}"; echo "${b%.*}" ;;
   esac
 }
 
+sources() { find "$fw/src" "$fw/cli" -name '*.[ch]' | sort; ls "$fw"/include/shard/*.h; }
+
 # edges "A B", one per line, A != B
 edges="$(
-  for f in "$fw"/src/*.[ch] "$fw"/cli/*.[ch] "$fw"/include/shard/*.h; do
+  for f in $(sources); do
     a="$(module "$f")"
     grep -oE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"[^"]+\.h"' "$f" | sed -E 's/.*"([^"]+)\.h"/\1/' |
       while read -r inc; do
-        case "$inc" in
-          shard/*) b="$inc" ;;
-          *) b="${inc##*/}" ;;
-        esac
+        b="$inc"
         [ "$b" != "$a" ] && echo "$a $b"
       done
   done | sort -u
 )"
-nodes="$(for f in "$fw"/src/*.[ch] "$fw"/cli/*.[ch] "$fw"/include/shard/*.h; do module "$f"; done | sort -u)"
+nodes="$(for f in $(sources); do module "$f"; done | sort -u)"
 
 # Kahn's algorithm, leaves first (with the depth of each module)
 result="$(printf '%s\n' "$edges" | awk -v nodes="$nodes" '
@@ -74,12 +76,12 @@ if printf '%s\n' "$result" | grep -q '^cycle-edge'; then
 fi
 
 # every function declared in framework/src/X.h is defined in X.c
-for h in "$fw"/src/*.h; do
+for h in $(find "$fw/src" -name '*.h' | sort); do
   m="$(module "$h")"
   for fn in $(grep -E '^[a-z][^(;=]*[ *](shard_|yt_)[a-z_0-9]+\(' "$h" | grep -v '^static' |
               sed -E 's/^[^(]*[ *]((shard_|yt_)[a-z_0-9]+)\(.*/\1/' | sort -u); do
     if ! grep -qE "^[a-z][^;]*[ *]$fn\(" "$fw/src/$m.c" 2>/dev/null; then
-      where="$(grep -lE "^[a-z][^;]*[ *]$fn\([^;]*$" "$fw"/src/*.c | sed 's|.*/||' | tr '\n' ' ' | sed 's/ $//')"
+      where="$(grep -rlE --include='*.c' "^[a-z][^;]*[ *]$fn\([^;]*$" "$fw/src" | sed "s|^$fw/src/||" | tr '\n' ' ' | sed 's/ $//')"
       echo "include_graph: $m.h declares $fn, defined in ${where:-no file} instead of $m.c" >&2
       bad=1
     fi

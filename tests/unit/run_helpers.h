@@ -8,9 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "case.h"
-#include "registry.h"
-#include "run.h"
+#include "case/case.h"
+#include "loader/registry.h"
+#include "run/run.h"
 
 static shard_registry *rh_reg;
 static char rh_tmpdir[256];

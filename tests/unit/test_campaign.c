@@ -9,12 +9,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "campaign.h"
-#include "campaign_exec.h"
-#include "campaign_package.h"
-#include "campaign_plot.h"
-#include "campaign_stats.h"
-#include "campaign_table.h"
+#include "campaign/campaign.h"
+#include "campaign/campaign_exec.h"
+#include "campaign/campaign_package.h"
+#include "campaign/campaign_plot.h"
+#include "campaign/campaign_stats.h"
+#include "campaign/campaign_table.h"
 #include "cu_runner.h"
 
 static char tmpdir[256];

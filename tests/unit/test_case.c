@@ -9,8 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "case.h"
-#include "schema.h"
+#include "case/case.h"
+#include "case/schema.h"
 #include "cu_runner.h"
 #include "shard/contact_law.h"
 #include "shard/integrator.h"

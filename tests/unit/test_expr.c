@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "cu_runner.h"
-#include "expr.h"
+#include "core/expr.h"
 
 /* names: x = 2, dt_c = 1e-3; "later" is known but deferred; "broken" fails */
 static int lookup(void *ctx, const char *name, double *out, shard_expr_error *err) {

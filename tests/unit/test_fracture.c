@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "cu_runner.h"
-#include "mtx.h"
-#include "params_text.h"
+#include "io/mtx.h"
+#include "io/params_text.h"
 #include "run_helpers.h"
 #include "shard/lcp_solver.h"
 

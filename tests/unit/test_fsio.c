@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "cu_runner.h"
-#include "fsio.h"
+#include "io/fsio.h"
 
 static void fresh_dir(char *out, size_t n, const char *tag) {
   snprintf(out, n, "/tmp/shard_test_fsio_%ld_%s", (long)getpid(), tag);

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "cu_runner.h"
-#include "gnuplot.h"
+#include "io/gnuplot.h"
 
 static char dir[256], old_path[8192];
 

@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "cu_runner.h"
-#include "registry.h"
+#include "loader/registry.h"
 #include "shard/integrator.h"
 #include "shard/lcp_solver.h"
 

@@ -42,10 +42,10 @@
 #include <sys/wait.h>
 #include <stddef.h>
 
-#include "contact.h"
+#include "contact/contact.h"
 #include "cu_runner.h"
-#include "mtx.h"
-#include "registry.h"
+#include "io/mtx.h"
+#include "loader/registry.h"
 #include "shard/lcp_solver.h"
 #include "spec_probe.h"
 

@@ -1,4 +1,4 @@
-/* tests: Matrix Market I/O (framework/src/mtx.c) — reading coordinate and
+/* tests: Matrix Market I/O (framework/src/io/mtx.c) — reading coordinate and
  * array files (general, symmetric), duplicates summed and columns sorted,
  * vectors, round trips through the atomic writers, and one malformed file
  * per error message (exact text, with the line number). */
@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "cu_runner.h"
-#include "mtx.h"
+#include "io/mtx.h"
 
 typedef struct tmpdir {
   char path[256];

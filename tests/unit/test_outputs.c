@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cu_runner.h"
-#include "outputs.h"
+#include "io/outputs.h"
 #include "run_helpers.h"
 
 /* ---- helpers -------------------------------------------------------------------- */

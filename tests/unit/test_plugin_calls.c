@@ -1,11 +1,11 @@
-/* tests: the host's typed calls into plugin ops tables (framework/src/plugin_calls.h):
+/* tests: the host's typed calls into plugin ops tables (framework/src/loader/plugin_calls.h):
  * the kind-checked cast, argument forwarding, the host defaults of optional
  * slots, and destroy accepting a NULL table or instance. */
 #include <stdint.h>
 #include <string.h>
 
 #include "cu_runner.h"
-#include "plugin_calls.h"
+#include "loader/plugin_calls.h"
 
 /* what the fake slots saw */
 typedef struct seen {

@@ -8,11 +8,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "case.h"
+#include "case/case.h"
 #include "cu_runner.h"
-#include "diag.h"
-#include "registry.h"
-#include "run.h"
+#include "core/diag.h"
+#include "loader/registry.h"
+#include "run/run.h"
 
 static const char *order_case =
     "name: order\n"

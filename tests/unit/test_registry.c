@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 #include "cu_runner.h"
-#include "registry.h"
+#include "loader/registry.h"
 #include "shard/lcp_solver.h"
-#include "sha256.h"
+#include "core/sha256.h"
 #include "shard/contact_law.h"
 #include "shard/integrator.h"
 #include "shard/lcp_solver.h"

@@ -9,13 +9,13 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "case.h"
+#include "case/case.h"
 #include "run_helpers.h"
 #include "cu_runner.h"
-#include "diag.h"
-#include "model.h"
-#include "registry.h"
-#include "snapshot.h"
+#include "core/diag.h"
+#include "model/model.h"
+#include "loader/registry.h"
+#include "io/snapshot.h"
 
 /* ---- helpers ------------------------------------------------------------------ */
 

@@ -7,7 +7,7 @@
 
 #include "cu_runner.h"
 #include "run_helpers.h"
-#include "stats.h"
+#include "core/stats.h"
 
 /* Quantiles t_{0.975,nu} from a numerical inversion of the t distribution
  * function (Simpson on the density, bisection), independent of the table

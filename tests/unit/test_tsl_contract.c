@@ -39,7 +39,7 @@
 #include <string.h>
 
 #include "cu_runner.h"
-#include "registry.h"
+#include "loader/registry.h"
 #include "shard/tsl.h"
 #include "spec_probe.h"
 

@@ -1,0 +1,465 @@
+/* host: contact operator assembly and block-split LCP solves (see contact.h). */
+#include "contact/contact.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/mtx.h"
+#include "loader/plugin_calls.h"
+
+struct shard_contact {
+  int32_t ndof, ncon_max;
+  int64_t w_cap; /* nnz capacity of the assembled operator */
+
+  /* assembled operator W */
+  int32_t *w_rowptr, *w_col;
+  double *w_val;
+  shard_csr w;
+
+  /* transposed active H: per DOF a linked list of (local row, value) */
+  int32_t *head, *next, *erow;
+  double *eval;
+  int32_t *marker, *list;
+  double *acc;
+
+  /* block splitting */
+  int32_t *parent, *count, *start, *order, *loc;
+  int64_t b_cap;
+  int32_t *b_rowptr, *b_col;
+  double *b_val, *b_q, *b_z, *b_w, *dense;
+  int32_t dense_max;
+
+  shard_contact_policy policy;
+  int64_t step;
+  double t;
+};
+
+static void *xcalloc(size_t n, size_t size) { return calloc(n ? n : 1, size); }
+
+int shard_contact_create(shard_contact **out, int32_t ndof_max, int32_t ncon_max, int32_t row_degree, shard_msg *msg) {
+  *out = NULL;
+  shard_contact *c = xcalloc(1, sizeof *c);
+  if (!c) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
+  const int32_t ndof = ndof_max;
+  c->ndof = ndof;
+  c->ncon_max = ncon_max;
+  const int64_t cap = (int64_t)ncon_max * (row_degree < ncon_max ? row_degree : ncon_max);
+  c->w_cap = cap + 1;
+  const int32_t dense_n = ncon_max < SHARD_CONTACT_DENSE_MAX ? ncon_max : SHARD_CONTACT_DENSE_MAX;
+  c->dense_max = dense_n;
+  const int64_t dense_nnz = (int64_t)dense_n * dense_n;
+  c->b_cap = c->w_cap > dense_nnz ? c->w_cap : dense_nnz;
+  const size_t nh = 2 * (size_t)ncon_max + 1, nc = (size_t)ncon_max + 1;
+  c->w_rowptr = xcalloc(nc, sizeof(int32_t));
+  c->w_col = xcalloc((size_t)c->w_cap, sizeof(int32_t));
+  c->w_val = xcalloc((size_t)c->w_cap, sizeof(double));
+  c->head = malloc(((size_t)ndof + 1) * sizeof(int32_t));
+  c->next = xcalloc(nh, sizeof(int32_t));
+  c->erow = xcalloc(nh, sizeof(int32_t));
+  c->eval = xcalloc(nh, sizeof(double));
+  c->marker = malloc(nc * sizeof(int32_t));
+  c->list = xcalloc(nc, sizeof(int32_t));
+  c->acc = xcalloc(nc, sizeof(double));
+  c->parent = xcalloc(nc, sizeof(int32_t));
+  c->count = xcalloc(nc, sizeof(int32_t));
+  c->start = xcalloc(nc + 1, sizeof(int32_t));
+  c->order = xcalloc(nc, sizeof(int32_t));
+  c->loc = xcalloc(nc, sizeof(int32_t));
+  c->b_rowptr = xcalloc(nc, sizeof(int32_t));
+  c->b_col = xcalloc((size_t)c->b_cap, sizeof(int32_t));
+  c->b_val = xcalloc((size_t)c->b_cap, sizeof(double));
+  c->b_q = xcalloc(nc, sizeof(double));
+  c->b_z = xcalloc(nc, sizeof(double));
+  c->b_w = xcalloc(nc, sizeof(double));
+  c->dense = xcalloc((size_t)dense_nnz, sizeof(double));
+  if (!c->w_rowptr || !c->w_col || !c->w_val || !c->head || !c->next || !c->erow || !c->eval || !c->marker ||
+      !c->list || !c->acc || !c->parent || !c->count || !c->start || !c->order || !c->loc || !c->b_rowptr ||
+      !c->b_col || !c->b_val || !c->b_q || !c->b_z || !c->b_w || !c->dense) {
+    const long long entries = (long long)c->b_cap; /* read before c is freed */
+    shard_contact_destroy(c);
+    return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for the contact operator (%lld entries)", entries);
+  }
+  for (int32_t d = 0; d <= ndof; ++d) c->head[d] = -1;
+  for (size_t i = 0; i < nc; ++i) c->marker[i] = -1;
+  *out = c;
+  return SHARD_OK;
+}
+
+void shard_contact_destroy(shard_contact *c) {
+  if (!c) return;
+  free(c->w_rowptr), free(c->w_col), free(c->w_val), free(c->head), free(c->next), free(c->erow), free(c->eval);
+  free(c->marker), free(c->list), free(c->acc), free(c->parent), free(c->count), free(c->start), free(c->order);
+  free(c->loc), free(c->b_rowptr), free(c->b_col), free(c->b_val), free(c->b_q), free(c->b_z), free(c->b_w);
+  free(c->dense);
+  free(c);
+}
+
+static int setup_solver(const shard_contact *c, const shard_contact_solver *s, shard_msg *msg) {
+  if (!s->ops) return SHARD_OK;
+  const int dense = (s->caps & SHARD_CAP_LCP_DENSE) != 0;
+  const int32_t n_max = dense ? c->dense_max : c->ncon_max;
+  int st = shard_lcp_solver_setup(s->ops, s->self, n_max, c->b_cap, msg);
+  if (st != SHARD_OK) shard_msg_prepend(msg, "lcp '%s': setup for %d unknowns", s->name, (int)n_max);
+  return st;
+}
+
+int shard_contact_set_policy(shard_contact *c, const shard_contact_policy *policy, shard_msg *msg) {
+  c->policy = *policy;
+  int st = setup_solver(c, &c->policy.primary, msg);
+  if (st == SHARD_OK) st = setup_solver(c, &c->policy.fallback, msg);
+  return st;
+}
+
+void shard_contact_set_step(shard_contact *c, int64_t step, double t) {
+  c->step = step;
+  c->t = t;
+}
+
+static void sort_ints(int32_t *a, int32_t n) {
+  for (int32_t i = 1; i < n; ++i) {
+    int32_t x = a[i], j = i - 1;
+    while (j >= 0 && a[j] > x) a[j + 1] = a[j], --j;
+    a[j + 1] = x;
+  }
+}
+
+int shard_contact_operator(shard_contact *c, const shard_csr *h, const double *minv, const shard_csr *k,
+                           const int32_t *rows, int32_t n, double kcoef, const shard_csr **out_w, shard_msg *msg) {
+  if (n > c->ncon_max)
+    return shard_msg_set(msg, SHARD_ERR_INTERNAL, "contact operator: %d rows exceed the %d preallocated", (int)n,
+                         (int)c->ncon_max);
+  /* transposed map of the active rows */
+  int32_t ne = 0;
+  for (int32_t i = 0; i < n; ++i) {
+    const int32_t r = rows[i];
+    for (int32_t e = h->rowptr[r]; e < h->rowptr[r + 1]; ++e, ++ne) {
+      const int32_t d = h->colind[e];
+      c->erow[ne] = i;
+      c->eval[ne] = h->val[e];
+      c->next[ne] = c->head[d];
+      c->head[d] = ne;
+    }
+  }
+  int64_t nnz = 0;
+  int st = SHARD_OK;
+  c->w_rowptr[0] = 0;
+  for (int32_t i = 0; i < n && st == SHARD_OK; ++i) {
+    const int32_t r = rows[i];
+    int32_t len = 0;
+    for (int32_t e = h->rowptr[r]; e < h->rowptr[r + 1]; ++e) {
+      const int32_t dk = h->colind[e];
+      const double b = h->val[e] * minv[dk];
+      if (b == 0.0) continue;
+      for (int32_t x = c->head[dk]; x >= 0; x = c->next[x]) {
+        const int32_t j = c->erow[x];
+        if (c->marker[j] != i) c->marker[j] = i, c->acc[j] = 0.0, c->list[len++] = j;
+        c->acc[j] += b * c->eval[x];
+      }
+      if (kcoef == 0.0) continue;
+      for (int32_t p = k->rowptr[dk]; p < k->rowptr[dk + 1]; ++p) {
+        const int32_t dl = k->colind[p];
+        const double f = kcoef * b * k->val[p] * minv[dl];
+        if (f == 0.0) continue;
+        for (int32_t x = c->head[dl]; x >= 0; x = c->next[x]) {
+          const int32_t j = c->erow[x];
+          if (c->marker[j] != i) c->marker[j] = i, c->acc[j] = 0.0, c->list[len++] = j;
+          c->acc[j] -= f * c->eval[x];
+        }
+      }
+    }
+    sort_ints(c->list, len);
+    if (nnz + len > c->w_cap) {
+      st = shard_msg_set(msg, SHARD_ERR_INTERNAL, "contact operator: more than %lld entries", (long long)c->w_cap);
+      break;
+    }
+    for (int32_t q = 0; q < len; ++q) {
+      const int32_t j = c->list[q];
+      if (c->acc[j] == 0.0 && j != i) continue;
+      c->w_col[nnz] = j;
+      c->w_val[nnz++] = c->acc[j];
+    }
+    c->w_rowptr[i + 1] = (int32_t)nnz;
+  }
+  /* reset the touched lists and markers: O(active) */
+  for (int32_t i = 0; i < n; ++i) {
+    const int32_t r = rows[i];
+    for (int32_t e = h->rowptr[r]; e < h->rowptr[r + 1]; ++e) c->head[h->colind[e]] = -1;
+    c->marker[i] = -1;
+  }
+  c->w = (shard_csr){.nrows = n, .ncols = n, .rowptr = c->w_rowptr, .colind = c->w_col, .val = c->w_val};
+  *out_w = &c->w;
+  return st;
+}
+
+static int32_t uf_find(int32_t *parent, int32_t i) {
+  while (parent[i] != i) {
+    parent[i] = parent[parent[i]];
+    i = parent[i];
+  }
+  return i;
+}
+
+/* Write block `block` of this step as NAME.M.mtx, NAME.q.mtx (and NAME.z.mtx
+ * when z is given); a failure is appended to msg, never fatal. */
+static void dump_block(const shard_contact *c, int32_t block, const shard_lcp_problem *p, const double *z,
+                       shard_msg *msg) {
+  char mpath[4096], qpath[4096], zpath[4096];
+  shard_msg m2;
+  const char *dir = c->policy.dump_dir ? c->policy.dump_dir : ".";
+  snprintf(mpath, sizeof mpath, "%s/lcp_step%lld_block%d.M.mtx", dir, (long long)c->step, (int)block);
+  snprintf(qpath, sizeof qpath, "%s/lcp_step%lld_block%d.q.mtx", dir, (long long)c->step, (int)block);
+  snprintf(zpath, sizeof zpath, "%s/lcp_step%lld_block%d.z.mtx", dir, (long long)c->step, (int)block);
+  if (shard_mtx_write_csr(mpath, p->csr, &m2) != SHARD_OK || shard_mtx_write_vector(qpath, p->n, p->q, &m2) != SHARD_OK ||
+      (z && shard_mtx_write_vector(zpath, p->n, z, &m2) != SHARD_OK)) {
+    size_t len = strlen(msg->text);
+    snprintf(msg->text + len, sizeof msg->text - len, " (dump failed: %s)", m2.text);
+    return;
+  }
+  size_t len = strlen(msg->text);
+  snprintf(msg->text + len, sizeof msg->text - len, " (problem written to %s and %s)", mpath, qpath);
+}
+
+static int solve_with(const shard_contact_solver *s, const shard_lcp_problem *p, double *z, double *w,
+                      shard_lcp_report *rep, shard_msg *msg) {
+  memset(rep, 0, sizeof *rep);
+  for (int32_t i = 0; i < p->n; ++i) /* warm start: the caller's guess, made feasible */
+    if (!(z[i] > 0.0)) z[i] = 0.0;
+  msg->text[0] = '\0';
+  int st = shard_lcp_solver_solve(s->ops, s->self, p, z, w, rep, msg);
+  if (st == SHARD_OK && rep->status != SHARD_OK) st = rep->status;
+  if (st == SHARD_OK) {
+    for (int32_t i = 0; i < p->n; ++i)
+      if (!isfinite(z[i])) return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite impulse returned");
+  } else if (msg->text[0] == '\0') {
+    shard_msg_set(msg, st, "%s", shard_status_str(st));
+  }
+  return st;
+}
+
+/* The host's check of a solution its solver reports as solved, on the
+ * block as solved: w = W z + q from the CSR view (into w, which the solver
+ * filled: its own w is not trusted), the scale s = max(|q|_inf, |Wz|_inf)
+ * and the complementarity residual max_i |min(z_i, w_i)| / s, the measure
+ * of shard_lcp_residual: it is >= |z_i| / s for a negative impulse, >=
+ * |w_i| / s for a violated constraint and >= min(z_i, w_i) / s when both
+ * are positive. One pass over the block's entries, nothing allocated.
+ * Kept out of line so that a profile shows its share of the step. */
+__attribute__((noinline)) static int host_check(const shard_lcp_problem *p, const double *z, double *w, double tol,
+                                                double *out_res, shard_msg *msg) {
+  const double r = shard_lcp_residual(p, z, w); /* w = Wz + q, recomputed */
+  *out_res = r;
+  if (r <= tol) return SHARD_OK; /* a NaN fails here too */
+  int32_t iw = 0; /* the worst contact, for the message: only on failure */
+  double worst = -1.0;
+  for (int32_t i = 0; i < p->n; ++i) {
+    const double m = fabs(z[i] < w[i] ? z[i] : w[i]);
+    if (!(m <= worst)) worst = m, iw = i;
+  }
+  const double zi = z[iw], wi = w[iw];
+  const char *what = !(zi >= 0.0) ? "negative impulse" : !(wi >= 0.0) ? "violated constraint (w < 0)"
+                                                                         : "not complementary (z > 0 and w > 0)";
+  return shard_msg_set(msg, SHARD_ERR_NUMERIC,
+                       "reported success, but the host's check of its solution fails at contact %d of %d: %s, "
+                       "z = %.6g, w = %.6g; residual %.3g above the check tolerance %.3g",
+                       (int)iw, (int)p->n, what, zi, wi, r, tol);
+}
+
+/* The dense row-major copy of a block, for a solver with SHARD_CAP_LCP_DENSE
+ * that is about to solve it (made once, and only then: a sparse primary with
+ * a dense fallback copies nothing while the primary succeeds). */
+static void dense_view(shard_contact *c, const shard_contact_solver *s, shard_lcp_problem *prob) {
+  if (!(s->caps & SHARD_CAP_LCP_DENSE) || prob->dense || prob->n > c->dense_max) return;
+  memset(c->dense, 0, (size_t)prob->n * (size_t)prob->n * sizeof(double));
+  const shard_csr *a = prob->csr;
+  for (int32_t i = 0; i < a->nrows; ++i)
+    for (int32_t e = a->rowptr[i]; e < a->rowptr[i + 1]; ++e) c->dense[(size_t)i * a->nrows + a->colind[e]] = a->val[e];
+  prob->dense = c->dense;
+}
+
+/* One solver on one block: its solve, then the host's check of what it
+ * reports as solved (a failed check is a failure like any other). */
+static int attempt(shard_contact *c, const shard_contact_solver *s, shard_lcp_problem *prob, double *z,
+                   shard_lcp_report *rep, double *host_res, shard_msg *msg) {
+  int st = solve_with(s, prob, z, c->b_w, rep, msg);
+  if (st == SHARD_OK) st = host_check(prob, z, c->b_w, s->check_tol, host_res, msg);
+  return st;
+}
+
+/* Solve one independent block with the policy: primary solver, dump, fallback. */
+static int solve_block(shard_contact *c, shard_lcp_problem *prob, double *z, int32_t block, shard_step_stats *stats,
+                       shard_msg *msg) {
+    dense_view(c, &c->policy.primary, prob);
+    shard_lcp_report rep;
+    double host_res = 0.0;
+    const shard_contact_solver *used = &c->policy.primary;
+    int st;
+    if ((used->caps & SHARD_CAP_LCP_DENSE) && !prob->dense)
+      st = shard_msg_set(msg, SHARD_ERR_UNSUPPORTED,
+                         "block of %d coupled contacts exceeds the dense limit %d of this solver (use pgs or mprgp)",
+                         (int)prob->n, (int)c->dense_max);
+    else
+      st = attempt(c, used, prob, z, &rep, &host_res, msg);
+    if (st != SHARD_OK) {
+      shard_msg_prepend(msg, "lcp '%s': block of %d contacts", used->name, (int)prob->n);
+      if (c->policy.dump) dump_block(c, block, prob, NULL, msg);
+      if (c->policy.fallback.ops) {
+        shard_msg first = *msg;
+        used = &c->policy.fallback;
+        dense_view(c, used, prob);
+        if ((used->caps & SHARD_CAP_LCP_DENSE) && !prob->dense)
+          st = shard_msg_set(msg, SHARD_ERR_UNSUPPORTED, "block of %d coupled contacts exceeds the dense limit %d",
+                             (int)prob->n, (int)c->dense_max);
+        else {
+          for (int32_t i = 0; i < prob->n; ++i) z[i] = 0.0; /* the primary's iterate is no guess */
+          st = attempt(c, used, prob, z, &rep, &host_res, msg);
+        }
+        if (st != SHARD_OK) {
+          shard_msg_prepend(msg, "%s; fallback lcp '%s'", first.text, used->name);
+          return st < 0 ? st : SHARD_ERR_NUMERIC;
+        }
+        stats->lcp_fallbacks++;
+      } else {
+        return st < 0 ? st : SHARD_ERR_NUMERIC;
+      }
+    }
+    if (c->policy.dump_every > 0 && c->step % c->policy.dump_every == 0) {
+      shard_msg ignored = {{0}};
+      dump_block(c, block, prob, z, &ignored);
+    }
+    stats->lcp_blocks++;
+    if (prob->n > stats->lcp_max_block) stats->lcp_max_block = prob->n;
+    stats->lcp_iterations += rep.iterations;
+    if (rep.residual > stats->lcp_residual) stats->lcp_residual = rep.residual;
+    if (host_res > stats->lcp_residual) stats->lcp_residual = host_res;
+    return SHARD_OK;
+}
+
+/* Row `row` of W alone in its block (no entry but its diagonal): w z + q >= 0,
+ * z >= 0, z (w z + q) = 0 with w > 0 has the one solution z = max(0, -q/w),
+ * set here in z[row] when the policy says so (1 when done, 0 to hand the
+ * block to the solver). Dumps go through the solver. */
+static int solve_scalar(shard_contact *c, const shard_csr *w, const double *q, int32_t row, double *z,
+                        shard_step_stats *stats) {
+  if (!c->policy.scalar_closed_form || w->rowptr[row + 1] - w->rowptr[row] != 1 ||
+      (c->policy.dump_every > 0 && c->step % c->policy.dump_every == 0))
+    return 0;
+  const double wd = w->val[w->rowptr[row]], qr = q[row];
+  if (!(wd > 0.0) || !isfinite(wd) || !isfinite(qr)) return 0;
+  z[row] = qr < 0.0 ? -qr / wd : 0.0;
+  stats->lcp_blocks++;
+  if (stats->lcp_max_block < 1) stats->lcp_max_block = 1;
+  return 1;
+}
+
+/* The connected components of W as index intervals, when they are: rows
+ * in space order on a 1D chain give a banded W whose components are runs of
+ * consecutive rows, each row linked to an earlier one of its run. One pass:
+ * start[b] .. start[b+1] - 1 are the rows of block b (blocks in increasing
+ * order, rows ascending: the order union-find gives). Returns the number of
+ * blocks, or -1 when some row's first link is forward only or reaches back
+ * past its run, and union-find must decide. */
+static int32_t interval_blocks(const shard_csr *w, int32_t *start) {
+  const int32_t n = w->nrows;
+  int32_t nb = 0, b0 = 0, reach = -1;
+  for (int32_t i = 0; i < n; ++i) {
+    if (i == b0) start[nb++] = i, reach = i;
+    int linked = i == b0;
+    for (int32_t e = w->rowptr[i]; e < w->rowptr[i + 1]; ++e) {
+      const int32_t j = w->colind[e];
+      if (j < b0) return -1;
+      if (j < i) linked = 1;
+      if (j > reach) reach = j;
+    }
+    if (!linked) return -1;
+    if (reach == i) b0 = i + 1; /* nothing in the run reaches past i: it ends here */
+  }
+  start[nb] = n;
+  return nb;
+}
+
+/* connected components by union-find over the entries: c->start, c->order */
+static int32_t union_find_blocks(shard_contact *c, const shard_csr *w) {
+  const int32_t n = w->nrows;
+  for (int32_t i = 0; i < n; ++i) c->parent[i] = i, c->count[i] = 0;
+  for (int32_t i = 0; i < n; ++i)
+    for (int32_t e = w->rowptr[i]; e < w->rowptr[i + 1]; ++e) {
+      if (w->colind[e] == i) continue; /* the diagonal joins nothing */
+      int32_t a = uf_find(c->parent, i), b = uf_find(c->parent, w->colind[e]);
+      if (a != b) c->parent[a > b ? a : b] = a < b ? a : b;
+    }
+  for (int32_t i = 0; i < n; ++i) c->count[uf_find(c->parent, i)]++;
+  int32_t nb = 0;
+  c->start[0] = 0;
+  for (int32_t i = 0; i < n; ++i) {
+    c->start[i + 1] = c->start[i] + c->count[i];
+    nb += c->count[i] > 0;
+  }
+  for (int32_t i = 0; i < n; ++i) c->count[i] = c->start[i];
+  for (int32_t i = 0; i < n; ++i) c->order[c->count[uf_find(c->parent, i)]++] = i; /* ascending in a block */
+  return nb;
+}
+
+int shard_contact_lcp_solve(shard_contact *c, const shard_csr *w, const double *q, uint32_t flags, double *z,
+                            shard_step_stats *stats, shard_msg *msg) {
+  const int32_t n = w->nrows;
+  if (n == 0) return SHARD_OK;
+  if (n > c->ncon_max || w->rowptr[n] > c->b_cap)
+    return shard_msg_set(msg, SHARD_ERR_UNSUPPORTED, "LCP of %d unknowns and %lld entries exceeds the preallocated %d/%lld",
+                         (int)n, (long long)w->rowptr[n], (int)c->ncon_max, (long long)c->b_cap);
+  if (!c->policy.primary.ops) return shard_msg_set(msg, SHARD_ERR_INTERNAL, "no LCP solver configured");
+  if (n == 1 && solve_scalar(c, w, q, 0, z, stats)) return SHARD_OK;
+  const int32_t nblocks = interval_blocks(w, c->start);
+  const int intervals = nblocks >= 0;
+  if (nblocks == 1 || (!intervals && union_find_blocks(c, w) == 1)) {
+    /* one block holds every row: solve W itself, no copies */
+    shard_lcp_problem prob = {.n = n, .csr = w, .dense = NULL, .q = q, .flags = flags};
+    return solve_block(c, &prob, z, 0, stats, msg);
+  }
+  /* intervals: start[0..nblocks]; union-find: start[root], indexed by the
+   * root (empty entries skipped), rows listed in order */
+  const int32_t nslots = intervals ? nblocks : n;
+  int32_t block = 0;
+  for (int32_t r = 0; r < nslots; ++r) {
+    const int32_t b0 = c->start[r], nb = c->start[r + 1] - b0;
+    if (nb == 0) continue;
+    const int32_t *idx = c->order + b0;
+    if (nb == 1 && solve_scalar(c, w, q, intervals ? b0 : idx[0], z, stats)) {
+      ++block;
+      continue;
+    }
+    shard_csr bcsr = {.nrows = nb, .ncols = nb, .rowptr = c->b_rowptr, .colind = c->b_col, .val = c->b_val};
+    if (intervals) { /* rows b0 .. b0 + nb - 1 of W as they are: only the columns move */
+      const int32_t e0 = w->rowptr[b0], e1 = w->rowptr[b0 + nb];
+      for (int32_t a = 0; a <= nb; ++a) c->b_rowptr[a] = w->rowptr[b0 + a] - e0;
+      for (int32_t e = e0; e < e1; ++e) c->b_col[e - e0] = w->colind[e] - b0;
+      bcsr.val = w->val + e0;
+      memcpy(c->b_q, q + b0, (size_t)nb * sizeof(double));
+      memcpy(c->b_z, z + b0, (size_t)nb * sizeof(double));
+    } else {
+      for (int32_t a = 0; a < nb; ++a) c->loc[idx[a]] = a;
+      int32_t nnz = 0;
+      c->b_rowptr[0] = 0;
+      for (int32_t a = 0; a < nb; ++a) {
+        const int32_t i = idx[a];
+        for (int32_t e = w->rowptr[i]; e < w->rowptr[i + 1]; ++e) {
+          c->b_col[nnz] = c->loc[w->colind[e]];
+          c->b_val[nnz++] = w->val[e];
+        }
+        c->b_rowptr[a + 1] = nnz;
+        c->b_q[a] = q[i];
+        c->b_z[a] = z[i];
+      }
+    }
+    shard_lcp_problem prob = {.n = nb, .csr = &bcsr, .dense = NULL, .q = c->b_q, .flags = flags};
+    const int st = solve_block(c, &prob, c->b_z, block, stats, msg);
+    if (st != SHARD_OK) return st;
+    if (intervals)
+      memcpy(z + b0, c->b_z, (size_t)nb * sizeof(double));
+    else
+      for (int32_t a = 0; a < nb; ++a) z[idx[a]] = c->b_z[a];
+    ++block;
+  }
+  return SHARD_OK;
+}

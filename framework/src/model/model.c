@@ -1,0 +1,990 @@
+/* host: particle and 1D P1 bar models with extrinsic cohesive fracture, and
+ * the shard_system services (docs/theory.md §9, §8, §10). */
+#include "model/model.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "loader/plugin_calls.h"
+#include "core/rng.h"
+#include "model/strength.h"
+
+/* ---- gaps, penalty and cohesive forces ------------------------------------- */
+
+static shard_model *model_of(shard_system *sys) { return (shard_model *)sys; }
+
+static void gaps_at(const shard_model *m, const double *u, double *g) {
+  for (int32_t i = 0; i < m->ncon; ++i) {
+    double s = m->g0[i];
+    for (int32_t e = m->h_rowptr[i]; e < m->h_rowptr[i + 1]; ++e) s += m->h_val[e] * u[m->h_col[e]];
+    g[i] = s;
+  }
+}
+
+static void sys_gaps(shard_system *sys, const double *u, double *out_g) { gaps_at(model_of(sys), u, out_g); }
+
+/* penalty force / stiffness / energy of every constraint at u */
+static void penalty_eval(shard_model *m, const double *u) {
+  gaps_at(m, u, m->gap_scratch);
+  shard_contact_law_force(m->force_law, m->force_law_self, m->ncon, m->gap_scratch, m->pen_f, m->pen_k, m->pen_e);
+}
+
+/* cohesive tractions (per unit area) of the active interfaces at u; commit
+ * updates the history. Penalty runs: no cohesive traction for delta < 0. */
+static void cohesive_eval(shard_model *m, const double *u, int commit) {
+  const int32_t n = m->niface;
+  if (!n || !m->tsl) return;
+  for (int32_t i = 0; i < n; ++i) m->if_delta[i] = u[m->if_twin[i]] - u[m->if_node[i]];
+  double *dmax = m->if_dmax;
+  if (!commit) { /* evaluate on a copy of the history */
+    memcpy(m->if_dmax_scratch, m->if_dmax, (size_t)n * sizeof(double));
+    dmax = m->if_dmax_scratch;
+  }
+  shard_tsl_batch b = {.n = n, .sigma_c = m->if_sigma, .delta_c = m->if_deltac, .delta = m->if_delta,
+                       .delta_max = dmax, .traction = m->if_t, .stiffness = m->if_k, .reversible = m->if_rev};
+  shard_tsl_evaluate(m->tsl, m->tsl_self, &b, commit);
+  if (m->tsl_zero_in_compression)
+    for (int32_t i = 0; i < n; ++i)
+      if (m->if_delta[i] < 0) m->if_t[i] = 0, m->if_k[i] = 0, m->if_rev[i] = 0;
+  m->coh_trial = !commit;
+}
+
+/* cohesive_eval(m, u, 0), skipped when the last evaluation was such a trial
+ * and u gives bit for bit the same openings: an integrator asks for the force
+ * and then the stiffness at the same predicted position (one TSL pass a step
+ * instead of two). Any commit, insertion or restart clears coh_trial. */
+static void cohesive_trial(shard_model *m, const double *u) {
+  if (m->coh_trial) {
+    int32_t i = 0;
+    while (i < m->niface && u[m->if_twin[i]] - u[m->if_node[i]] == m->if_delta[i]) ++i;
+    if (i == m->niface) return;
+  }
+  cohesive_eval(m, u, 0);
+}
+
+static int sys_force(shard_system *sys, double t, const double *u, double *f, shard_msg *msg) {
+  shard_model *m = model_of(sys);
+  (void)t, (void)msg;
+  memcpy(f, m->fext, (size_t)m->ndof * sizeof *f);
+  for (int32_t e = 0; e < m->nel; ++e) {
+    const int32_t a = m->el_a[e], b = m->el_b[e];
+    const double s = m->el_k[e] * (u[b] - u[a]);
+    f[a] += s;
+    f[b] -= s;
+  }
+  if (m->niface && m->tsl) {
+    cohesive_trial(m, u);
+    const double A = m->scales.area;
+    for (int32_t i = 0; i < m->niface; ++i) {
+      const double tf = m->if_t[i] * A; /* closes the crack */
+      f[m->if_node[i]] += tf;
+      f[m->if_twin[i]] -= tf;
+    }
+  }
+  if (m->force_law) {
+    penalty_eval(m, u);
+    for (int32_t i = 0; i < m->ncon; ++i) {
+      const double p = m->pen_f[i];
+      if (p == 0.0) continue;
+      for (int32_t e = m->h_rowptr[i]; e < m->h_rowptr[i + 1]; ++e) f[m->h_col[e]] += m->h_val[e] * p;
+    }
+  }
+  return SHARD_OK;
+}
+
+/* K += k h h^T on constraint row i */
+static void add_row_spring(shard_model *m, int32_t i, double k) {
+  const int32_t r = m->h_rowptr[i], nr = m->h_rowptr[i + 1] - r;
+  const int32_t *p = m->con_pos + 4 * i;
+  const double h0 = m->h_val[r], h1 = nr > 1 ? m->h_val[r + 1] : 0.0;
+  m->k_val[p[0]] += k * h0 * h0;
+  if (nr > 1) m->k_val[p[1]] += k * h0 * h1, m->k_val[p[2]] += k * h1 * h0, m->k_val[p[3]] += k * h1 * h1;
+}
+
+static int sys_stiffness(shard_system *sys, const double *u, const shard_csr **out_k, shard_msg *msg) {
+  shard_model *m = model_of(sys);
+  (void)msg;
+  memset(m->k_val, 0, (size_t)m->k_rowptr[m->ndof] * sizeof *m->k_val);
+  for (int32_t e = 0; e < m->nel; ++e) {
+    const int32_t *p = m->el_pos + 4 * e;
+    const double k = m->el_k[e];
+    m->k_val[p[0]] += k, m->k_val[p[1]] -= k, m->k_val[p[2]] -= k, m->k_val[p[3]] += k;
+  }
+  if (m->niface && m->tsl) {
+    cohesive_trial(m, u);
+    for (int32_t i = 0; i < m->niface; ++i)
+      if (m->if_k[i] != 0.0) add_row_spring(m, m->nwall + i, m->if_k[i] * m->scales.area);
+  }
+  if (m->force_law) {
+    penalty_eval(m, u);
+    for (int32_t i = 0; i < m->ncon; ++i)
+      if (m->pen_k[i] != 0.0) add_row_spring(m, i, m->pen_k[i]);
+  }
+  m->k = (shard_csr){m->ndof, m->ndof, m->k_rowptr, m->k_col, m->k_val};
+  *out_k = &m->k;
+  return SHARD_OK;
+}
+
+static int sys_contact_operator(shard_system *sys, const int32_t *rows, int32_t n, double kcoef,
+                                const shard_csr **out_w, shard_msg *msg) {
+  shard_model *m = model_of(sys);
+  return shard_contact_operator(m->contact, &m->h, m->minv, &m->k, rows, n, kcoef, out_w, msg);
+}
+
+static int sys_lcp_solve(shard_system *sys, const shard_csr *w, const double *q, uint32_t flags, double *z,
+                         shard_msg *msg) {
+  shard_model *m = model_of(sys);
+  return shard_contact_lcp_solve(m->contact, w, q, flags, z, &m->stats, msg);
+}
+
+static void sys_prescribe(shard_system *sys, double t, double *v, double *a) {
+  shard_model *m = model_of(sys);
+  (void)t;
+  if (m->released) return;
+  for (int32_t i = 0; i < m->n_presc; ++i) v[m->presc_dof[i]] = m->presc_v[i], a[m->presc_dof[i]] = 0.0;
+}
+
+static const shard_system_ops model_ops = {
+    .force = sys_force,
+    .stiffness = sys_stiffness,
+    .gaps = sys_gaps,
+    .contact_operator = sys_contact_operator,
+    .lcp_solve = sys_lcp_solve,
+    .prescribe = sys_prescribe,
+};
+
+/* ---- stiffness pattern: rebuilt in O(ndof + nel + ncon) after insertions ---- */
+
+static int32_t row_find(const shard_model *m, int32_t r, int32_t c) {
+  for (int32_t p = m->k_rowptr[r]; p < m->k_rowptr[r + 1]; ++p)
+    if (m->k_col[p] == c) return p;
+  return -1;
+}
+
+static int32_t con_min_dof(const shard_model *m, int32_t i) {
+  int32_t d = m->h_col[m->h_rowptr[i]];
+  for (int32_t r = m->h_rowptr[i] + 1; r < m->h_rowptr[i + 1]; ++r)
+    if (m->h_col[r] < d) d = m->h_col[r];
+  return d;
+}
+
+static void rebuild_pattern(shard_model *m) {
+  const int32_t nd = m->ndof;
+  int32_t *rp = m->k_rowptr;
+  for (int32_t d = 0; d <= nd; ++d) rp[d] = 0;
+  for (int32_t d = 0; d < nd; ++d) rp[d + 1] = 1;
+  for (int32_t e = 0; e < m->nel; ++e) rp[m->el_a[e] + 1]++, rp[m->el_b[e] + 1]++;
+  for (int32_t i = 0; i < m->ncon; ++i)
+    if (m->h_rowptr[i + 1] - m->h_rowptr[i] > 1) rp[m->h_col[m->h_rowptr[i]] + 1]++, rp[m->h_col[m->h_rowptr[i] + 1] + 1]++;
+  for (int32_t d = 0; d < nd; ++d) rp[d + 1] += rp[d];
+  /* fill: use k_val as a cursor-free scratch through a second pass on lengths */
+  int32_t *len = m->k_len;
+  for (int32_t d = 0; d < nd; ++d) len[d] = 0, m->k_col[rp[d] + len[d]++] = d;
+  for (int32_t e = 0; e < m->nel; ++e) {
+    const int32_t a = m->el_a[e], b = m->el_b[e];
+    m->k_col[rp[a] + len[a]++] = b;
+    m->k_col[rp[b] + len[b]++] = a;
+  }
+  for (int32_t i = 0; i < m->ncon; ++i) {
+    const int32_t r = m->h_rowptr[i];
+    if (m->h_rowptr[i + 1] - r > 1) {
+      const int32_t a = m->h_col[r], b = m->h_col[r + 1];
+      m->k_col[rp[a] + len[a]++] = b;
+      m->k_col[rp[b] + len[b]++] = a;
+    }
+  }
+  for (int32_t d = 0; d < nd; ++d) { /* rows hold a handful of entries: insertion sort */
+    int32_t *c = m->k_col + rp[d];
+    for (int32_t i = 1; i < len[d]; ++i) {
+      int32_t x = c[i], j = i - 1;
+      while (j >= 0 && c[j] > x) c[j + 1] = c[j], --j;
+      c[j + 1] = x;
+    }
+  }
+  for (int32_t e = 0; e < m->nel; ++e) {
+    const int32_t a = m->el_a[e], b = m->el_b[e];
+    int32_t *q = m->el_pos + 4 * e;
+    q[0] = row_find(m, a, a), q[1] = row_find(m, a, b), q[2] = row_find(m, b, a), q[3] = row_find(m, b, b);
+  }
+  for (int32_t i = 0; i < m->ncon; ++i) {
+    const int32_t r = m->h_rowptr[i], nr = m->h_rowptr[i + 1] - r;
+    const int32_t a = m->h_col[r], b = nr > 1 ? m->h_col[r + 1] : a;
+    int32_t *q = m->con_pos + 4 * i;
+    q[0] = row_find(m, a, a), q[1] = row_find(m, a, b), q[2] = row_find(m, b, a), q[3] = row_find(m, b, b);
+  }
+  /* constraints by their lowest DOF, a counting sort with k_len as the
+   * counter: insertions append rows and twin DOFs in time order, this keeps
+   * the integrators' scans in space order */
+  for (int32_t d = 0; d <= nd; ++d) len[d] = 0;
+  for (int32_t i = 0; i < m->ncon; ++i) len[con_min_dof(m, i) + 1]++;
+  for (int32_t d = 0; d < nd; ++d) len[d + 1] += len[d];
+  for (int32_t i = 0; i < m->ncon; ++i) m->con_order[len[con_min_dof(m, i)]++] = i;
+  m->sys.con_order = m->con_order;
+  m->k = (shard_csr){nd, nd, m->k_rowptr, m->k_col, m->k_val};
+  m->h = (shard_csr){m->ncon, nd, m->h_rowptr, m->h_col, m->h_val};
+}
+
+/* ---- construction ---------------------------------------------------------- */
+
+#define ALLOC(ptr, n) (((ptr) = calloc((size_t)(n) + 1, sizeof *(ptr))) != NULL)
+
+static int alloc_model(shard_model *m, int32_t ndof_max, int32_t ncon_max, int32_t nel, int32_t nfacet, shard_msg *msg) {
+  m->ndof_max = ndof_max, m->ncon_max = ncon_max, m->nel = nel, m->nfacet = nfacet;
+  const int64_t kmax = (int64_t)ndof_max + 2 * (int64_t)nel + 2 * (int64_t)ncon_max;
+  int ok = ALLOC(m->X, ndof_max) && ALLOC(m->mass, ndof_max) && ALLOC(m->minv, ndof_max) &&
+           ALLOC(m->fext, ndof_max) && ALLOC(m->sys.u, ndof_max) && ALLOC(m->sys.v, ndof_max) &&
+           ALLOC(m->sys.a, ndof_max) && ALLOC(m->el_a, nel) && ALLOC(m->el_b, nel) && ALLOC(m->el_k, nel) &&
+           ALLOC(m->el_h, nel) && ALLOC(m->h_rowptr, ncon_max + 1) && ALLOC(m->h_col, 2 * ncon_max) &&
+           ALLOC(m->h_val, 2 * ncon_max) && ALLOC(m->g0, ncon_max) && ALLOC(m->pen_f, ncon_max) &&
+           ALLOC(m->pen_k, ncon_max) && ALLOC(m->pen_e, ncon_max) && ALLOC(m->gap_scratch, ncon_max) &&
+           ALLOC(m->restitution, ncon_max) && ALLOC(m->impulse, ncon_max) && ALLOC(m->k_rowptr, ndof_max + 1) &&
+           ALLOC(m->k_col, kmax) && ALLOC(m->k_val, kmax) && ALLOC(m->k_len, ndof_max + 1) &&
+           ALLOC(m->con_order, ncon_max) &&
+           ALLOC(m->el_pos, 4 * (int64_t)nel) && ALLOC(m->con_pos, 4 * (int64_t)ncon_max) &&
+           ALLOC(m->facet_strength, nfacet) && ALLOC(m->facet_iface, nfacet) && ALLOC(m->if_node, nfacet) &&
+           ALLOC(m->if_twin, nfacet) && ALLOC(m->if_sigma, nfacet) && ALLOC(m->if_deltac, nfacet) &&
+           ALLOC(m->if_dmax, nfacet) && ALLOC(m->if_delta, nfacet) && ALLOC(m->if_t, nfacet) &&
+           ALLOC(m->if_k, nfacet) && ALLOC(m->if_rev, nfacet) && ALLOC(m->if_delta_prev, nfacet) &&
+           ALLOC(m->if_t_prev, nfacet) && ALLOC(m->if_work, nfacet) && ALLOC(m->if_dmax_scratch, nfacet) &&
+           ALLOC(m->if_step_max, nfacet);
+  if (!ok) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for %d DOFs", (int)ndof_max);
+  for (int32_t f = 0; f < nfacet; ++f) m->facet_iface[f] = -1;
+  return SHARD_OK;
+}
+
+/* append constraint row with one or two entries */
+static int32_t add_constraint(shard_model *m, int32_t d0, double h0, int32_t d1, double h1, double g0) {
+  const int32_t i = m->ncon++, r = m->h_rowptr[i];
+  m->h_col[r] = d0, m->h_val[r] = h0;
+  int32_t n = 1;
+  if (d1 >= 0) m->h_col[r + 1] = d1, m->h_val[r + 1] = h1, n = 2;
+  m->h_rowptr[i + 1] = r + n;
+  m->g0[i] = g0;
+  return i;
+}
+
+#define CASE_REAL(path, var)                                                             \
+  do {                                                                                   \
+    if (shard_case_real(c, path, scope, &(var), diag) != SHARD_OK) st = SHARD_ERR_INPUT; \
+  } while (0)
+#define CASE_INT(path, var)                                                             \
+  do {                                                                                  \
+    if (shard_case_int(c, path, scope, &(var), diag) != SHARD_OK) st = SHARD_ERR_INPUT; \
+  } while (0)
+
+static int build_particle(shard_model *m, const shard_case *c, const shard_scope *scope, shard_diag *diag,
+                          shard_msg *msg) {
+  double mass = 1, u0 = 0, v0 = 0, grav = 0, floor_x = 0;
+  int st = SHARD_OK;
+  CASE_REAL("model.mass", mass);
+  CASE_REAL("model.position", u0);
+  CASE_REAL("model.velocity", v0);
+  CASE_REAL("model.gravity", grav);
+  CASE_REAL("model.floor", floor_x);
+  if (st != SHARD_OK) return shard_msg_set(msg, st, "invalid particle model");
+  if (shard_case_has(c, "fracture"))
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: a particle cannot fracture: remove the 'fracture' section",
+                         shard_case_path(c));
+  if (u0 < floor_x)
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: model.position %g is below the floor %g", shard_case_path(c), u0,
+                         floor_x);
+  if ((st = alloc_model(m, 1, 1, 0, 0, msg)) != SHARD_OK) return st;
+  m->ndof = 1;
+  m->mass[0] = mass, m->minv[0] = 1.0 / mass, m->fext[0] = -mass * grav;
+  m->sys.u[0] = u0, m->sys.v[0] = v0;
+  m->floor = add_constraint(m, 0, 1.0, -1, 0.0, -floor_x);
+  m->nwall = 1;
+  m->scales.mass_min = mass;
+  return SHARD_OK;
+}
+
+/* The initial velocity of every bar DOF from its elements (see init_v_* in
+ * model.h): a DOF whose elements all lie left of the split moves at v_left,
+ * one whose elements all lie right is at rest, one with both takes the
+ * mass-weighted mean, so that the total momentum is v_left rho A times the
+ * length of the left elements exactly. Called when the model is built and
+ * again after the initial interfaces, whose twins then each take the velocity
+ * of their own side. Prescribed DOFs keep their prescribed velocity. */
+static int initial_velocity(shard_model *m, shard_msg *msg) {
+  const int32_t n = m->ndof;
+  double *ml = calloc((size_t)n, sizeof *ml), *mr = calloc((size_t)n, sizeof *mr);
+  if (!ml || !mr) {
+    free(ml), free(mr);
+    return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
+  }
+  for (int32_t e = 0; e < m->nel; ++e) {
+    const int32_t a = m->el_a[e], b = m->el_b[e];
+    const double half = 0.5 * m->el_h[e]; /* rho A cancels in the ratio */
+    double *side = 0.5 * (m->X[a] + m->X[b]) < m->init_v_split ? ml : mr;
+    side[a] += half, side[b] += half;
+  }
+  for (int32_t j = 0; j < n; ++j) {
+    const double vj = mr[j] == 0.0 ? m->init_v_left : ml[j] == 0.0 ? 0.0 : m->init_v_left * (ml[j] / (ml[j] + mr[j]));
+    m->sys.v[j] = vj + m->init_rate * (m->X[j] - m->init_xmid);
+  }
+  for (int32_t i = 0; i < m->n_presc; ++i) m->sys.v[m->presc_dof[i]] = m->presc_v[i];
+  free(ml), free(mr);
+  return SHARD_OK;
+}
+
+static int build_bar(shard_model *m, const shard_case *c, const shard_scope *scope, shard_diag *diag,
+                     shard_msg *msg) {
+  double L = 0, A = 1, E = 0, rho = 0, X0 = 0, pert = 0, v0 = 0, rate = 0, gl = -1, gr = -1, vsplit = INFINITY, eps = 0;
+  long long ne = 0, seed = 1;
+  int st = SHARD_OK;
+  CASE_REAL("model.length", L);
+  CASE_REAL("model.area", A);
+  CASE_REAL("model.young", E);
+  CASE_REAL("model.density", rho);
+  CASE_REAL("model.origin", X0);
+  CASE_REAL("model.perturbation", pert);
+  CASE_REAL("model.initial.velocity", v0);
+  CASE_REAL("model.initial.strain_rate", rate);
+  CASE_REAL("model.initial.strain", eps);
+  CASE_INT("model.elements", ne);
+  CASE_INT("model.seed", seed);
+  if (shard_case_has(c, "model.initial.velocity_left_of")) CASE_REAL("model.initial.velocity_left_of", vsplit);
+  if (shard_case_has(c, "model.walls.left.gap")) CASE_REAL("model.walls.left.gap", gl);
+  if (shard_case_has(c, "model.walls.right.gap")) CASE_REAL("model.walls.right.gap", gr);
+  double vl = NAN, vr = NAN;
+  if (shard_case_has(c, "model.loading.left_velocity")) CASE_REAL("model.loading.left_velocity", vl);
+  if (shard_case_has(c, "model.loading.right_velocity")) CASE_REAL("model.loading.right_velocity", vr);
+  if (st != SHARD_OK) return shard_msg_set(msg, st, "invalid bar model");
+  const int32_t nn = (int32_t)ne + 1;
+  const int frac = shard_case_has(c, "fracture");
+  const int32_t nfacet = frac ? nn - 2 : 0;
+  const int32_t nwall = (gl >= 0) + (gr >= 0);
+  if ((st = alloc_model(m, nn + nfacet, nwall + nfacet, (int32_t)ne, nfacet, msg)) != SHARD_OK) return st;
+  m->ndof = nn;
+  m->fracture = frac;
+  const double h = L / (double)ne;
+  shard_rng rng;
+  shard_rng_seed(&rng, (uint64_t)seed);
+  for (int32_t j = 0; j < nn; ++j) {
+    double x = X0 + h * j;
+    if (j > 0 && j < nn - 1 && pert > 0) x += shard_rng_range(&rng, -pert * h, pert * h);
+    m->X[j] = x;
+  }
+  m->X[nn - 1] = X0 + L;
+  double hmin = INFINITY;
+  for (int32_t e = 0; e < (int32_t)ne; ++e) {
+    const double he = m->X[e + 1] - m->X[e];
+    m->el_a[e] = e, m->el_b[e] = e + 1, m->el_h[e] = he, m->el_k[e] = E * A / he;
+    m->mass[e] += 0.5 * rho * A * he, m->mass[e + 1] += 0.5 * rho * A * he;
+    if (he < hmin) hmin = he;
+  }
+  const double xmid = X0 + 0.5 * L;
+  for (int32_t j = 0; j < nn; ++j) {
+    m->minv[j] = 1.0 / m->mass[j];
+    m->sys.u[j] = eps * (m->X[j] - xmid);
+  }
+  m->init_v_left = v0, m->init_v_split = vsplit, m->init_rate = rate, m->init_xmid = xmid;
+  if ((st = initial_velocity(m, msg)) != SHARD_OK) return st;
+  m->wall_left = m->wall_right = -1;
+  if (gl >= 0) m->wall_left = add_constraint(m, 0, 1.0, -1, 0.0, gl);
+  if (gr >= 0) m->wall_right = add_constraint(m, nn - 1, -1.0, -1, 0.0, gr);
+  m->nwall = m->ncon;
+  if (!isnan(vl)) m->presc_dof[m->n_presc] = 0, m->presc_v[m->n_presc++] = vl;
+  if (!isnan(vr)) m->presc_dof[m->n_presc] = nn - 1, m->presc_v[m->n_presc++] = vr;
+  for (int32_t i = 0; i < m->n_presc; ++i) {
+    const int32_t d = m->presc_dof[i];
+    m->presc_minv[i] = m->minv[d];
+    m->minv[d] = 0.0;
+    m->sys.v[d] = m->presc_v[i];
+  }
+  /* docs/theory.md §8: the walls act after the release. Before it a wall on a driven
+   * end could only oppose the drive, an infinite mass that no impulse moves
+   * (its W' is 0, the LCP infeasible): the row keeps its place with a zero
+   * coefficient, so the wall reads its initial gap and stays open until
+   * shard_model_release gives the coefficient back. */
+  for (int32_t i = 0; i < m->nwall; ++i)
+    for (int32_t k = 0; k < m->n_presc; ++k)
+      if (m->h_col[m->h_rowptr[i]] == m->presc_dof[k])
+        m->wall_h[i] = m->h_val[m->h_rowptr[i]], m->h_val[m->h_rowptr[i]] = 0.0;
+  m->scales = (shard_model_scales){.struct_size = sizeof(shard_model_scales), .young = E, .density = rho, .area = A,
+                                   .h_mean = h, .h_min = hmin, .length = L};
+  double mmin = INFINITY;
+  for (int32_t j = 0; j < nn; ++j) mmin = fmin(mmin, m->mass[j]);
+  m->scales.mass_min = mmin;
+  if (frac) {
+    double gc = 0;
+    CASE_REAL("fracture.g_c", gc);
+    m->g_c = gc;
+    m->insertion = shard_case_bool(c, "fracture.insertion");
+    if (st == SHARD_OK) st = shard_strength_draw(c, scope, m->X, nn, m->facet_strength, diag, msg);
+    if (st != SHARD_OK) return st;
+  }
+  return SHARD_OK;
+}
+
+int shard_model_build(const shard_case *c, const shard_scope *scope, shard_model **out, shard_diag *diag,
+                      shard_msg *msg) {
+  *out = NULL;
+  shard_model *m = calloc(1, sizeof *m);
+  if (!m) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
+  m->wall_left = m->wall_right = m->floor = -1;
+  m->scales.struct_size = sizeof m->scales;
+  const char *type = shard_case_string(c, "model.type");
+  int st;
+  if (type && strcmp(type, "particle") == 0) m->kind = SHARD_MODEL_PARTICLE, st = build_particle(m, c, scope, diag, msg);
+  else if (type && strcmp(type, "bar") == 0) m->kind = SHARD_MODEL_BAR, st = build_bar(m, c, scope, diag, msg);
+  else st = shard_msg_set(msg, SHARD_ERR_INPUT, "unknown model type '%s'", type ? type : "(none)");
+  /* W couples a row with at most: 2 DOFs x (5 stiffness neighbours) x 2 rows per DOF */
+  if (st == SHARD_OK) st = shard_contact_create(&m->contact, m->ndof_max, m->ncon_max, 24, msg);
+  if (st != SHARD_OK) {
+    shard_model_destroy(m);
+    return st;
+  }
+  rebuild_pattern(m);
+  shard_system *s = &m->sys;
+  s->struct_size = sizeof *s;
+  s->ndof = m->ndof, s->ndof_max = m->ndof_max, s->ncon = m->ncon, s->ncon_max = m->ncon_max;
+  s->mass = m->mass, s->minv = m->minv, s->h = &m->h, s->restitution = m->restitution, s->impulse = m->impulse;
+  s->stats = &m->stats, s->host = m, s->ops = &model_ops;
+  *out = m;
+  return SHARD_OK;
+}
+
+void shard_model_destroy(shard_model *m) {
+  if (!m) return;
+  shard_contact_destroy(m->contact);
+  void *all[] = {m->X, m->mass, m->minv, m->fext, m->sys.u, m->sys.v, m->sys.a, m->sys.aux, m->el_a, m->el_b,
+                 m->el_k, m->el_h, m->h_rowptr, m->h_col, m->h_val, m->g0, m->pen_f, m->pen_k, m->pen_e,
+                 m->gap_scratch, m->restitution, m->impulse, m->k_rowptr, m->k_col, m->k_val, m->k_len, m->con_order,
+                 m->el_pos, m->con_pos, m->facet_strength, m->facet_iface, m->if_node, m->if_twin, m->if_sigma, m->if_deltac,
+                 m->if_dmax, m->if_delta, m->if_t, m->if_k, m->if_rev, m->if_delta_prev, m->if_t_prev, m->if_work,
+                 m->if_dmax_scratch, m->if_step_max};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) free(all[i]);
+  free(m);
+}
+
+void shard_model_set_force_law(shard_model *m, const shard_contact_law_ops *ops, void *self) {
+  m->force_law = ops;
+  m->force_law_self = self;
+}
+
+/* ---- insertion (docs/theory.md §8) --------------------------------------------------- */
+
+/* Split internal node j (facet j-1): the twin takes element j and half of its
+ * mass; both copies keep u, v, a and the integrator's aux vectors. */
+static int32_t split_node(shard_model *m, int32_t j, double sigma_eff, double damage) {
+  shard_system *s = &m->sys;
+  const int32_t t = m->ndof++;
+  const double A = m->scales.area, rho = m->scales.density;
+  const double ml = 0.5 * rho * A * m->el_h[j - 1], mr = 0.5 * rho * A * m->el_h[j];
+  m->X[t] = m->X[j];
+  m->mass[j] = ml, m->mass[t] = mr;
+  m->minv[j] = 1.0 / ml, m->minv[t] = 1.0 / mr;
+  s->u[t] = s->u[j], s->v[t] = s->v[j], s->a[t] = s->a[j];
+  for (uint32_t k = 0; k < s->n_aux; ++k) s->aux[(size_t)k * m->ndof_max + t] = s->aux[(size_t)k * m->ndof_max + j];
+  m->el_a[j] = t;
+  const int32_t i = m->niface++;
+  add_constraint(m, j, -1.0, t, 1.0, 0.0);
+  m->if_node[i] = j, m->if_twin[i] = t;
+  m->if_sigma[i] = sigma_eff;
+  m->if_deltac[i] = 2.0 * m->g_c / sigma_eff;
+  m->if_dmax[i] = damage * m->if_deltac[i];
+  m->if_delta_prev[i] = 0.0;
+  m->if_work[i] = 0.0;
+  m->if_step_max[i] = 0.0;
+  m->facet_iface[j - 1] = i;
+  m->insertions++;
+  return t;
+}
+
+static void finish_insertions(shard_model *m) {
+  rebuild_pattern(m);
+  m->sys.ndof = m->ndof, m->sys.ncon = m->ncon;
+  /* tractions of the new state become the trapezoid's left values */
+  if (m->tsl) {
+    cohesive_eval(m, m->sys.u, 0);
+    for (int32_t i = 0; i < m->niface; ++i) {
+      if (m->if_delta_prev[i] == 0.0 && m->if_work[i] == 0.0) m->if_t_prev[i] = m->if_t[i];
+    }
+  }
+}
+
+int32_t shard_model_insert(shard_model *m, int32_t *first_dof) {
+  *first_dof = m->ndof;
+  if (!m->fracture || !m->insertion) return 0;
+  const double *u = m->sys.u;
+  const double E = m->scales.young;
+  int32_t n = 0;
+  for (int32_t f = 0; f < m->nfacet; ++f) {
+    if (m->facet_iface[f] >= 0) continue;
+    const int32_t j = f + 1;
+    const int32_t el = j - 1, er = j; /* elements left and right of node j */
+    const double sl = E * (u[m->el_b[el]] - u[m->el_a[el]]) / m->el_h[el];
+    const double sr = E * (u[m->el_b[er]] - u[m->el_a[er]]) / m->el_h[er];
+    const double sf = 0.5 * (sl + sr);
+    if (sf > m->facet_strength[f]) split_node(m, j, sf, 0.0), ++n;
+  }
+  if (n) finish_insertions(m);
+  return n;
+}
+
+int shard_model_set_tsl(shard_model *m, const shard_tsl_ops *ops, void *self, int zero_in_compression,
+                        const shard_case *c, const shard_scope *scope, shard_diag *diag, shard_msg *msg) {
+  m->tsl = ops;
+  m->tsl_self = self;
+  m->tsl_zero_in_compression = zero_in_compression;
+  m->tsl_kmax = shard_tsl_max_stiffness(ops, self) * m->scales.area;
+  long long count = 0, seed = 1;
+  int st = SHARD_OK;
+  CASE_INT("fracture.initial.count", count);
+  CASE_INT("fracture.initial.seed", seed);
+  if (st != SHARD_OK) return shard_msg_set(msg, st, "invalid fracture.initial");
+  if (count > m->nfacet)
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: fracture.initial.count = %lld exceeds the %d internal nodes",
+                         shard_case_path(c), count, (int)m->nfacet);
+  /* nominal strength for the initial interfaces */
+  double nominal = 0;
+  CASE_REAL("fracture.strength.nominal", nominal);
+  if (st != SHARD_OK) return shard_msg_set(msg, st, "invalid fracture.strength");
+  /* listed interfaces: initial.position (nearest internal node), then
+   * initial.node, each with its damage (one value for all, or one each) */
+  const int cap = m->nfacet > 0 ? (int)m->nfacet : 1;
+  double *pos = malloc((size_t)cap * sizeof *pos), *nodes = malloc((size_t)cap * sizeof *nodes);
+  double *dmg = malloc(2 * (size_t)cap * sizeof *dmg);
+  int32_t *listed = malloc(2 * (size_t)cap * sizeof *listed);
+  if (!pos || !nodes || !dmg || !listed) {
+    free(pos), free(nodes), free(dmg), free(listed);
+    return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
+  }
+  int npos = 0, nnode = 0, ndmg = 0, n_listed = 0;
+  st = shard_case_real_list(c, "fracture.initial.position", scope, pos, cap, &npos, diag);
+  if (st == SHARD_OK) st = shard_case_real_list(c, "fracture.initial.node", scope, nodes, cap, &nnode, diag);
+  if (st == SHARD_OK) st = shard_case_real_list(c, "fracture.initial.damage", scope, dmg, 2 * cap, &ndmg, diag);
+  if (st != SHARD_OK) {
+    free(pos), free(nodes), free(dmg), free(listed);
+    return shard_msg_set(msg, st, "invalid fracture.initial");
+  }
+  if (npos + nnode > 0 && m->nfacet < 1)
+    st = shard_msg_set(msg, SHARD_ERR_INPUT, "%s: fracture.initial: the bar has no internal node", shard_case_path(c));
+  for (int k = 0; st == SHARD_OK && k < npos; ++k) {
+    int32_t best = 0;
+    double bd = INFINITY;
+    for (int32_t f = 0; f < m->nfacet; ++f)
+      if (fabs(m->X[f + 1] - pos[k]) < bd) bd = fabs(m->X[f + 1] - pos[k]), best = f;
+    listed[n_listed++] = best + 1;
+  }
+  for (int k = 0; st == SHARD_OK && k < nnode; ++k) {
+    if (!(nodes[k] >= 1 && nodes[k] <= m->nfacet))
+      st = shard_msg_set(msg, SHARD_ERR_INPUT, "%s: fracture.initial.node %.0f is not an internal node (1 .. %d)",
+                         shard_case_path(c), nodes[k], (int)m->nfacet);
+    else
+      listed[n_listed++] = (int32_t)nodes[k];
+  }
+  for (int a = 0; st == SHARD_OK && a < n_listed; ++a)
+    for (int b = a + 1; st == SHARD_OK && b < n_listed; ++b)
+      if (listed[a] == listed[b])
+        st = shard_msg_set(msg, SHARD_ERR_INPUT,
+                           "%s: fracture.initial: interfaces %d and %d of initial.position / initial.node are both on "
+                           "node %d (X = %g m)",
+                           shard_case_path(c), a + 1, b + 1, (int)listed[a], m->X[listed[a]]);
+  if (st == SHARD_OK && ndmg != 1 && ndmg != n_listed)
+    st = shard_msg_set(msg, SHARD_ERR_INPUT,
+                       "%s: fracture.initial.damage has %d values for %d listed interfaces (give one value for all, "
+                       "or one per interface of initial.position then initial.node)",
+                       shard_case_path(c), ndmg, n_listed);
+  if (st == SHARD_OK && ndmg > 1 && count > 0)
+    st = shard_msg_set(msg, SHARD_ERR_INPUT,
+                       "%s: fracture.initial.damage is a list, but the %lld interfaces of initial.count need one value: "
+                       "give a single damage",
+                       shard_case_path(c), count);
+  int32_t n = 0;
+  for (int k = 0; st == SHARD_OK && k < n_listed; ++k) split_node(m, listed[k], nominal, dmg[ndmg == 1 ? 0 : k]), ++n;
+  const double damage = ndmg ? dmg[0] : 0.0;
+  free(pos), free(nodes), free(dmg), free(listed);
+  if (st != SHARD_OK) return st;
+  if (count > 0) {
+    /* draw `count` distinct facets: partial Fisher-Yates over the facet list */
+    int32_t *idx = malloc((size_t)m->nfacet * sizeof *idx);
+    if (!idx) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
+    for (int32_t f = 0; f < m->nfacet; ++f) idx[f] = f;
+    shard_rng rng;
+    shard_rng_seed(&rng, (uint64_t)seed);
+    for (int32_t k = 0; k < (int32_t)count; ++k) {
+      const int32_t r = k + (int32_t)(shard_rng_uniform(&rng) * (double)(m->nfacet - k));
+      const int32_t tmp = idx[k];
+      idx[k] = idx[r], idx[r] = tmp;
+    }
+    /* insert in node order so that the numbering is reproducible and readable */
+    char *chosen = calloc((size_t)m->nfacet + 1, 1);
+    if (!chosen) {
+      free(idx);
+      return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
+    }
+    for (int32_t k = 0; k < (int32_t)count; ++k) chosen[idx[k]] = 1;
+    for (int32_t f = 0; f < m->nfacet; ++f)
+      if (chosen[f] && m->facet_iface[f] < 0) split_node(m, f + 1, nominal, damage), ++n;
+    free(chosen);
+    free(idx);
+  }
+  if (n) {
+    finish_insertions(m);
+    /* each twin of an initial interface moves with its own side */
+    if ((st = initial_velocity(m, msg)) != SHARD_OK) return st;
+  }
+  for (int32_t i = 0; i < m->niface; ++i) m->if_t_prev[i] = m->if_t[i], m->if_delta_prev[i] = m->if_delta[i];
+  m->insertions = 0; /* count only insertions during the run */
+  return SHARD_OK;
+}
+
+void shard_model_commit(shard_model *m) {
+  if (!m->niface || !m->tsl) return;
+  cohesive_eval(m, m->sys.u, 1);
+  for (int32_t i = 0; i < m->niface; ++i) {
+    const double dd = m->if_delta[i] - m->if_delta_prev[i];
+    m->if_work[i] += 0.5 * dd * (m->if_t[i] + m->if_t_prev[i]);
+    if (fabs(dd) / m->if_deltac[i] > m->if_step_max[i]) m->if_step_max[i] = fabs(dd) / m->if_deltac[i];
+    m->if_delta_prev[i] = m->if_delta[i];
+    m->if_t_prev[i] = m->if_t[i];
+  }
+}
+
+void shard_model_cohesive_energy(const shard_model *m, double *rev, double *work) {
+  double r = 0, w = 0;
+  for (int32_t i = 0; i < m->niface; ++i) r += m->if_rev[i], w += m->if_work[i];
+  *rev = r * m->scales.area;
+  *work = w * m->scales.area;
+}
+
+int32_t shard_model_broken(const shard_model *m) {
+  int32_t n = 0;
+  for (int32_t i = 0; i < m->niface; ++i) n += m->if_dmax[i] >= m->if_deltac[i];
+  return n;
+}
+
+int32_t shard_model_fragments(const shard_model *m, const double *v, shard_fragment *out, int32_t n_max) {
+  if (m->kind != SHARD_MODEL_BAR) return 1;
+  const double rhoA = m->scales.density * m->scales.area;
+  int32_t nf = 0;
+  shard_fragment cur = {0};
+  cur.x_left = m->X[0];
+  for (int32_t e = 0; e < m->nel; ++e) {
+    if (e == 0 || m->el_a[e] != m->el_b[e - 1]) cur.momentum += m->mass[m->el_a[e]] * v[m->el_a[e]];
+    cur.momentum += m->mass[m->el_b[e]] * v[m->el_b[e]];
+    cur.mass += rhoA * m->el_h[e];
+    const int last = e == m->nel - 1;
+    const int32_t i = last ? -1 : (e < m->nfacet ? m->facet_iface[e] : -1);
+    const int broken = i >= 0 && m->if_dmax[i] >= m->if_deltac[i];
+    if (broken || last) {
+      cur.size = cur.mass / rhoA;
+      cur.x_right = m->X[e + 1];
+      if (out && nf < n_max) out[nf] = cur;
+      ++nf;
+      cur = (shard_fragment){.x_left = m->X[e + 1]};
+    }
+  }
+  return nf;
+}
+
+/* ---- prescribed ends ----------------------------------------------------------- */
+
+void shard_model_reactions(shard_model *m, const double *u, double out[2]) {
+  for (int32_t i = 0; i < m->n_presc; ++i) {
+    const int32_t d = m->presc_dof[i];
+    double f = m->fext[d];
+    const int32_t e = d == 0 ? 0 : m->nel - 1; /* end nodes belong to one element */
+    const double s = m->el_k[e] * (u[m->el_b[e]] - u[m->el_a[e]]);
+    f += m->el_a[e] == d ? s : -s;
+    out[i] = -f; /* the force the drive applies */
+  }
+}
+
+void shard_model_release(shard_model *m) {
+  if (m->released) return;
+  m->released = 1;
+  for (int32_t i = 0; i < m->n_presc; ++i) m->minv[m->presc_dof[i]] = m->presc_minv[i];
+  for (int32_t i = 0; i < m->nwall; ++i)
+    if (m->wall_h[i] != 0.0) m->h_val[m->h_rowptr[i]] = m->wall_h[i];
+}
+
+/* ---- stable step (docs/theory.md §8) ------------------------------------------------------ */
+
+/* Number of eigenvalues below x of the symmetric tridiagonal (diag d, off e)
+ * by the Sturm sequence of its LDL^T pivots. */
+static int64_t sturm_count(const double *d, const double *e, int32_t n, double x) {
+  int64_t neg = 0;
+  double q = d[0] - x;
+  for (int32_t i = 0;;) {
+    if (q == 0.0) q = -1e-300;
+    neg += q < 0;
+    if (++i == n) break;
+    q = (d[i] - x) - e[i - 1] * e[i - 1] / q;
+  }
+  return neg;
+}
+
+double shard_model_dt_default(const shard_model *m, double max_spring) {
+  /* Exact lambda_max of M^-1/2 K_max M^-1/2 (docs/theory.md §8), K_max = bulk + every
+   * added spring at its largest stiffness. In 1D the model is a chain: with
+   * fracture every facet that is or may become an interface is split into its
+   * two copies (half masses) joined by the largest cohesive/penalty spring, so
+   * K_max is tridiagonal in chain order and lambda_max follows from Sturm
+   * bisection to round-off, starting from the Gershgorin bound. An uncapped
+   * law has no largest stiffness: its existing interfaces enter with their
+   * current secant k(d) (new ones start on the softening branch). */
+  if (m->kind == SHARD_MODEL_PARTICLE) return max_spring > 0 ? 2.0 / sqrt(max_spring / m->mass[0]) : INFINITY;
+  const int32_t nn = m->nel + 1;
+  double *d = calloc(2 * (size_t)nn + 2, sizeof *d), *e = calloc(2 * (size_t)nn + 2, sizeof *e);
+  double *ms = calloc(2 * (size_t)nn + 2, sizeof *ms);
+  if (!d || !e || !ms) {
+    free(d), free(e), free(ms);
+    return NAN;
+  }
+  const double rhoA = m->scales.density * m->scales.area;
+  const double kc_all = max_spring + (isfinite(m->tsl_kmax) ? m->tsl_kmax : 0.0);
+  /* chain: copies in order; copy index of node j's left and right copies */
+  int32_t n = 0;
+  for (int32_t j = 0; j < nn; ++j) {
+    const double hl = j > 0 ? m->el_h[j - 1] : 0.0, hr = j < nn - 1 ? m->el_h[j] : 0.0;
+    const int split = j > 0 && j < nn - 1 && m->fracture && (m->insertion || m->facet_iface[j - 1] >= 0);
+    const double kel = j > 0 ? m->el_k[j - 1] : 0.0;
+    if (split) {
+      double kc = kc_all;
+      const int32_t iface = m->facet_iface[j - 1];
+      if (!isfinite(m->tsl_kmax) && iface >= 0) { /* uncapped law: the interface's current secant */
+        const double dmg = m->if_dmax[iface] / m->if_deltac[iface];
+        if (dmg > 0 && dmg < 1) kc += m->if_sigma[iface] * (1 - dmg) / (dmg * m->if_deltac[iface]) * m->scales.area;
+      }
+      ms[n] = 0.5 * rhoA * hl, ms[n + 1] = 0.5 * rhoA * hr;
+      /* element j-1 ends on the left copy, the facet spring joins the copies */
+      d[n] += kel + kc, d[n + 1] += kc + (j < nn - 1 ? m->el_k[j] : 0.0);
+      if (n > 0) e[n - 1] = -kel;
+      e[n] = -kc;
+      n += 2;
+    } else {
+      ms[n] = m->kind == SHARD_MODEL_BAR ? 0.5 * rhoA * (hl + hr) : m->mass[j];
+      d[n] += kel + (j < nn - 1 ? m->el_k[j] : 0.0);
+      if (n > 0) e[n - 1] = -kel;
+      n += 1;
+    }
+  }
+  if (max_spring > 0) { /* walls */
+    if (m->wall_left >= 0) d[0] += max_spring;
+    if (m->wall_right >= 0) d[n - 1] += max_spring;
+  }
+  double hi = 0;
+  for (int32_t i = 0; i < n; ++i) {
+    d[i] /= ms[i];
+    if (i < n - 1) e[i] /= sqrt(ms[i] * ms[i + 1]);
+  }
+  for (int32_t i = 0; i < n; ++i) hi = fmax(hi, d[i] + (i > 0 ? fabs(e[i - 1]) : 0) + (i < n - 1 ? fabs(e[i]) : 0));
+  double lo = 0;
+  if (hi > 0) {
+    for (int it = 0; it < 200 && hi - lo > 1e-15 * hi; ++it) {
+      const double mid = 0.5 * (lo + hi);
+      if (sturm_count(d, e, n, mid) < n) lo = mid; /* some eigenvalue at or above mid */
+      else hi = mid;
+    }
+  }
+  free(d), free(e), free(ms);
+  return hi > 0 ? 2.0 / sqrt(hi) : INFINITY;
+}
+
+double shard_model_dt_bulk(const shard_model *m) {
+  if (m->kind != SHARD_MODEL_BAR) return INFINITY;
+  const double c = sqrt(m->scales.young / m->scales.density);
+  return m->scales.h_min / c;
+}
+
+double shard_model_dt_paper(const shard_model *m, double max_spring) {
+  const double dtb = shard_model_dt_bulk(m);
+  const double kadd = max_spring + (m->fracture && isfinite(m->tsl_kmax) ? m->tsl_kmax : 0.0);
+  if (kadd <= 0) return dtb;
+  const double mmin = m->kind == SHARD_MODEL_BAR ? m->scales.density * m->scales.area * m->scales.h_min / 2
+                                                 : m->scales.mass_min;
+  const double dta = 2.0 * sqrt(mmin / kadd);
+  if (!isfinite(dtb)) return dta;
+  return 1.0 / sqrt(1.0 / (dtb * dtb) + 1.0 / (dta * dta));
+}
+
+/* ---- energies and measures ------------------------------------------------------ */
+
+double shard_model_kinetic(const shard_model *m, const double *v) {
+  double s = 0;
+  for (int32_t d = 0; d < m->ndof; ++d) s += m->mass[d] * v[d] * v[d];
+  return 0.5 * s;
+}
+
+double shard_model_elastic(const shard_model *m, const double *u) {
+  double s = 0;
+  for (int32_t e = 0; e < m->nel; ++e) {
+    const double du = u[m->el_b[e]] - u[m->el_a[e]];
+    s += m->el_k[e] * du * du;
+  }
+  return 0.5 * s;
+}
+
+void shard_model_measure(shard_model *m, const double *u, double *gaps) {
+  gaps_at(m, u, gaps);
+  if (m->force_law) shard_contact_law_force(m->force_law, m->force_law_self, m->ncon, gaps, m->pen_f, m->pen_k, m->pen_e);
+}
+
+double shard_model_penalty_energy(const shard_model *m) {
+  if (!m->force_law) return 0.0;
+  double s = 0;
+  for (int32_t i = 0; i < m->ncon; ++i) s += m->pen_e[i];
+  return s;
+}
+
+double shard_model_contact_force(const shard_model *m, int32_t i, double dt) {
+  return m->impulse[i] / dt + (m->force_law ? m->pen_f[i] : 0.0);
+}
+
+double shard_model_momentum(const shard_model *m, const double *v) {
+  double s = 0;
+  for (int32_t d = 0; d < m->ndof; ++d) s += m->mass[d] * v[d];
+  return s;
+}
+
+double shard_model_total_mass(const shard_model *m) {
+  double s = 0;
+  for (int32_t d = 0; d < m->ndof; ++d) s += m->mass[d];
+  return s;
+}
+
+/* ---- checkpoints ---------------------------------------------------------------- */
+
+typedef struct ck_array {
+  const char *name;
+  shard_ck_type type;
+  void *p;
+  uint64_t count; /* elements */
+} ck_array;
+
+/* Every mutable array of the model, at its preallocated size (alloc_model
+ * allocates n + 1 elements for a requested n). */
+static int ck_arrays(shard_model *m, ck_array *out) {
+  const uint64_t nd = (uint64_t)m->ndof_max + 1, nc = (uint64_t)m->ncon_max + 1, nf = (uint64_t)m->nfacet + 1,
+                 ne = (uint64_t)m->nel + 1;
+  const shard_ck_type D = SHARD_CK_F64, I = SHARD_CK_I32;
+  int n = 0;
+  out[n++] = (ck_array){"X", D, m->X, nd};
+  out[n++] = (ck_array){"mass", D, m->mass, nd};
+  out[n++] = (ck_array){"minv", D, m->minv, nd};
+  out[n++] = (ck_array){"u", D, m->sys.u, nd};
+  out[n++] = (ck_array){"v", D, m->sys.v, nd};
+  out[n++] = (ck_array){"a", D, m->sys.a, nd};
+  out[n++] = (ck_array){"el_a", I, m->el_a, ne};
+  out[n++] = (ck_array){"h_rowptr", I, m->h_rowptr, nc + 1};
+  out[n++] = (ck_array){"h_col", I, m->h_col, 2 * (uint64_t)m->ncon_max + 1};
+  out[n++] = (ck_array){"h_val", D, m->h_val, 2 * (uint64_t)m->ncon_max + 1};
+  out[n++] = (ck_array){"g0", D, m->g0, nc};
+  out[n++] = (ck_array){"impulse", D, m->impulse, nc}; /* the LCP warm start */
+  out[n++] = (ck_array){"facet_iface", I, m->facet_iface, nf};
+  out[n++] = (ck_array){"if_node", I, m->if_node, nf};
+  out[n++] = (ck_array){"if_twin", I, m->if_twin, nf};
+  struct {
+    const char *name;
+    double *p;
+  } dbl[] = {{"if_sigma", m->if_sigma},   {"if_deltac", m->if_deltac},         {"if_dmax", m->if_dmax},
+             {"if_delta", m->if_delta},   {"if_t", m->if_t},                   {"if_k", m->if_k},
+             {"if_rev", m->if_rev},       {"if_delta_prev", m->if_delta_prev}, {"if_t_prev", m->if_t_prev},
+             {"if_work", m->if_work},     {"if_step_max", m->if_step_max}};
+  for (size_t i = 0; i < sizeof dbl / sizeof dbl[0]; ++i) out[n++] = (ck_array){dbl[i].name, D, dbl[i].p, nf};
+  if (m->sys.n_aux) out[n++] = (ck_array){"aux", D, m->sys.aux, (uint64_t)m->sys.n_aux * (uint64_t)m->ndof_max};
+  return n;
+}
+
+enum { CK_NDOF, CK_NCON, CK_NIFACE, CK_RELEASED, CK_INSERTIONS, CK_NSCALARS };
+
+uint32_t shard_model_checkpoint_sections(shard_model *m) {
+  ck_array a[32];
+  return 1u + (uint32_t)ck_arrays(m, a);
+}
+
+void shard_model_checkpoint_write(shard_model *m, FILE *f) {
+  ck_array a[32];
+  const int n = ck_arrays(m, a);
+  const int64_t sc[CK_NSCALARS] = {m->ndof, m->ncon, m->niface, m->released, m->insertions};
+  shard_ck_put_section(f, "model", SHARD_CK_I64, sc, CK_NSCALARS);
+  for (int i = 0; i < n; ++i) shard_ck_put_section(f, a[i].name, a[i].type, a[i].p, a[i].count);
+}
+
+#define CK_BAD(...) shard_msg_set(msg, SHARD_ERR_INPUT, __VA_ARGS__)
+
+/* The state read back is one this model can be in: counts within the case's
+ * sizes, every index in range, the interfaces, their twin DOFs, constraint
+ * rows and split elements consistent with each other (the restored pattern
+ * is rebuilt from them), every number finite. */
+static int ck_validate(const shard_model *m, const int64_t *sc, int32_t niface0, const int32_t *wall_col,
+                       const ck_array *a, int na, shard_msg *msg) {
+  const int32_t nn = m->kind == SHARD_MODEL_BAR ? m->nel + 1 : 1;
+  if (sc[CK_NIFACE] < niface0 || sc[CK_NIFACE] > m->nfacet)
+    return CK_BAD("%lld interfaces, this case has %d to %d", (long long)sc[CK_NIFACE], (int)niface0, (int)m->nfacet);
+  const int32_t ni = (int32_t)sc[CK_NIFACE];
+  if (!m->insertion && ni != niface0)
+    return CK_BAD("%d interfaces in a case without insertions and %d initial ones", (int)ni, (int)niface0);
+  if (sc[CK_NDOF] != (int64_t)nn + ni)
+    return CK_BAD("%lld DOFs, %d nodes and %d interfaces make %d", (long long)sc[CK_NDOF], (int)nn, (int)ni,
+                  (int)(nn + ni));
+  if (sc[CK_NCON] != (int64_t)m->nwall + ni)
+    return CK_BAD("%lld constraints, %d walls and %d interfaces make %d", (long long)sc[CK_NCON], (int)m->nwall,
+                  (int)ni, (int)(m->nwall + ni));
+  if (sc[CK_RELEASED] != 0 && (sc[CK_RELEASED] != 1 || m->n_presc == 0))
+    return CK_BAD("released flag %lld (%s)", (long long)sc[CK_RELEASED],
+                  m->n_presc ? "0 or 1 expected" : "the case drives no end");
+  if (sc[CK_INSERTIONS] != (int64_t)ni - niface0)
+    return CK_BAD("%lld insertions, %d interfaces beyond the %d initial ones", (long long)sc[CK_INSERTIONS],
+                  (int)(ni - niface0), (int)niface0);
+  for (int k = 0; k < na; ++k)
+    if (a[k].type == SHARD_CK_F64) {
+      const double *p = a[k].p;
+      for (uint64_t i = 0; i < a[k].count; ++i)
+        if (!isfinite(p[i])) return CK_BAD("%s[%llu] is not finite", a[k].name, (unsigned long long)i);
+    }
+  const int32_t nc = m->nwall + ni;
+  if (m->h_rowptr[0] != 0) return CK_BAD("h_rowptr[0] = %d", (int)m->h_rowptr[0]);
+  for (int32_t i = 0; i < nc; ++i) {
+    const int64_t len = (int64_t)m->h_rowptr[i + 1] - m->h_rowptr[i];
+    if (len < 1 || len > 2)
+      return CK_BAD("constraint row %d: h_rowptr %d..%d", (int)i, (int)m->h_rowptr[i], (int)m->h_rowptr[i + 1]);
+  }
+  for (int32_t i = 0; i < m->nwall; ++i)
+    if (m->h_rowptr[i + 1] - m->h_rowptr[i] != 1 || m->h_col[m->h_rowptr[i]] != wall_col[i])
+      return CK_BAD("wall row %d differs from the case's", (int)i);
+  for (int32_t f = 0; f < m->nfacet; ++f)
+    if (m->facet_iface[f] < -1 || m->facet_iface[f] >= ni)
+      return CK_BAD("facet_iface[%d] = %d outside -1..%d", (int)f, (int)m->facet_iface[f], (int)ni - 1);
+  for (int32_t i = 0; i < ni; ++i) {
+    const int32_t j = m->if_node[i], t = m->if_twin[i], r = m->h_rowptr[m->nwall + i];
+    if (j < 1 || j > nn - 2) return CK_BAD("if_node[%d] = %d outside the internal nodes 1..%d", (int)i, (int)j, (int)nn - 2);
+    if (t != nn + i) return CK_BAD("if_twin[%d] = %d, expected %d", (int)i, (int)t, (int)(nn + i));
+    if (m->facet_iface[j - 1] != i) return CK_BAD("interface %d and facet %d disagree", (int)i, (int)j - 1);
+    if (m->h_rowptr[m->nwall + i + 1] - r != 2 || m->h_col[r] != j || m->h_col[r + 1] != t || m->h_val[r] != -1.0 ||
+        m->h_val[r + 1] != 1.0)
+      return CK_BAD("constraint row of interface %d does not join DOFs %d and %d", (int)i, (int)j, (int)t);
+  }
+  int32_t used = 0;
+  for (int32_t f = 0; f < m->nfacet; ++f) used += m->facet_iface[f] >= 0;
+  if (used != ni) return CK_BAD("%d facets hold an interface, %d interfaces", (int)used, (int)ni);
+  for (int32_t e = 0; e < m->nel; ++e) {
+    const int32_t i = e >= 1 && e - 1 < m->nfacet ? m->facet_iface[e - 1] : -1;
+    const int32_t want = i >= 0 ? m->if_twin[i] : e;
+    if (m->el_a[e] != want) return CK_BAD("el_a[%d] = %d, expected %d", (int)e, (int)m->el_a[e], (int)want);
+  }
+  return SHARD_OK;
+}
+
+int shard_model_checkpoint_read(shard_model *m, shard_ck_reader *rd, shard_msg *msg) {
+  ck_array a[32];
+  const int n = ck_arrays(m, a);
+  int64_t sc[CK_NSCALARS];
+  int st = shard_ck_get_section(rd, "model", SHARD_CK_I64, sc, CK_NSCALARS, msg);
+  const int32_t niface0 = m->niface;
+  int32_t wall_col[4] = {0};
+  for (int32_t i = 0; i < m->nwall && i < 4; ++i) wall_col[i] = m->h_col[m->h_rowptr[i]];
+  for (int i = 0; i < n && st == SHARD_OK; ++i) st = shard_ck_get_section(rd, a[i].name, a[i].type, a[i].p, a[i].count, msg);
+  if (st == SHARD_OK) st = ck_validate(m, sc, niface0, wall_col, a, n, msg);
+  if (st != SHARD_OK) return st; /* the model is left inconsistent: the caller destroys it */
+  m->ndof = (int32_t)sc[CK_NDOF], m->ncon = (int32_t)sc[CK_NCON], m->niface = (int32_t)sc[CK_NIFACE];
+  m->released = (int)sc[CK_RELEASED], m->insertions = sc[CK_INSERTIONS];
+  m->coh_trial = 0;
+  rebuild_pattern(m);
+  m->sys.ndof = m->ndof, m->sys.ncon = m->ncon;
+  return SHARD_OK;
+}

@@ -1,0 +1,594 @@
+/* host: `shard run` (see run.h): the set-up of a run (scope, plugins, time
+ * step) and the run itself; the rest of run/ holds its parts. */
+#include "run/run.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/stats.h"
+#include "io/params_text.h"
+#include "run/compare.h"
+#include "run/energy.h"
+#include "run/history.h"
+#include "run/loop.h"
+#include "run/provenance.h"
+#include "run/restart.h"
+#include "run/summary.h"
+
+
+static int scope_lookup(void *ctx, const char *name, double *out);
+static void scope_why(void *ctx, const char *name, char *buf, size_t n);
+
+static shard_scope run_scope(run *r) { return (shard_scope){scope_lookup, r, scope_why}; }
+
+/* a number of the case by path, through the run's scope (guarded recursion) */
+static int case_number(run *r, const char *path, double *out) {
+  if (!shard_case_has(r->c, path) || r->scope_depth > 8) return 0;
+  r->scope_depth++;
+  shard_scope sc = run_scope(r);
+  const int ok = shard_case_real(r->c, path, &sc, out, r->diag) == SHARD_OK;
+  r->scope_depth--;
+  return ok;
+}
+
+/* Material and fragmentation scales of docs/theory.md §13, from the case's own keys. */
+static int fragmentation_scale(run *r, const char *name, double *out) {
+  double E, rho, gc, sc, L, rate = 0;
+  if (!case_number(r, "model.young", &E) || !case_number(r, "model.density", &rho)) return 0;
+  const double c = sqrt(E / rho);
+  if (strcmp(name, "sigma_c") == 0) return case_number(r, "fracture.strength.nominal", out);
+  if (strcmp(name, "g_c") == 0) return case_number(r, "fracture.g_c", out);
+  if (!case_number(r, "fracture.strength.nominal", &sc) || !case_number(r, "fracture.g_c", &gc)) return 0;
+  const double s0 = E * gc / (sc * sc), t0 = s0 / c;
+  if (strcmp(name, "s0") == 0) return *out = s0, 1;
+  if (strcmp(name, "t0") == 0) return *out = t0, 1;
+  if (strcmp(name, "eps0") == 0) return *out = sc / (E * t0), 1;
+  case_number(r, "model.initial.strain_rate", &rate);
+  const double sg = rate != 0 ? cbrt(24.0 * gc / (rho * rate * rate)) : INFINITY;
+  if (strcmp(name, "s_grady") == 0) return isfinite(sg) ? (*out = sg, 1) : 0;
+  if (strcmp(name, "s_bar") == 0) {
+    if (!case_number(r, "model.length", &L)) return 0;
+    return *out = fmin(L, 1.0 / (1.0 / (4.0 * s0) + 1.0 / sg)), 1;
+  }
+  return 0;
+}
+
+static int scope_lookup(void *ctx, const char *name, double *out) {
+  run *r = ctx;
+  if (fragmentation_scale(r, name, out)) return 1;
+  if (r->model_ready) {
+    const shard_model *m = r->m;
+    const shard_model_scales *s = &m->scales;
+    const double c = s->density > 0 ? sqrt(s->young / s->density) : NAN;
+    struct {
+      const char *n;
+      double v;
+    } derived[] = {
+        {"c", c},
+        {"h_mean", s->h_mean},
+        {"h_min", s->h_min},
+        {"dt_bulk", r->dt_bulk},
+        {"dt_c", r->dt_c},
+        {"dt_c_default", r->dt_c_default},
+        {"dt_c_paper", r->dt_c_paper},
+        {"t_b", s->length > 0 ? 2.0 * s->length / c : NAN},
+        {"mass_total", shard_model_total_mass(m)},
+    };
+    for (size_t i = 0; i < sizeof derived / sizeof derived[0]; ++i)
+      if (strcmp(name, derived[i].n) == 0) {
+        if (!isfinite(derived[i].v) || derived[i].v == 0) return 0;
+        *out = derived[i].v;
+        return 1;
+      }
+  }
+  /* the model's own keys are resolved by the case layer before the scope is asked */
+  return 0;
+}
+
+/* Why a derived name has no value (scope_lookup returned 0 for it): before
+ * the model exists nothing is known; after, the value is zero or not finite,
+ * which means its inputs overflowed or underflowed it (model.young = 1.7e308
+ * makes lambda_max infinite and dt_c = 0), or the model has no such scale. */
+static void scope_why(void *ctx, const char *name, char *buf, size_t n) {
+  run *r = ctx;
+  if (!r->model_ready) {
+    snprintf(buf, n, "'%s' is not known before the model is built (it cannot be used in the model's own keys)", name);
+    return;
+  }
+  const shard_model_scales *s = &r->m->scales;
+  double v = NAN;
+  const struct {
+    const char *n;
+    double v;
+  } model_values[] = {{"dt_c", r->dt_c}, {"dt_c_default", r->dt_c_default}, {"dt_c_paper", r->dt_c_paper},
+                      {"dt_bulk", r->dt_bulk}, {"h_min", s->h_min}, {"h_mean", s->h_mean},
+                      {"c", s->density > 0 ? sqrt(s->young / s->density) : NAN},
+                      {"t_b", s->length > 0 && s->density > 0 ? 2.0 * s->length / sqrt(s->young / s->density) : NAN},
+                      {"mass_total", shard_model_total_mass(r->m)}};
+  int model_name = 0;
+  for (size_t i = 0; i < sizeof model_values / sizeof model_values[0]; ++i)
+    if (strcmp(name, model_values[i].n) == 0) v = model_values[i].v, model_name = 1;
+  if (!model_name) {
+    snprintf(buf, n, "'%s' has no finite value in this case (it needs the fracture keys it is made of%s)", name,
+             strcmp(name, "s_grady") == 0 || strcmp(name, "s_bar") == 0 ? " and a nonzero model.initial.strain_rate"
+                                                                        : "");
+    return;
+  }
+  if (isinf(v) && r->m->kind == SHARD_MODEL_PARTICLE) {
+    snprintf(buf, n, "'%s' is infinite: this particle has no stiffness that limits the step; give the value itself",
+             name);
+    return;
+  }
+  snprintf(buf, n,
+           "derived value '%s' = %g is not a finite positive number: its inputs overflow or underflow it "
+           "(model.young = %g Pa, model.density = %g kg/m^3, model.area = %g m^2, h_min = %g m)",
+           name, v, s->young, s->density, s->area, s->h_min);
+}
+
+static int instantiate(run *r, const char *slot, plugin_inst *pi, shard_msg *msg) {
+  shard_scope sc = run_scope(r);
+  if (shard_case_plugin(r->c, slot, &sc, &pi->lp, &pi->params, r->diag) != SHARD_OK)
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: invalid plugin parameters", slot);
+  return SHARD_OK;
+}
+
+/* the family of a contact law with its article: "an impact", "a force" */
+static const char *family_word(uint64_t caps) {
+  return (caps & SHARD_CAP_IMPACT_LAW) ? "an impact" : "a force";
+}
+
+/* The tolerance of the host's check of an LCP solver's solutions:
+ * lcp.check_tolerance, else 10 times the solver's own REAL parameter
+ * `tolerance` (the bound it promises on the same residual; the margin covers
+ * the rounding of w = Wz + q recomputed), else 1e-6. */
+static int check_tolerance(run *r, const shard_params *p, double *out, shard_msg *msg) {
+  if (shard_case_has(r->c, "lcp.check_tolerance")) {
+    shard_scope sc = run_scope(r);
+    if (shard_case_real(r->c, "lcp.check_tolerance", &sc, out, r->diag) != SHARD_OK)
+      return shard_msg_set(msg, SHARD_ERR_INPUT, "invalid lcp.check_tolerance");
+    return SHARD_OK;
+  }
+  *out = 1e-6;
+  for (uint32_t i = 0; p && i < p->count; ++i)
+    if (strcmp(p->specs[i].key, "tolerance") == 0 && p->specs[i].type == SHARD_PARAM_REAL && p->values[i].set &&
+        p->values[i].real > 0.0)
+      *out = fmin(10.0 * p->values[i].real, 1.0);
+  return SHARD_OK;
+}
+
+/* Create the integrator, the contact law of its family and the LCP solvers. */
+static int cmp_name(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+/* Note an instance just created (when its create left one), for destroy_plugins. */
+static void created(run *r, plugin_inst *pi) {
+  if (pi->self && r->n_created < (int)(sizeof r->created / sizeof r->created[0])) r->created[r->n_created++] = pi;
+}
+
+static int build_plugins(run *r, shard_msg *msg) {
+  const char *path = shard_case_path(r->c);
+  int st = instantiate(r, "integrator", &r->integ, msg);
+  if (st != SHARD_OK) return st;
+  const shard_plugin *ip = r->integ.lp->desc;
+  r->iops = shard_integrator_ops_of(ip);
+  const uint64_t fam = ip->caps & (SHARD_CAP_IMPACT_LAW | SHARD_CAP_FORCE_LAW);
+  const char *slot = fam == SHARD_CAP_IMPACT_LAW ? "contact.impact" : "contact.force";
+  plugin_inst *law = fam == SHARD_CAP_IMPACT_LAW ? &r->impact : &r->force;
+  if (!shard_case_has(r->c, slot)) {
+    const char *hint = fam == SHARD_CAP_IMPACT_LAW ? "contact: {impact: {plugin: newton_impact, restitution: 0.5}}"
+                                                   : "contact: {force: {plugin: penalty, alpha: 10}}";
+    return shard_msg_set(msg, SHARD_ERR_INPUT,
+                         "%s: integrator '%s' uses %s law but the case has no '%s'; add for example %s", path,
+                         ip->name, family_word(fam), slot, hint);
+  }
+  if ((st = instantiate(r, slot, law, msg)) != SHARD_OK) return st;
+  const shard_plugin *lp = law->lp->desc;
+  if (!(lp->caps & fam))
+    return shard_msg_set(msg, SHARD_ERR_INPUT,
+                         "%s: '%s' is %s law, but integrator '%s' takes %s law in '%s' (for example %s)", path,
+                         lp->name, family_word(lp->caps), ip->name, family_word(fam), slot,
+                         fam == SHARD_CAP_IMPACT_LAW ? "newton_impact" : "penalty");
+  const shard_contact_law_ops *lops = shard_contact_law_ops_of(lp);
+  st = shard_contact_law_create(lops, &law->params, &r->m->scales, &law->self, msg);
+  created(r, law);
+  if (st != SHARD_OK) {
+    shard_msg_prepend(msg, "%s: contact law '%s'", path, lp->name);
+    return SHARD_ERR_INPUT;
+  }
+  if (fam == SHARD_CAP_IMPACT_LAW) {
+    shard_contact_law_restitution(lops, law->self, r->m->ncon_max, r->m->restitution);
+  } else {
+    shard_model_set_force_law(r->m, lops, law->self);
+    r->max_spring = shard_contact_law_max_stiffness(lops, law->self);
+  }
+  if (shard_case_has(r->c, "fracture")) {
+    if (r->m->insertion && !(ip->caps & SHARD_CAP_TOPOLOGY))
+      return shard_msg_set(msg, SHARD_ERR_INPUT,
+                           "%s: integrator '%s' does not support topology changes (cohesive insertion); set "
+                           "fracture.insertion: false or use nsn, cd_lagrange or explicit_newmark",
+                           path, ip->name);
+    if ((st = instantiate(r, "fracture", &r->tsl, msg)) != SHARD_OK) return st;
+    const shard_tsl_ops *tops = shard_tsl_ops_of(r->tsl.lp->desc);
+    st = shard_tsl_create(tops, &r->tsl.params, &r->m->scales, &r->tsl.self, msg);
+    created(r, &r->tsl);
+    if (st != SHARD_OK) {
+      shard_msg_prepend(msg, "%s: traction-separation law '%s'", path, r->tsl.lp->desc->name);
+      return SHARD_ERR_INPUT;
+    }
+    shard_scope sc = run_scope(r);
+    if ((st = shard_model_set_tsl(r->m, tops, r->tsl.self, fam == SHARD_CAP_FORCE_LAW, r->c, &sc, r->diag, msg)) !=
+        SHARD_OK)
+      return st;
+  }
+  st = shard_integrator_create(r->iops, &r->integ.params, &r->m->scales, &r->integ.self, msg);
+  created(r, &r->integ);
+  if (st != SHARD_OK) {
+    shard_msg_prepend(msg, "%s: integrator '%s'", path, ip->name);
+    return SHARD_ERR_INPUT;
+  }
+  if (ip->caps & SHARD_CAP_NEEDS_LCP) {
+    if ((st = instantiate(r, "lcp", &r->lcp, msg)) != SHARD_OK) return st;
+    const shard_lcp_solver_ops *sops = shard_lcp_solver_ops_of(r->lcp.lp->desc);
+    st = shard_lcp_solver_create(sops, &r->lcp.params, &r->lcp.self, msg);
+    created(r, &r->lcp);
+    if (st != SHARD_OK) {
+      shard_msg_prepend(msg, "%s: lcp '%s'", path, r->lcp.lp->desc->name);
+      return SHARD_ERR_INPUT;
+    }
+    double tol = 0.0;
+    if ((st = check_tolerance(r, &r->lcp.params, &tol, msg)) != SHARD_OK) return st;
+    shard_contact_policy pol = {.primary = {r->lcp.lp->desc->name, sops, r->lcp.self, r->lcp.lp->desc->caps, tol},
+                                .dump = shard_case_bool(r->c, "lcp.dump"),
+                                .dump_every = 0,
+                                .dump_dir = r->opt->out_dir};
+    long long dump_every = 0;
+    shard_scope dsc = run_scope(r);
+    if (shard_case_int(r->c, "lcp.dump_every", &dsc, &dump_every, r->diag) != SHARD_OK)
+      return shard_msg_set(msg, SHARD_ERR_INPUT, "invalid lcp.dump_every");
+    pol.dump_every = dump_every;
+    const char *scalar = shard_case_string(r->c, "lcp.scalar_blocks");
+    pol.scalar_closed_form = !scalar || strcmp(scalar, "closed_form") == 0;
+    const char *onf = shard_case_string(r->c, "lcp.on_failure");
+    const char *fb = shard_case_string(r->c, "lcp.fallback");
+    if (onf && strcmp(onf, "fallback") == 0) {
+      if (!fb) {
+        shard_case_error_at(r->c, "lcp.on_failure", r->diag,
+                            "'lcp.on_failure' is 'fallback' but lcp.fallback names no solver");
+        return shard_msg_set(msg, SHARD_ERR_INPUT, "invalid LCP failure policy");
+      }
+      const shard_loaded_plugin *fp = shard_registry_find(r->reg, SHARD_KIND_LCP_SOLVER, fb);
+      if (!fp) {
+        /* the error line names the key; what is available (which depends on
+         * the optional plugins built) and where it was looked for are notes */
+        const char *names[64];
+        size_t n = 0;
+        for (size_t i = 0; i < shard_registry_count(r->reg) && n < 64; ++i) {
+          const shard_plugin *d = shard_registry_at(r->reg, i)->desc;
+          if (d->kind == SHARD_KIND_LCP_SOLVER) names[n++] = d->name;
+        }
+        qsort(names, n, sizeof *names, cmp_name);
+        char list[512] = "", searched[2048];
+        for (size_t i = 0, len = 0; i < n && len < sizeof list; ++i) {
+          const int k = snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", names[i]);
+          if (k > 0) len += (size_t)k;
+        }
+        shard_registry_search_path(r->reg, searched, sizeof searched);
+        shard_case_error_at(r->c, "lcp.fallback", r->diag, "'lcp.fallback': no LCP solver plugin named '%s'", fb);
+        shard_diag_note(r->diag, "available LCP solvers: %s; plugins searched for in %s (add directories with "
+                        "--plugin-path or SHARD_PLUGIN_PATH)", n ? list : "none", searched[0] ? searched : "(no directory)");
+        return shard_msg_set(msg, SHARD_ERR_INPUT, "invalid LCP failure policy");
+      }
+      r->fallback.lp = fp;
+      r->fallback.params = (shard_params){fp->desc->params, 0, NULL};
+      /* the fallback runs with its defaults */
+      const shard_lcp_solver_ops *fops = shard_lcp_solver_ops_of(fp->desc);
+      shard_param_value *vals = calloc(fp->desc->n_params + 1, sizeof *vals);
+      if (!vals) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
+      if ((st = shard_params_defaults(fp->desc->params, fp->desc->n_params, vals, msg)) != SHARD_OK) {
+        free(vals);
+        shard_msg_prepend(msg, "%s: fallback lcp '%s'", path, fb);
+        return st;
+      }
+      shard_params fpar = {fp->desc->params, fp->desc->n_params, vals};
+      st = shard_lcp_solver_create(fops, &fpar, &r->fallback.self, msg);
+      created(r, &r->fallback);
+      double ftol = 0.0;
+      if (st == SHARD_OK) st = check_tolerance(r, &fpar, &ftol, msg);
+      free(vals);
+      if (st != SHARD_OK) {
+        shard_msg_prepend(msg, "%s: fallback lcp '%s'", path, fb);
+        return SHARD_ERR_INPUT;
+      }
+      pol.fallback = (shard_contact_solver){fp->desc->name, fops, r->fallback.self, fp->desc->caps, ftol};
+    }
+    if ((st = shard_contact_set_policy(r->m->contact, &pol, msg)) != SHARD_OK) {
+      shard_msg_prepend(msg, "%s", path);
+      return SHARD_ERR_INPUT;
+    }
+  }
+  return SHARD_OK;
+}
+
+static void destroy_plugins(run *r) {
+  /* the reverse order of creation: the integrator before the laws it was
+   * created after, the fallback solver before the primary */
+  while (r->n_created > 0) {
+    plugin_inst *pi = r->created[--r->n_created];
+    const shard_plugin *d = pi->lp->desc;
+    switch (d->kind) {
+    case SHARD_KIND_INTEGRATOR: shard_integrator_destroy(shard_integrator_ops_of(d), pi->self); break;
+    case SHARD_KIND_CONTACT_LAW: shard_contact_law_destroy(shard_contact_law_ops_of(d), pi->self); break;
+    case SHARD_KIND_LCP_SOLVER: shard_lcp_solver_destroy(shard_lcp_solver_ops_of(d), pi->self); break;
+    case SHARD_KIND_TSL: shard_tsl_destroy(shard_tsl_ops_of(d), pi->self); break;
+    default: break;
+    }
+    pi->self = NULL;
+  }
+}
+
+int shard_run_checkpoint_step(const char *dir, int64_t *step) {
+  char hash[64];
+  return run_checkpoint_header(dir, hash, step);
+}
+
+static int setup_time(run *r, shard_msg *msg) {
+  shard_scope sc = run_scope(r);
+  shard_model *m = r->m;
+  r->dt_bulk = shard_model_dt_bulk(m);
+  r->dt_c_default = shard_model_dt_default(m, r->max_spring);
+  r->dt_c_paper = shard_model_dt_paper(m, r->max_spring);
+  if (isnan(r->dt_c_default)) /* the eigenvalue bound's work arrays could not be allocated */
+    return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for the stable time step estimate");
+  const char *est = shard_case_string(r->c, "time.dt_estimate");
+  r->dt_c = (est && strcmp(est, "paper") == 0) ? r->dt_c_paper : r->dt_c_default;
+  int st = SHARD_OK;
+  if (shard_case_real(r->c, "time.end", &sc, &r->T, r->diag) != SHARD_OK) st = SHARD_ERR_INPUT;
+  if (shard_case_real(r->c, "time.dt", &sc, &r->dt, r->diag) != SHARD_OK) st = SHARD_ERR_INPUT;
+  if (shard_case_real(r->c, "time.energy_guard", &sc, &r->energy_guard, r->diag) != SHARD_OK) st = SHARD_ERR_INPUT;
+  if (shard_case_real(r->c, "time.max_balance_drift", &sc, &r->max_drift, r->diag) != SHARD_OK) st = SHARD_ERR_INPUT;
+  long long every = 1, max_steps = 0;
+  if (shard_case_int(r->c, "output.every", &sc, &every, r->diag) != SHARD_OK) st = SHARD_ERR_INPUT;
+  if (shard_case_int(r->c, "time.max_steps", &sc, &max_steps, r->diag) != SHARD_OK) st = SHARD_ERR_INPUT;
+  if (shard_case_has(r->c, "output.interval") &&
+      shard_case_real(r->c, "output.interval", &sc, &r->interval, r->diag) != SHARD_OK)
+    st = SHARD_ERR_INPUT;
+  if (st != SHARD_OK) return shard_msg_set(msg, st, "invalid time stepping");
+  /* a conditionally stable scheme above its stable step: refused, unless asked for */
+  const shard_plugin *ip = r->integ.lp->desc;
+  if ((ip->caps & SHARD_CAP_CONDITIONALLY_STABLE) && r->dt > r->dt_c_default) {
+    r->beyond_stable = 1;
+    if (!shard_case_bool(r->c, "time.allow_unstable")) {
+      shard_case_error_at(r->c, "time.dt", r->diag,
+                          "'time.dt' = %.6g s is %.4g times the stable step dt_c_default = %.6g s of integrator '%s' "
+                          "(2/sqrt(lambda_max) of M^-1 K with the bulk%s%s stiffness): the scheme is stable only "
+                          "for dt / dt_c_default <= 1; lower time.dt, or set time.allow_unstable: true to run it "
+                          "anyway",
+                          r->dt, r->dt / r->dt_c_default, r->dt_c_default, ip->name,
+                          r->max_spring > 0 ? ", penalty" : "", r->m->fracture ? ", cohesive" : "");
+      return shard_msg_set(msg, SHARD_ERR_INPUT, "time step above the stable step");
+    }
+  }
+  r->every = every;
+  long long ck = 0;
+  if (shard_case_int(r->c, "time.checkpoint_every", &sc, &ck, r->diag) != SHARD_OK)
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "invalid time.checkpoint_every");
+  r->checkpoint_every = ck;
+  const char *stop = shard_case_string(r->c, "time.stop");
+  if (stop && strcmp(stop, "dissipation_settled") == 0) {
+    double sbar = 0, c = 0;
+    if (!r->m->fracture || !scope_lookup(r, "s_bar", &sbar) || !scope_lookup(r, "c", &c))
+      return shard_msg_set(msg, SHARD_ERR_INPUT,
+                           "%s: time.stop 'dissipation_settled' needs a fracturing bar with model.initial.strain_rate",
+                           shard_case_path(r->c));
+    r->stop_interval = 10.0 * sbar / c;
+    double after = 0;
+    if (shard_case_real(r->c, "time.stop_after", &sc, &after, r->diag) != SHARD_OK)
+      return shard_msg_set(msg, SHARD_ERR_INPUT, "invalid time.stop_after");
+    r->stop_next = after + r->stop_interval;
+  }
+  if (r->m->kind == SHARD_MODEL_BAR && r->m->n_presc) {
+    const char *rel = shard_case_string(r->c, "model.loading.release");
+    r->release_mode = !rel || strcmp(rel, "never") == 0 ? 0 : strcmp(rel, "external_work") == 0 ? 1 : 2;
+    if (r->release_mode == 2) {
+      if (!shard_case_has(r->c, "model.loading.release_time"))
+        return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: model.loading.release 'time' needs model.loading.release_time",
+                             shard_case_path(r->c));
+      if (shard_case_real(r->c, "model.loading.release_time", &sc, &r->release_time, r->diag) != SHARD_OK)
+        return shard_msg_set(msg, SHARD_ERR_INPUT, "invalid model.loading.release_time");
+    }
+  }
+  const double n = ceil(r->T / r->dt - 1e-9);
+  if (!(n <= (double)max_steps))
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: time.end / time.dt = %.6g steps exceeds time.max_steps = %lld",
+                         shard_case_path(r->c), n, max_steps);
+  r->nsteps = (int64_t)n;
+  r->next_out = r->interval;
+  const double ratio = r->dt / r->dt_c_default; /* beyond the linear limit: no swing allowed */
+  r->guard_swing = ratio < 1.0 ? 1.0 / (1.0 - ratio * ratio) : 1.0;
+  return SHARD_OK;
+}
+
+/* Everything a run does before its first step that writes nothing: the
+ * model, the plugins and the LCP policy, the time step and its stability,
+ * the reference, the output keys, the integrator's set-up and start
+ * (a0 = M^-1 f(u0)). `shard validate` runs exactly this (shard_run_check):
+ * whatever a run refuses before its first step, validate refuses too. */
+static int run_setup(run *r, shard_msg *msg) {
+  shard_scope sc = run_scope(r);
+  int st = shard_model_build(r->c, &sc, &r->m, r->diag, msg);
+  if (st != SHARD_OK) return st;
+  r->model_ready = 1;
+  if ((st = build_plugins(r, msg)) != SHARD_OK || (st = setup_time(r, msg)) != SHARD_OK ||
+      (st = run_setup_reference(r, msg)) != SHARD_OK)
+    return st;
+  if (shard_case_has(r->c, "output.fields_interval") &&
+      shard_case_real(r->c, "output.fields_interval", &sc, &r->fields_interval, r->diag) != SHARD_OK)
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "invalid output.fields_interval");
+  r->spacetime = shard_case_bool(r->c, "output.spacetime");
+  shard_model *m = r->m;
+  shard_system *sys = &m->sys;
+  /* integrator set-up: aux vectors, a0 = M^-1 f(u0) */
+  const uint32_t n_aux = shard_integrator_n_aux(r->iops, r->integ.self);
+  sys->n_aux = n_aux;
+  sys->aux = n_aux ? calloc((size_t)n_aux * (size_t)m->ndof_max, sizeof(double)) : NULL;
+  r->u_prev = calloc((size_t)m->ndof_max, sizeof(double));
+  r->v_prev = calloc((size_t)m->ndof_max, sizeof(double));
+  r->gap = calloc((size_t)m->ncon_max + 1, sizeof(double));
+  for (int32_t d = 0; d < m->ndof_max && r->u_prev; ++d) r->fext_any |= m->fext[d] != 0.0; /* fext is set once, at build */
+  if ((n_aux && !sys->aux) || !r->u_prev || !r->v_prev || !r->gap)
+    return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
+  if ((st = shard_integrator_setup(r->iops, r->integ.self, sys, msg)) != SHARD_OK) {
+    shard_msg_prepend(msg, "integrator '%s': setup", r->integ.lp->desc->name);
+    return st;
+  }
+  sys->t = 0.0;
+  if ((st = sys->ops->force(sys, 0.0, sys->u, sys->a, msg)) != SHARD_OK) return st;
+  for (int32_t d = 0; d < m->ndof; ++d) sys->a[d] *= m->minv[d];
+  sys->ops->prescribe(sys, 0.0, sys->v, sys->a);
+  if ((st = shard_integrator_start(r->iops, r->integ.self, sys, r->dt, msg)) != SHARD_OK) {
+    shard_msg_prepend(msg, "integrator '%s': start", r->integ.lp->desc->name);
+    return st;
+  }
+  return SHARD_OK;
+}
+
+static void run_teardown(run *r) {
+  if (r->hist) fclose(r->hist);
+  r->hist = NULL;
+  shard_snapshots_close(r->snap);
+  r->snap = NULL;
+  destroy_plugins(r);
+  free(r->u_prev), free(r->v_prev), free(r->gap);
+  shard_model_destroy(r->m);
+}
+
+int shard_run_check(const shard_case *c, const shard_registry *reg, shard_diag *diag, shard_msg *msg) {
+  const shard_run_options none = {.out_dir = NULL};
+  run r = {.c = c, .reg = reg, .opt = &none, .diag = diag, .contact_con = -1, .contact_dof = -1};
+  const int st = run_setup(&r, msg);
+  run_teardown(&r);
+  return st == SHARD_OK ? 0 : st == SHARD_ERR_INPUT ? 2 : 1;
+}
+
+int shard_run_case(const shard_case *c, const shard_registry *reg, const shard_run_options *opt, shard_diag *diag,
+                   shard_msg *msg) {
+  const double wall0 = now_s();
+  run r = {.c = c, .reg = reg, .opt = opt, .diag = diag, .contact_con = -1, .contact_dof = -1};
+  shard_dir_lock lock = SHARD_DIR_LOCK_INIT;
+  int code = 1;
+  int st = run_setup(&r, msg);
+  if (st != SHARD_OK) {
+    code = st == SHARD_ERR_INPUT ? 2 : 1;
+    goto done;
+  }
+  shard_model *m = r.m;
+  shard_system *sys = &m->sys;
+  if ((st = shard_mkdirs(opt->out_dir, msg)) != SHARD_OK) goto done;
+  if ((st = run_lock_out_dir(&r, &lock, msg)) != SHARD_OK) goto done;
+  snprintf(r.hist_tmp, sizeof r.hist_tmp, "%s/" HIST_PARTIAL, opt->out_dir);
+  if ((st = run_write_provenance(&r, msg)) != SHARD_OK) goto done;
+  if ((r.fields_interval > 0 || r.spacetime) && m->kind == SHARD_MODEL_BAR &&
+      (st = shard_snapshots_open(&r.snap, opt->out_dir, m, msg)) != SHARD_OK)
+    goto done;
+  if (r.fields_interval > 0 && (st = shard_snapshots_write(r.snap, 0.0, m, msg)) != SHARD_OK) goto done;
+  r.fields_next = r.fields_interval;
+  if (r.continuing) {
+    if ((st = run_checkpoint_restore(&r, msg)) != SHARD_OK) goto done;
+    if (opt->continued_from) *opt->continued_from = r.k_start;
+  } else {
+    /* a fresh start has removed the earlier checkpoint and partial history
+     * (write_provenance): the history is a new file, never a link followed */
+    int fd = -1;
+    if ((st = shard_file_create(r.hist_tmp, &fd, msg)) != SHARD_OK) goto done;
+    if (!(r.hist = fdopen(fd, "w"))) {
+      st = shard_msg_set(msg, SHARD_ERR_IO, "cannot open '%s': %s", r.hist_tmp, strerror(errno));
+      close(fd);
+      goto done;
+    }
+    run_history_header(&r);
+    shard_model_measure(m, sys->u, r.gap);
+    run_energies(&r, 1);
+    if ((st = run_history_row(&r, 0, 0.0, 0, msg)) != SHARD_OK) goto done;
+  }
+  if (shard_diag_count(diag) > 0) { /* an error while resolving the case (out of memory, say) was recorded */
+    st = shard_msg_set(msg, SHARD_ERR_INTERNAL, "the set-up reported errors (above); nothing run");
+    goto done;
+  }
+  r.wall_setup = now_s() - wall0;
+  int64_t steps = 0;
+  r.loop_t0 = now_s();
+  st = run_loop(&r, &steps, msg);
+  r.wall_loop = r.wall_loop_prior + (now_s() - r.loop_t0);
+  if (r.stopped && r.checkpoint_every > 0 && st == SHARD_OK) {
+    /* the checkpoint at the last step and the partial history are the run so
+     * far: no summary, nothing published, --resume continues it */
+    errno = 0;
+    const int ok = fflush(r.hist) == 0 && !ferror(r.hist);
+    code = ok ? SHARD_RUN_STOPPED : 1;
+    if (ok)
+      shard_msg_set(msg, SHARD_OK, "stopped after step %lld (t = %.9g s): checkpoint written, continue with --resume",
+                    (long long)steps, (double)steps * r.dt);
+    else
+      run_history_error(&r, steps, (double)steps * r.dt, msg);
+    goto done;
+  }
+  /* keep what was computed, also on failure */
+  shard_msg io;
+  const int hst = run_history_publish(&r, steps, &io); /* a history that failed to write stays partial */
+  if (hst != SHARD_OK && st == SHARD_OK) st = shard_msg_set(msg, hst, "%s", io.text);
+  if (r.snap && r.spacetime && st == SHARD_OK && shard_snapshots_finish(r.snap, &io) != SHARD_OK)
+    st = shard_msg_set(msg, SHARD_ERR_IO, "%s", io.text);
+  /* the other outputs first: the summary's status says whether they were written */
+  if (m->fracture) {
+    int st2 = run_write_fragments(&r, &io);
+    if (st2 == SHARD_OK) st2 = run_write_interfaces(&r, &io);
+    if (st2 != SHARD_OK && st == SHARD_OK) st = shard_msg_set(msg, st2, "%s", io.text);
+  }
+  /* datapackage.json: the units and meaning of the CSVs beside it */
+  if (shard_out_write_run_package(opt->out_dir, run_out_flags(&r), &io) != SHARD_OK && st == SHARD_OK)
+    st = shard_msg_set(msg, SHARD_ERR_IO, "%s", io.text);
+  for (int attempt = 0; attempt < 2; ++attempt) { /* a second time when the first found the summary incomplete */
+    char *sbuf = NULL;
+    size_t slen = 0;
+    FILE *sf = open_memstream(&sbuf, &slen);
+    if (!sf) {
+      if (st == SHARD_OK) st = shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for summary.yaml");
+      break;
+    }
+    if (r.stopped && st == SHARD_OK)
+      shard_msg_set(msg, SHARD_OK, "stopped on request after step %lld (t = %.9g s)", (long long)steps,
+                    (double)steps * r.dt);
+    const int sum = run_write_summary(&r, sf,
+                                  st == SHARD_OK ? (r.stopped ? "stopped" : "ok")
+                                                 : (st == SHARD_ERR_NUMERIC ? "numerical_failure" : "failed"),
+                                  st == SHARD_OK && !r.stopped ? NULL : msg->text, steps,
+                                  r.wall_loop_prior + (now_s() - wall0));
+    const int bad = ferror(sf);
+    if (fclose(sf) != 0 || bad || sum != SHARD_OK) {
+      free(sbuf);
+      if (st != SHARD_OK) break;
+      st = shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for summary.yaml");
+      continue;
+    }
+    if (run_write_memstream(opt->out_dir, "summary.yaml", sbuf, slen, &io) != SHARD_OK) {
+      /* renamed into place but not made durable (the directory's sync
+       * failed): a summary the run does not stand behind is withdrawn */
+      char sp[4200];
+      snprintf(sp, sizeof sp, "%s/summary.yaml", opt->out_dir);
+      unlink(sp);
+      if (st == SHARD_OK) st = shard_msg_set(msg, SHARD_ERR_IO, "%s", io.text);
+    }
+    break;
+  }
+  code = st == SHARD_OK ? (r.stopped ? SHARD_RUN_STOPPED : 0) : st == SHARD_ERR_NUMERIC ? 3 : st == SHARD_ERR_INPUT ? 2 : 1;
+done:
+  if (code == 1 && st == SHARD_ERR_INPUT) code = 2;
+  run_teardown(&r);
+  shard_dir_lock_release(&lock);
+  return code;
+}

@@ -1,0 +1,133 @@
+/* host: the state of one `shard run`, shared by the files of run/ (run.c the
+ * set-up and the run, loop.c the time loop, energy.c, history.c, summary.c,
+ * compare.c, restart.c, provenance.c). Not a public header. */
+#ifndef SHARD_RUN_STATE_H
+#define SHARD_RUN_STATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "io/checkpoint.h"
+#include "io/fsio.h"
+#include "io/outputs.h"
+#include "io/snapshot.h"
+#include "loader/plugin_calls.h"
+#include "model/model.h"
+#include "model/reference.h"
+#include "run/options.h"
+#include "shard/contact_law.h"
+#include "shard/integrator.h"
+#include "shard/lcp_solver.h"
+#include "shard/tsl.h"
+
+
+/* ---- files ---------------------------------------------------------------- */
+
+static inline double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ---- the run context -------------------------------------------------------- */
+
+typedef struct plugin_inst {
+  const shard_loaded_plugin *lp;
+  shard_params params;
+  void *self;
+} plugin_inst;
+
+typedef struct run {
+  const shard_case *c;
+  const shard_registry *reg;
+  const shard_run_options *opt;
+  shard_diag *diag;
+  shard_model *m;
+  int model_ready;
+  int scope_depth;
+
+  plugin_inst integ, impact, force, lcp, fallback, tsl;
+  plugin_inst *created[6]; /* instances in the order of creation, destroyed in reverse */
+  int n_created;
+  const shard_integrator_ops *iops;
+
+  double T, dt, dt_c, dt_bulk, dt_c_default, dt_c_paper, max_spring, energy_guard;
+  double guard_swing; /* 1/(1 - (dt/dt_c_default)^2): how far E may exceed 𝓗 in a stable run (Newmark forms) */
+  double max_drift;   /* time.max_balance_drift */
+  int beyond_stable;  /* a conditionally stable integrator at dt > dt_c_default (time.allow_unstable) */
+  int64_t nsteps, every;
+  double interval;
+
+  /* previous state for increments */
+  double *u_prev, *v_prev, *gap;
+  int fext_any; /* a body force: the external work needs every DOF's du (else only the driven ones') */
+
+  /* energies */
+  double E0, W_ext, W_abs, C_dis, H0, B0, drift_max, energy_max;
+  double kinetic, elastic, penalty, H, drift, coh_rev, coh_work, release_offset, release_time;
+  double D_num, E_init, G0;   /* numerical dissipation (MJ), initial E and G for the balance origin */
+  int32_t energy_form;        /* the integrator's SHARD_ENERGY_* (from its first step) */
+  double reac[2];            /* reactions of the prescribed DOFs at the previous step */
+  int release_mode;          /* 0 never, 1 external work, 2 time */
+  int64_t release_step;
+  double dw_last;
+
+  /* contact statistics */
+  int64_t lcp_iterations, lcp_blocks, lcp_fallbacks, contact_steps;
+  int32_t max_active, prev_active, max_block;
+  double lcp_res_max, max_penetration, max_penetration_step;
+
+  /* reference */
+  shard_reference_kind ref;
+  shard_ball_ref ball;
+  shard_bar_ref bar;
+  int32_t contact_con, contact_dof;
+  double eta_num, eta_den, etav_num, etav_den, eta_all_num, eta_all_den, etac_num, etac_den;
+  double first_contact, last_contact, force_sum;
+  int64_t force_n;
+
+  int64_t rows;
+  int64_t ck_step; /* the step of the checkpoint this block is part of (a second copy of the header's) */
+  double next_out;
+  double stop_next, stop_last_g, stop_time; /* stopping rule: next check, dissipation at the last check */
+  int stop_quiet;                           /* checks in a row below 1e-3 */
+  double wall_loop_done; /* loop wall time up to the last checkpoint, over every attempt */
+  int64_t restarts;      /* times the run was continued from a checkpoint */
+  int64_t max_inserted;  /* most facets inserted in one step (all at once: nucleation not resolved in time) */
+  double max_inserted_time;
+  /* ---- end of the checkpointed block (plain data from E0 to here) ---- */
+
+  FILE *hist;
+  char hist_tmp[4096];
+  uint32_t hist_crc;    /* CRC-32 of the history's first hist_crc_len bytes (for the checkpoints) */
+  int64_t hist_crc_len;
+  double wall_setup, wall_loop;
+  double loop_t0, wall_loop_prior; /* this attempt's loop start; loop time of earlier attempts */
+  int continuing;                   /* --restart, or --resume with a checkpoint of this run */
+  int64_t k_start, checkpoint_every;
+  shard_snapshots *snap; /* field snapshots / space-time picture, NULL when off */
+  double fields_interval, fields_next;
+  int spacetime;
+  double stop_interval; /* > 0: dissipation_settled stopping rule */
+  char run_hash[65];
+  int stopped; /* stopped on request (opt->stop) after the last step */
+} run;
+
+#define RUN_CK_BEGIN offsetof(run, E0)
+#define RUN_CK_END offsetof(run, hist)
+
+/* ---- checkpoints (docs/cases.md#checkpoints---restart-and---resume) -------------------------------------------------------------------
+ * DIR/checkpoint.bin, written atomically, in the container of checkpoint.h:
+ * run hash, step, the length, row count and CRC-32 of the partial history it
+ * continues, then the model's arrays and the run's accumulators as sections.
+ * A restart rebuilds the run from DIR/case.resolved.yaml exactly as the
+ * first time, checks the checkpoint against it (checksum, then every count,
+ * index and flag) and the partial history against the checkpoint, then
+ * overwrites the state: the continuation is bit for bit the uninterrupted
+ * run. Anything that does not check out is refused: "checkpoint FILE:
+ * corrupt (what)", exit 2. */
+#define HIST_PARTIAL ".history.csv.partial" /* the history until the run ends (then history.csv) */
+
+#endif
