@@ -17,14 +17,14 @@
 
 /* state energies at the current state: kinetic, elastic, penalty, cohesive, H */
 double run_energy_state(run *r) {
-  shard_model *m = r->m;
-  const double *u = m->sys.u, *v = m->sys.v, *a = m->sys.a;
-  r->kinetic = shard_model_kinetic(m, v);
-  r->elastic = shard_model_elastic(m, u);
-  r->penalty = shard_model_penalty_energy(m);
-  shard_model_cohesive_energy(m, &r->coh_rev, &r->coh_work);
+  const shard_system *sys = r->sys;
+  const double *a = sys->a;
+  shard_model_energy e;
+  r->mops->energy(r->model, &e);
+  r->kinetic = e.kinetic, r->elastic = e.elastic, r->penalty = e.penalty;
+  r->coh_rev = e.cohesive_reversible, r->coh_work = e.cohesive_work;
   double aMa = 0;
-  for (int32_t d = 0; d < m->ndof; ++d) aMa += m->mass[d] * a[d] * a[d];
+  for (int32_t d = 0; d < sys->ndof; ++d) aMa += sys->mass[d] * a[d] * a[d];
   const double E = r->kinetic + r->elastic + r->penalty + r->coh_rev;
   /* the stored energy of the scheme: H = E - dt^2/8 a^T M a (Newmark forms) or E */
   r->H = r->energy_form == SHARD_ENERGY_PLAIN ? E : E - r->dt * r->dt / 8.0 * aMa;
@@ -34,31 +34,33 @@ double run_energy_state(run *r) {
 /* increments of the step: external work (trapezoids, reactions on prescribed
  * DOFs) and contact dissipation -p^T H (v_n + v_{n+1}) / 2 */
 static void energy_increments(run *r) {
-  shard_model *m = r->m;
-  const double *u = m->sys.u, *v = m->sys.v;
+  const shard_system *sys = r->sys;
+  const shard_model_info *mi = &r->info;
+  const double *u = sys->u, *v = sys->v;
   double dw = 0, dc = 0;
   if (r->fext_any) /* else fext = 0 adds exact zeros: dw stays +0 */
-    for (int32_t d = 0; d < m->ndof; ++d) dw += m->fext[d] * (u[d] - r->u_prev[d]);
-  if (m->n_presc && !m->released) {
+    for (int32_t d = 0; d < sys->ndof; ++d) dw += mi->fext[d] * (u[d] - r->u_prev[d]);
+  if (mi->n_presc && !r->mops->released(r->model)) {
     double reac[2];
-    shard_model_reactions(m, u, reac);
-    for (int32_t i = 0; i < m->n_presc; ++i) {
-      const int32_t d = m->presc_dof[i];
+    r->mops->reactions(r->model, u, reac);
+    for (int32_t i = 0; i < mi->n_presc; ++i) {
+      const int32_t d = mi->presc_dof[i];
       dw += 0.5 * (r->reac[i] + reac[i]) * (u[d] - r->u_prev[d]);
       r->reac[i] = reac[i];
     }
   }
   r->dw_last = dw;
-  if (m->stats.energy_form != SHARD_ENERGY_NEWMARK) { /* the scheme's own contact work */
-    dc = -m->stats.contact_work;
-    r->D_num += m->stats.numerical_dissipation;
+  if (sys->stats->energy_form != SHARD_ENERGY_NEWMARK) { /* the scheme's own contact work */
+    dc = -sys->stats->contact_work;
+    r->D_num += sys->stats->numerical_dissipation;
   } else {
-    for (int32_t i = 0; i < m->ncon; ++i) {
-      const double p = m->impulse[i];
+    const shard_csr *h = sys->h;
+    for (int32_t i = 0; i < sys->ncon; ++i) {
+      const double p = sys->impulse[i];
       if (p == 0.0) continue;
       double hv = 0;
-      for (int32_t e = m->h_rowptr[i]; e < m->h_rowptr[i + 1]; ++e)
-        hv += m->h_val[e] * 0.5 * (r->v_prev[m->h_col[e]] + v[m->h_col[e]]);
+      for (int32_t e = h->rowptr[i]; e < h->rowptr[i + 1]; ++e)
+        hv += h->val[e] * 0.5 * (r->v_prev[h->colind[e]] + v[h->colind[e]]);
       dc -= p * hv;
     }
   }
@@ -81,7 +83,7 @@ void run_energy_balance(run *r, double E, int first) {
 void run_energies(run *r, int first) {
   const double E = run_energy_state(r);
   if (first) {
-    if (r->m->n_presc) shard_model_reactions(r->m, r->m->sys.u, r->reac);
+    if (r->info.n_presc) r->mops->reactions(r->model, r->sys->u, r->reac);
   } else {
     energy_increments(r);
   }

@@ -17,12 +17,8 @@
 
 /* which columns and keys this run writes (outputs.h) */
 unsigned run_out_flags(const run *r) {
-  const shard_model *m = r->m;
-  unsigned f = m->kind == SHARD_MODEL_PARTICLE ? SHARD_OUT_PARTICLE : SHARD_OUT_BAR;
-  if (m->fracture) f |= SHARD_OUT_FRACTURE;
-  if (r->ref == SHARD_REF_BALL) f |= SHARD_OUT_REF_BALL;
-  if (r->ref == SHARD_REF_BAR_IMPACT) f |= SHARD_OUT_REF_BAR;
-  if (m->n_presc) f |= SHARD_OUT_LOADING;
+  unsigned f = r->info.out_flags; /* the model's columns and keys */
+  if (r->info.n_presc) f |= SHARD_OUT_LOADING;
   if (r->stop_interval > 0) f |= SHARD_OUT_STOP;
   return f;
 }
@@ -41,16 +37,12 @@ int run_history_error(run *r, int64_t step, double t, shard_msg *msg) {
  * columns of this run; a value that does not exist (NAN) is an empty field.
  * A failed write stops the run (SHARD_ERR_IO). */
 int run_history_row(run *r, int64_t step, double t, int event, shard_msg *msg) {
-  shard_model *m = r->m;
+  const shard_system *sys = r->sys;
   errno = 0;
-  if (r->spacetime && r->snap) {
-    shard_msg ignored;
-    shard_spacetime_record(r->snap, t, m, &ignored); /* refuses only a time going backwards */
-  }
-  const shard_step_stats *s = &m->stats;
-  const double *u = m->sys.u, *v = m->sys.v, *a = m->sys.a;
+  if (r->fields_on) r->mops->spacetime_record(r->model, t);
+  const shard_step_stats *s = sys->stats;
   double pen = 0;
-  for (int32_t i = 0; i < m->ncon; ++i) pen = fmax(pen, -r->gap[i]);
+  for (int32_t i = 0; i < sys->ncon; ++i) pen = fmax(pen, -r->gap[i]);
   double x[SHARD_HISTORY_N];
   for (int i = 0; i < SHARD_HISTORY_N; ++i) x[i] = NAN;
   x[H_STEP] = (double)step, x[H_T] = t, x[H_EVENT] = event, x[H_N_ACTIVE] = s->n_active;
@@ -59,27 +51,10 @@ int run_history_row(run *r, int64_t step, double t, int event, shard_msg *msg) {
   x[H_KINETIC] = r->kinetic, x[H_ELASTIC] = r->elastic, x[H_PENALTY] = r->penalty;
   x[H_CONTACT_DISSIPATION] = r->C_dis, x[H_EXTERNAL_WORK] = r->W_ext, x[H_ALGORITHMIC_ENERGY] = r->H;
   x[H_BALANCE_DRIFT] = r->drift;
-  if (m->kind == SHARD_MODEL_PARTICLE) {
-    x[H_U] = u[0], x[H_V] = v[0], x[H_A] = a[0], x[H_GAP] = r->gap[0], x[H_IMPULSE] = m->impulse[0];
-    x[H_FORCE] = m->ncon ? shard_model_contact_force(m, 0, r->dt) : 0.0;
-  } else {
-    const int32_t d = r->contact_dof;
-    if (d >= 0) x[H_U_CONTACT] = u[d], x[H_V_CONTACT] = v[d];
-    x[H_FORCE_CONTACT] = (d >= 0 && m->ncon) ? shard_model_contact_force(m, r->contact_con, r->dt) : 0.0;
-    x[H_MOMENTUM] = shard_model_momentum(m, v);
-  }
-  if (m->fracture) {
-    const int32_t broken = shard_model_broken(m);
-    x[H_COHESIVE_REVERSIBLE] = r->coh_rev, x[H_COHESIVE_WORK] = r->coh_work;
-    x[H_FRACTURE_DISSIPATION] = r->coh_work - r->coh_rev, x[H_INTERFACES] = m->niface, x[H_BROKEN] = broken;
-    x[H_FRAGMENTS] = broken + 1, x[H_INSERTIONS] = (double)m->insertions;
-  }
-  if (r->ref == SHARD_REF_BALL) {
-    shard_ball_ref tmp = r->ball;
-    shard_ball_ref_eval(&tmp, t, &x[H_U_REF], &x[H_V_REF]);
-  } else if (r->ref == SHARD_REF_BAR_IMPACT) {
-    shard_bar_ref_eval(&r->bar, t, &x[H_U_REF_BAR], &x[H_V_REF_BAR], &x[H_FORCE_REF]);
-  }
+  const shard_model_energy e = {.kinetic = r->kinetic, .elastic = r->elastic, .penalty = r->penalty,
+                                .cohesive_reversible = r->coh_rev, .cohesive_work = r->coh_work};
+  const shard_model_row_in in = {.t = t, .dt = r->dt, .gaps = r->gap, .energy = &e};
+  r->mops->history(r->model, &in, x);
   FILE *f = r->hist;
   const unsigned flags = run_out_flags(r);
   for (int i = 0; i < SHARD_HISTORY_N; ++i) {

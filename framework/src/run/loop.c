@@ -11,7 +11,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "run/compare.h"
 #include "run/energy.h"
 #include "run/history.h"
 #include "run/restart.h"
@@ -29,13 +28,13 @@ static void progress(run *r, int64_t step, double t0, int final) {
 
 /* ---- the time loop ---------------------------------------------------------------- */
 
-static int check_finite(const shard_model *m, const char **what) {
-  if (shard_all_finite(m->sys.u, m->ndof) && shard_all_finite(m->sys.v, m->ndof) && shard_all_finite(m->sys.a, m->ndof))
+static int check_finite(const shard_system *sys, const char **what) {
+  if (shard_all_finite(sys->u, sys->ndof) && shard_all_finite(sys->v, sys->ndof) && shard_all_finite(sys->a, sys->ndof))
     return 1;
-  for (int32_t d = 0; d < m->ndof; ++d) { /* name the first non-finite entry, DOF by DOF */
-    if (!isfinite(m->sys.u[d])) return *what = "displacement", 0;
-    if (!isfinite(m->sys.v[d])) return *what = "velocity", 0;
-    if (!isfinite(m->sys.a[d])) return *what = "acceleration", 0;
+  for (int32_t d = 0; d < sys->ndof; ++d) { /* name the first non-finite entry, DOF by DOF */
+    if (!isfinite(sys->u[d])) return *what = "displacement", 0;
+    if (!isfinite(sys->v[d])) return *what = "velocity", 0;
+    if (!isfinite(sys->a[d])) return *what = "acceleration", 0;
   }
   return 1;
 }
@@ -44,16 +43,16 @@ static int check_finite(const shard_model *m, const char **what) {
  * change from imposed to computed, which makes the algorithmic energy jump;
  * the jump is carried by an offset recorded here (docs/theory.md §12). */
 static int release(run *r, int64_t k, double t, shard_msg *msg) {
-  shard_model *m = r->m;
-  shard_system *sys = &m->sys;
+  shard_system *sys = r->sys;
+  const shard_model_info *mi = &r->info;
   const double H_before = r->H;
-  shard_model_release(m);
+  r->mops->release(r->model);
   double *f = r->u_prev; /* scratch: the previous state is no longer needed this step */
   int st = sys->ops->force(sys, t, sys->u, f, msg);
   if (st != SHARD_OK) return st;
-  for (int32_t i = 0; i < m->n_presc; ++i) {
-    const int32_t d = m->presc_dof[i];
-    sys->a[d] = m->minv[d] * f[d];
+  for (int32_t i = 0; i < mi->n_presc; ++i) {
+    const int32_t d = mi->presc_dof[i];
+    sys->a[d] = sys->minv[d] * f[d];
   }
   const double E = run_energy_state(r);
   r->release_offset += r->H - H_before;
@@ -75,8 +74,11 @@ static void beyond_stable_hint(const run *r, shard_msg *msg) {
 }
 
 int run_loop(run *r, int64_t *out_steps, shard_msg *msg) {
-  shard_model *m = r->m;
-  shard_system *sys = &m->sys;
+  shard_system *sys = r->sys;
+  const shard_model_ops *mo = r->mops;
+  void *model = r->model;
+  const shard_model_info *mi = &r->info;
+  shard_contact *contact = mo->contact(model);
   const int show = r->opt->on_progress != NULL;
   const int event_rows = shard_case_bool(r->c, "output.events");
   const double t0 = now_s();
@@ -87,14 +89,14 @@ int run_loop(run *r, int64_t *out_steps, shard_msg *msg) {
   for (k = r->k_start + 1; k <= r->nsteps; ++k) {
     const double t_prev = sys->t, t = (double)k * r->dt;
     if (r->fext_any)
-      memcpy(r->u_prev, sys->u, (size_t)m->ndof * sizeof(double));
+      memcpy(r->u_prev, sys->u, (size_t)sys->ndof * sizeof(double));
     else
-      for (int32_t i = 0; i < m->n_presc; ++i) r->u_prev[m->presc_dof[i]] = sys->u[m->presc_dof[i]];
-    memcpy(r->v_prev, sys->v, (size_t)m->ndof * sizeof(double));
+      for (int32_t i = 0; i < mi->n_presc; ++i) r->u_prev[mi->presc_dof[i]] = sys->u[mi->presc_dof[i]];
+    memcpy(r->v_prev, sys->v, (size_t)sys->ndof * sizeof(double));
     /* sys->impulse keeps the last step's impulses: integrators warm-start
      * their LCP from them and overwrite every entry */
-    memset(&m->stats, 0, sizeof m->stats);
-    shard_contact_set_step(m->contact, k, t_prev);
+    memset(sys->stats, 0, sizeof *sys->stats);
+    shard_contact_set_step(contact, k, t_prev);
     st = shard_integrator_step(r->iops, r->integ.self, sys, r->dt, msg);
     if (st != SHARD_OK) {
       shard_msg_prepend(msg, "step %lld (t = %.9g s): integrator '%s'", (long long)k, t, r->integ.lp->desc->name);
@@ -104,18 +106,18 @@ int run_loop(run *r, int64_t *out_steps, shard_msg *msg) {
     }
     sys->t = t;
     const char *what;
-    if (!check_finite(m, &what)) {
+    if (!check_finite(sys, &what)) {
       st = shard_msg_set(msg, SHARD_ERR_NUMERIC, "step %lld (t = %.9g s): non-finite %s", (long long)k, t, what);
       break;
     }
-    if (k == 1 && m->stats.energy_form == SHARD_ENERGY_PLAIN) { /* the balance's origin in the scheme's form */
+    if (k == 1 && sys->stats->energy_form == SHARD_ENERGY_PLAIN) { /* the balance's origin in the scheme's form */
       r->energy_form = SHARD_ENERGY_PLAIN;
       r->H0 = r->E_init;
       r->B0 = r->E_init + r->G0;
     }
-    shard_model_commit(m);
+    mo->commit(model);
     int32_t first_new;
-    const int32_t inserted = shard_model_insert(m, &first_new);
+    const int32_t inserted = mo->insert(model, &first_new);
     if (inserted > r->max_inserted) r->max_inserted = inserted, r->max_inserted_time = t;
     if (inserted > 0 && (st = shard_integrator_on_insert(r->iops, r->integ.self, sys, first_new, msg)) != SHARD_OK) {
       shard_msg_prepend(msg, "step %lld (t = %.9g s): integrator '%s': after %d insertions", (long long)k, t,
@@ -123,13 +125,13 @@ int run_loop(run *r, int64_t *out_steps, shard_msg *msg) {
       st = SHARD_ERR_NUMERIC;
       break;
     }
-    shard_model_measure(m, sys->u, r->gap);
+    mo->measure(model, sys->u, r->gap);
     run_energies(r, 0);
-    if (m->n_presc && !m->released &&
+    if (mi->n_presc && !mo->released(model) &&
         ((r->release_mode == 1 && r->dw_last < 0.0) || (r->release_mode == 2 && t >= r->release_time - 1e-12 * r->dt))) {
       if ((st = release(r, k, t, msg)) != SHARD_OK) break;
     }
-    const shard_step_stats *s = &m->stats;
+    const shard_step_stats *s = sys->stats;
     r->lcp_iterations += s->lcp_iterations;
     r->lcp_blocks += s->lcp_blocks;
     r->lcp_fallbacks += s->lcp_fallbacks;
@@ -137,9 +139,9 @@ int run_loop(run *r, int64_t *out_steps, shard_msg *msg) {
     if (s->lcp_max_block > r->max_block) r->max_block = s->lcp_max_block;
     if (s->n_active > r->max_active) r->max_active = s->n_active;
     if (s->n_active > 0) r->contact_steps++;
-    for (int32_t i = 0; i < m->ncon; ++i)
+    for (int32_t i = 0; i < sys->ncon; ++i)
       if (-r->gap[i] > r->max_penetration) r->max_penetration = -r->gap[i], r->max_penetration_step = t;
-    run_reference_step(r, t);
+    mo->reference_step(model, t);
     const int event = s->n_active != r->prev_active || inserted > 0 || r->release_step == k;
     r->prev_active = s->n_active;
     int due = 0;
@@ -150,9 +152,9 @@ int run_loop(run *r, int64_t *out_steps, shard_msg *msg) {
     }
     const int written = due || k == r->nsteps || (event && event_rows);
     if (written && (st = run_history_row(r, k, t, event, msg)) != SHARD_OK) break;
-    if (r->fields_interval > 0 && t >= r->fields_next - 1e-12 * r->dt) {
+    if (r->fields_on && r->fields_interval > 0 && t >= r->fields_next - 1e-12 * r->dt) {
       r->fields_next += r->fields_interval;
-      if ((st = shard_snapshots_write(r->snap, t, m, msg)) != SHARD_OK) {
+      if ((st = mo->fields_write(model, t, msg)) != SHARD_OK) {
         shard_msg_prepend(msg, "step %lld (t = %.9g s)", (long long)k, t);
         break;
       }

@@ -49,10 +49,10 @@ int run_checkpoint_write(run *r, int64_t k, shard_msg *msg) {
   FILE *f = open_memstream(&buf, &len);
   if (!f) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for the checkpoint");
   shard_ck_header h = {.step = k, .hist_bytes = hist_len, .hist_rows = r->rows, .hist_crc = r->hist_crc,
-                       .nsections = shard_model_checkpoint_sections(r->m) + 1};
+                       .nsections = r->mops->ck_sections(r->model) + 1};
   memcpy(h.run_hash, r->run_hash, 64);
   shard_ck_put_header(f, &h);
-  shard_model_checkpoint_write(r->m, f);
+  r->mops->ck_write(r->model, f);
   r->wall_loop_done = r->wall_loop_prior + (now_s() - r->loop_t0);
   r->ck_step = k;
   shard_ck_put_section(f, "run", SHARD_CK_BYTES, (const char *)r + RUN_CK_BEGIN, RUN_CK_END - RUN_CK_BEGIN);
@@ -96,17 +96,8 @@ static int ck_corrupt(shard_msg *msg, const char *path) {
  * (reference, contact DOF, release mode) must be what it was, and the
  * counters that index or count must be in range. */
 static int check_run_block(const run *r, const run *set, int64_t k, const shard_ck_header *h, shard_msg *msg) {
-  if (r->ref != set->ref || r->contact_con != set->contact_con || r->contact_dof != set->contact_dof ||
-      r->release_mode != set->release_mode || memcmp(&r->bar, &set->bar, sizeof r->bar) != 0)
-    return shard_msg_set(msg, SHARD_ERR_INPUT, "run section: reference or loading set-up differs from the case's");
-  shard_ball_ref ball = set->ball; /* the reference's cursor as the run advanced it, step by step */
-  if (r->ref == SHARD_REF_BALL)
-    for (int64_t j = 1; j <= k; ++j) {
-      double ua, va;
-      shard_ball_ref_eval(&ball, (double)j * r->dt, &ua, &va);
-    }
-  if (memcmp(&ball, &r->ball, sizeof ball) != 0)
-    return shard_msg_set(msg, SHARD_ERR_INPUT, "run section: ball reference cursor differs from its recomputation");
+  if (r->release_mode != set->release_mode)
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "run section: loading set-up differs from the case's");
   if (r->energy_form != SHARD_ENERGY_NEWMARK && r->energy_form != SHARD_ENERGY_NEWMARK_WORK &&
       r->energy_form != SHARD_ENERGY_PLAIN)
     return shard_msg_set(msg, SHARD_ERR_INPUT, "run section: energy form %d", (int)r->energy_form);
@@ -116,13 +107,13 @@ static int check_run_block(const run *r, const run *set, int64_t k, const shard_
   if (r->rows != h->hist_rows)
     return shard_msg_set(msg, SHARD_ERR_INPUT, "run section: %lld history rows, the header says %lld",
                          (long long)r->rows, (long long)h->hist_rows);
-  const int32_t nc = r->m->ncon_max;
+  const int32_t nc = r->sys->ncon_max;
   if (r->prev_active < 0 || r->prev_active > nc || r->max_active < 0 || r->max_active > nc || r->max_block < 0 ||
       r->max_block > nc)
     return shard_msg_set(msg, SHARD_ERR_INPUT, "run section: active-set counts outside 0..%d", (int)nc);
-  if (r->max_inserted < 0 || r->max_inserted > r->m->nfacet || r->stop_quiet < 0 || r->stop_quiet > 2 ||
+  if (r->max_inserted < 0 || r->max_inserted > r->info.n_facets || r->stop_quiet < 0 || r->stop_quiet > 2 ||
       r->restarts < 0 || r->release_step < 0 || r->release_step > k || r->contact_steps < 0 || r->contact_steps > k ||
-      r->force_n < 0 || r->force_n > k || r->lcp_blocks < 0 || r->lcp_iterations < 0 || r->lcp_fallbacks < 0)
+      r->lcp_blocks < 0 || r->lcp_iterations < 0 || r->lcp_fallbacks < 0)
     return shard_msg_set(msg, SHARD_ERR_INPUT, "run section: a step counter outside 0..%lld", (long long)k);
   return SHARD_OK;
 }
@@ -191,7 +182,7 @@ static size_t checkpoint_size(run *r) {
   if (!f) return SIZE_MAX;
   shard_ck_header h = {0};
   shard_ck_put_header(f, &h);
-  shard_model_checkpoint_write(r->m, f);
+  r->mops->ck_write(r->model, f);
   shard_ck_put_section(f, "run", SHARD_CK_BYTES, (const char *)r + RUN_CK_BEGIN, RUN_CK_END - RUN_CK_BEGIN);
   const int bad = ferror(f);
   fclose(f);
@@ -230,7 +221,7 @@ int run_checkpoint_restore(run *r, shard_msg *msg) {
     st = shard_msg_set(msg, SHARD_ERR_INPUT, "history of %lld rows in %lld bytes after step %lld",
                        (long long)h.hist_rows, (long long)h.hist_bytes, (long long)h.step);
     st = ck_corrupt(msg, path);
-  } else if ((st = shard_model_checkpoint_read(r->m, &rd, msg)) != SHARD_OK ||
+  } else if ((st = r->mops->ck_read(r->model, &rd, h.step, r->dt, msg)) != SHARD_OK ||
              (st = shard_ck_get_section(&rd, "run", SHARD_CK_BYTES, (char *)r + RUN_CK_BEGIN, RUN_CK_END - RUN_CK_BEGIN,
                                         msg)) != SHARD_OK ||
              (st = shard_ck_close(&rd, msg)) != SHARD_OK || (st = check_run_block(r, &set, h.step, &h, msg)) != SHARD_OK) {
@@ -241,7 +232,7 @@ int run_checkpoint_restore(run *r, shard_msg *msg) {
   if ((st = check_partial_history(r, &h, path, msg)) != SHARD_OK) return st;
   const int64_t k = h.step;
   r->k_start = k;
-  r->m->sys.t = (double)k * r->dt;
+  r->sys->t = (double)k * r->dt;
   r->wall_loop_prior = r->wall_loop_done;
   r->restarts++;
   r->hist_crc = h.hist_crc, r->hist_crc_len = h.hist_bytes;

@@ -13,7 +13,7 @@
 
 #include "core/stats.h"
 #include "io/params_text.h"
-#include "run/compare.h"
+#include "model/models.h"
 #include "run/energy.h"
 #include "run/history.h"
 #include "run/loop.h"
@@ -63,29 +63,23 @@ static int scope_lookup(void *ctx, const char *name, double *out) {
   run *r = ctx;
   if (fragmentation_scale(r, name, out)) return 1;
   if (r->model_ready) {
-    const shard_model *m = r->m;
-    const shard_model_scales *s = &m->scales;
-    const double c = s->density > 0 ? sqrt(s->young / s->density) : NAN;
     struct {
       const char *n;
       double v;
-    } derived[] = {
-        {"c", c},
-        {"h_mean", s->h_mean},
-        {"h_min", s->h_min},
+    } run_values[] = {
         {"dt_bulk", r->dt_bulk},
         {"dt_c", r->dt_c},
         {"dt_c_default", r->dt_c_default},
         {"dt_c_paper", r->dt_c_paper},
-        {"t_b", s->length > 0 ? 2.0 * s->length / c : NAN},
-        {"mass_total", shard_model_total_mass(m)},
     };
-    for (size_t i = 0; i < sizeof derived / sizeof derived[0]; ++i)
-      if (strcmp(name, derived[i].n) == 0) {
-        if (!isfinite(derived[i].v) || derived[i].v == 0) return 0;
-        *out = derived[i].v;
-        return 1;
-      }
+    double v = NAN;
+    r->mops->derived(r->model, name, &v);
+    for (size_t i = 0; i < sizeof run_values / sizeof run_values[0]; ++i)
+      if (strcmp(name, run_values[i].n) == 0) v = run_values[i].v;
+    if (isfinite(v) && v != 0) {
+      *out = v;
+      return 1;
+    }
   }
   /* the model's own keys are resolved by the case layer before the scope is asked */
   return 0;
@@ -101,34 +95,22 @@ static void scope_why(void *ctx, const char *name, char *buf, size_t n) {
     snprintf(buf, n, "'%s' is not known before the model is built (it cannot be used in the model's own keys)", name);
     return;
   }
-  const shard_model_scales *s = &r->m->scales;
-  double v = NAN;
   const struct {
     const char *n;
     double v;
-  } model_values[] = {{"dt_c", r->dt_c}, {"dt_c_default", r->dt_c_default}, {"dt_c_paper", r->dt_c_paper},
-                      {"dt_bulk", r->dt_bulk}, {"h_min", s->h_min}, {"h_mean", s->h_mean},
-                      {"c", s->density > 0 ? sqrt(s->young / s->density) : NAN},
-                      {"t_b", s->length > 0 && s->density > 0 ? 2.0 * s->length / sqrt(s->young / s->density) : NAN},
-                      {"mass_total", shard_model_total_mass(r->m)}};
-  int model_name = 0;
-  for (size_t i = 0; i < sizeof model_values / sizeof model_values[0]; ++i)
-    if (strcmp(name, model_values[i].n) == 0) v = model_values[i].v, model_name = 1;
+  } run_values[] = {{"dt_c", r->dt_c}, {"dt_c_default", r->dt_c_default}, {"dt_c_paper", r->dt_c_paper},
+                    {"dt_bulk", r->dt_bulk}};
+  double v = NAN;
+  int model_name = r->mops->derived(r->model, name, &v);
+  for (size_t i = 0; i < sizeof run_values / sizeof run_values[0]; ++i)
+    if (strcmp(name, run_values[i].n) == 0) v = run_values[i].v, model_name = 1;
   if (!model_name) {
     snprintf(buf, n, "'%s' has no finite value in this case (it needs the fracture keys it is made of%s)", name,
              strcmp(name, "s_grady") == 0 || strcmp(name, "s_bar") == 0 ? " and a nonzero model.initial.strain_rate"
                                                                         : "");
     return;
   }
-  if (isinf(v) && r->m->kind == SHARD_MODEL_PARTICLE) {
-    snprintf(buf, n, "'%s' is infinite: this particle has no stiffness that limits the step; give the value itself",
-             name);
-    return;
-  }
-  snprintf(buf, n,
-           "derived value '%s' = %g is not a finite positive number: its inputs overflow or underflow it "
-           "(model.young = %g Pa, model.density = %g kg/m^3, model.area = %g m^2, h_min = %g m)",
-           name, v, s->young, s->density, s->area, s->h_min);
+  r->mops->why(r->model, name, v, buf, n);
 }
 
 static int instantiate(run *r, const char *slot, plugin_inst *pi, shard_msg *msg) {
@@ -194,38 +176,38 @@ static int build_plugins(run *r, shard_msg *msg) {
                          lp->name, family_word(lp->caps), ip->name, family_word(fam), slot,
                          fam == SHARD_CAP_IMPACT_LAW ? "newton_impact" : "penalty");
   const shard_contact_law_ops *lops = shard_contact_law_ops_of(lp);
-  st = shard_contact_law_create(lops, &law->params, &r->m->scales, &law->self, msg);
+  st = shard_contact_law_create(lops, &law->params, r->mops->scales(r->model), &law->self, msg);
   created(r, law);
   if (st != SHARD_OK) {
     shard_msg_prepend(msg, "%s: contact law '%s'", path, lp->name);
     return SHARD_ERR_INPUT;
   }
   if (fam == SHARD_CAP_IMPACT_LAW) {
-    shard_contact_law_restitution(lops, law->self, r->m->ncon_max, r->m->restitution);
+    shard_contact_law_restitution(lops, law->self, r->sys->ncon_max, r->restitution);
   } else {
-    shard_model_set_force_law(r->m, lops, law->self);
+    r->mops->set_force_law(r->model, lops, law->self);
     r->max_spring = shard_contact_law_max_stiffness(lops, law->self);
   }
   if (shard_case_has(r->c, "fracture")) {
-    if (r->m->insertion && !(ip->caps & SHARD_CAP_TOPOLOGY))
+    if ((r->info.flags & SHARD_MODEL_INSERTION) && !(ip->caps & SHARD_CAP_TOPOLOGY))
       return shard_msg_set(msg, SHARD_ERR_INPUT,
                            "%s: integrator '%s' does not support topology changes (cohesive insertion); set "
                            "fracture.insertion: false or use nsn, cd_lagrange or explicit_newmark",
                            path, ip->name);
     if ((st = instantiate(r, "fracture", &r->tsl, msg)) != SHARD_OK) return st;
     const shard_tsl_ops *tops = shard_tsl_ops_of(r->tsl.lp->desc);
-    st = shard_tsl_create(tops, &r->tsl.params, &r->m->scales, &r->tsl.self, msg);
+    st = shard_tsl_create(tops, &r->tsl.params, r->mops->scales(r->model), &r->tsl.self, msg);
     created(r, &r->tsl);
     if (st != SHARD_OK) {
       shard_msg_prepend(msg, "%s: traction-separation law '%s'", path, r->tsl.lp->desc->name);
       return SHARD_ERR_INPUT;
     }
     shard_scope sc = run_scope(r);
-    if ((st = shard_model_set_tsl(r->m, tops, r->tsl.self, fam == SHARD_CAP_FORCE_LAW, r->c, &sc, r->diag, msg)) !=
+    if ((st = r->mops->set_tsl(r->model, tops, r->tsl.self, fam == SHARD_CAP_FORCE_LAW, r->c, &sc, r->diag, msg)) !=
         SHARD_OK)
       return st;
   }
-  st = shard_integrator_create(r->iops, &r->integ.params, &r->m->scales, &r->integ.self, msg);
+  st = shard_integrator_create(r->iops, &r->integ.params, r->mops->scales(r->model), &r->integ.self, msg);
   created(r, &r->integ);
   if (st != SHARD_OK) {
     shard_msg_prepend(msg, "%s: integrator '%s'", path, ip->name);
@@ -306,7 +288,7 @@ static int build_plugins(run *r, shard_msg *msg) {
       }
       pol.fallback = (shard_contact_solver){fp->desc->name, fops, r->fallback.self, fp->desc->caps, ftol};
     }
-    if ((st = shard_contact_set_policy(r->m->contact, &pol, msg)) != SHARD_OK) {
+    if ((st = shard_contact_set_policy(r->mops->contact(r->model), &pol, msg)) != SHARD_OK) {
       shard_msg_prepend(msg, "%s", path);
       return SHARD_ERR_INPUT;
     }
@@ -338,10 +320,9 @@ int shard_run_checkpoint_step(const char *dir, int64_t *step) {
 
 static int setup_time(run *r, shard_msg *msg) {
   shard_scope sc = run_scope(r);
-  shard_model *m = r->m;
-  r->dt_bulk = shard_model_dt_bulk(m);
-  r->dt_c_default = shard_model_dt_default(m, r->max_spring);
-  r->dt_c_paper = shard_model_dt_paper(m, r->max_spring);
+  r->dt_bulk = r->mops->stable_step(r->model, SHARD_STEP_BULK, 0.0);
+  r->dt_c_default = r->mops->stable_step(r->model, SHARD_STEP_DEFAULT, r->max_spring);
+  r->dt_c_paper = r->mops->stable_step(r->model, SHARD_STEP_PAPER, r->max_spring);
   if (isnan(r->dt_c_default)) /* the eigenvalue bound's work arrays could not be allocated */
     return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for the stable time step estimate");
   const char *est = shard_case_string(r->c, "time.dt_estimate");
@@ -369,7 +350,7 @@ static int setup_time(run *r, shard_msg *msg) {
                           "for dt / dt_c_default <= 1; lower time.dt, or set time.allow_unstable: true to run it "
                           "anyway",
                           r->dt, r->dt / r->dt_c_default, r->dt_c_default, ip->name,
-                          r->max_spring > 0 ? ", penalty" : "", r->m->fracture ? ", cohesive" : "");
+                          r->max_spring > 0 ? ", penalty" : "", (r->info.flags & SHARD_MODEL_FRACTURE) ? ", cohesive" : "");
       return shard_msg_set(msg, SHARD_ERR_INPUT, "time step above the stable step");
     }
   }
@@ -381,7 +362,7 @@ static int setup_time(run *r, shard_msg *msg) {
   const char *stop = shard_case_string(r->c, "time.stop");
   if (stop && strcmp(stop, "dissipation_settled") == 0) {
     double sbar = 0, c = 0;
-    if (!r->m->fracture || !scope_lookup(r, "s_bar", &sbar) || !scope_lookup(r, "c", &c))
+    if (!(r->info.flags & SHARD_MODEL_FRACTURE) || !scope_lookup(r, "s_bar", &sbar) || !scope_lookup(r, "c", &c))
       return shard_msg_set(msg, SHARD_ERR_INPUT,
                            "%s: time.stop 'dissipation_settled' needs a fracturing bar with model.initial.strain_rate",
                            shard_case_path(r->c));
@@ -391,17 +372,10 @@ static int setup_time(run *r, shard_msg *msg) {
       return shard_msg_set(msg, SHARD_ERR_INPUT, "invalid time.stop_after");
     r->stop_next = after + r->stop_interval;
   }
-  if (r->m->kind == SHARD_MODEL_BAR && r->m->n_presc) {
-    const char *rel = shard_case_string(r->c, "model.loading.release");
-    r->release_mode = !rel || strcmp(rel, "never") == 0 ? 0 : strcmp(rel, "external_work") == 0 ? 1 : 2;
-    if (r->release_mode == 2) {
-      if (!shard_case_has(r->c, "model.loading.release_time"))
-        return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: model.loading.release 'time' needs model.loading.release_time",
-                             shard_case_path(r->c));
-      if (shard_case_real(r->c, "model.loading.release_time", &sc, &r->release_time, r->diag) != SHARD_OK)
-        return shard_msg_set(msg, SHARD_ERR_INPUT, "invalid model.loading.release_time");
-    }
-  }
+  shard_model_release_rule rule;
+  if ((st = r->mops->release_rule(r->model, r->c, &sc, &rule, r->diag, msg)) != SHARD_OK) return st;
+  r->release_mode = rule.mode;
+  if (rule.mode == 2) r->release_time = rule.time;
   const double n = ceil(r->T / r->dt - 1e-9);
   if (!(n <= (double)max_steps))
     return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: time.end / time.dt = %.6g steps exceeds time.max_steps = %lld",
@@ -420,26 +394,32 @@ static int setup_time(run *r, shard_msg *msg) {
  * whatever a run refuses before its first step, validate refuses too. */
 static int run_setup(run *r, shard_msg *msg) {
   shard_scope sc = run_scope(r);
-  int st = shard_model_build(r->c, &sc, &r->m, r->diag, msg);
+  if (!(r->mops = shard_model_ops_for(r->c, msg))) return SHARD_ERR_INPUT;
+  int st = r->mops->create(r->c, &sc, &r->model, &r->sys, r->diag, msg);
   if (st != SHARD_OK) return st;
+  r->mops->info(r->model, &r->info);
+  r->restitution = calloc((size_t)r->sys->ncon_max + 1, sizeof(double));
+  if (!r->restitution) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
+  r->sys->restitution = r->restitution;
   r->model_ready = 1;
   if ((st = build_plugins(r, msg)) != SHARD_OK || (st = setup_time(r, msg)) != SHARD_OK ||
-      (st = run_setup_reference(r, msg)) != SHARD_OK)
+      (st = r->mops->reference_setup(r->model, shard_case_string(r->c, "reference.type"),
+                                     r->impact.self ? r->restitution[0] : 0.0, r->dt, msg)) != SHARD_OK)
     return st;
+  r->mops->info(r->model, &r->info); /* the reference's columns */
   if (shard_case_has(r->c, "output.fields_interval") &&
       shard_case_real(r->c, "output.fields_interval", &sc, &r->fields_interval, r->diag) != SHARD_OK)
     return shard_msg_set(msg, SHARD_ERR_INPUT, "invalid output.fields_interval");
   r->spacetime = shard_case_bool(r->c, "output.spacetime");
-  shard_model *m = r->m;
-  shard_system *sys = &m->sys;
+  shard_system *sys = r->sys;
   /* integrator set-up: aux vectors, a0 = M^-1 f(u0) */
   const uint32_t n_aux = shard_integrator_n_aux(r->iops, r->integ.self);
   sys->n_aux = n_aux;
-  sys->aux = n_aux ? calloc((size_t)n_aux * (size_t)m->ndof_max, sizeof(double)) : NULL;
-  r->u_prev = calloc((size_t)m->ndof_max, sizeof(double));
-  r->v_prev = calloc((size_t)m->ndof_max, sizeof(double));
-  r->gap = calloc((size_t)m->ncon_max + 1, sizeof(double));
-  for (int32_t d = 0; d < m->ndof_max && r->u_prev; ++d) r->fext_any |= m->fext[d] != 0.0; /* fext is set once, at build */
+  sys->aux = n_aux ? calloc((size_t)n_aux * (size_t)sys->ndof_max, sizeof(double)) : NULL;
+  r->u_prev = calloc((size_t)sys->ndof_max, sizeof(double));
+  r->v_prev = calloc((size_t)sys->ndof_max, sizeof(double));
+  r->gap = calloc((size_t)sys->ncon_max + 1, sizeof(double));
+  r->fext_any = r->info.fext != NULL;
   if ((n_aux && !sys->aux) || !r->u_prev || !r->v_prev || !r->gap)
     return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
   if ((st = shard_integrator_setup(r->iops, r->integ.self, sys, msg)) != SHARD_OK) {
@@ -448,7 +428,7 @@ static int run_setup(run *r, shard_msg *msg) {
   }
   sys->t = 0.0;
   if ((st = sys->ops->force(sys, 0.0, sys->u, sys->a, msg)) != SHARD_OK) return st;
-  for (int32_t d = 0; d < m->ndof; ++d) sys->a[d] *= m->minv[d];
+  for (int32_t d = 0; d < sys->ndof; ++d) sys->a[d] *= sys->minv[d];
   sys->ops->prescribe(sys, 0.0, sys->v, sys->a);
   if ((st = shard_integrator_start(r->iops, r->integ.self, sys, r->dt, msg)) != SHARD_OK) {
     shard_msg_prepend(msg, "integrator '%s': start", r->integ.lp->desc->name);
@@ -460,16 +440,16 @@ static int run_setup(run *r, shard_msg *msg) {
 static void run_teardown(run *r) {
   if (r->hist) fclose(r->hist);
   r->hist = NULL;
-  shard_snapshots_close(r->snap);
-  r->snap = NULL;
   destroy_plugins(r);
   free(r->u_prev), free(r->v_prev), free(r->gap);
-  shard_model_destroy(r->m);
+  if (r->mops) r->mops->destroy(r->model);
+  r->model = NULL, r->sys = NULL;
+  free(r->restitution);
 }
 
 int shard_run_check(const shard_case *c, const shard_registry *reg, shard_diag *diag, shard_msg *msg) {
   const shard_run_options none = {.out_dir = NULL};
-  run r = {.c = c, .reg = reg, .opt = &none, .diag = diag, .contact_con = -1, .contact_dof = -1};
+  run r = {.c = c, .reg = reg, .opt = &none, .diag = diag};
   const int st = run_setup(&r, msg);
   run_teardown(&r);
   return st == SHARD_OK ? 0 : st == SHARD_ERR_INPUT ? 2 : 1;
@@ -478,7 +458,7 @@ int shard_run_check(const shard_case *c, const shard_registry *reg, shard_diag *
 int shard_run_case(const shard_case *c, const shard_registry *reg, const shard_run_options *opt, shard_diag *diag,
                    shard_msg *msg) {
   const double wall0 = now_s();
-  run r = {.c = c, .reg = reg, .opt = opt, .diag = diag, .contact_con = -1, .contact_dof = -1};
+  run r = {.c = c, .reg = reg, .opt = opt, .diag = diag};
   shard_dir_lock lock = SHARD_DIR_LOCK_INIT;
   int code = 1;
   int st = run_setup(&r, msg);
@@ -486,16 +466,17 @@ int shard_run_case(const shard_case *c, const shard_registry *reg, const shard_r
     code = st == SHARD_ERR_INPUT ? 2 : 1;
     goto done;
   }
-  shard_model *m = r.m;
-  shard_system *sys = &m->sys;
+  shard_system *sys = r.sys;
   if ((st = shard_mkdirs(opt->out_dir, msg)) != SHARD_OK) goto done;
   if ((st = run_lock_out_dir(&r, &lock, msg)) != SHARD_OK) goto done;
   snprintf(r.hist_tmp, sizeof r.hist_tmp, "%s/" HIST_PARTIAL, opt->out_dir);
   if ((st = run_write_provenance(&r, msg)) != SHARD_OK) goto done;
-  if ((r.fields_interval > 0 || r.spacetime) && m->kind == SHARD_MODEL_BAR &&
-      (st = shard_snapshots_open(&r.snap, opt->out_dir, m, msg)) != SHARD_OK)
-    goto done;
-  if (r.fields_interval > 0 && (st = shard_snapshots_write(r.snap, 0.0, m, msg)) != SHARD_OK) goto done;
+  if ((r.fields_interval > 0 || r.spacetime) && r.mops->fields_open) {
+    if ((st = r.mops->fields_open(r.model, opt->out_dir, r.fields_interval > 0, r.spacetime, msg)) != SHARD_OK)
+      goto done;
+    r.fields_on = 1;
+  }
+  if (r.fields_on && r.fields_interval > 0 && (st = r.mops->fields_write(r.model, 0.0, msg)) != SHARD_OK) goto done;
   r.fields_next = r.fields_interval;
   if (r.continuing) {
     if ((st = run_checkpoint_restore(&r, msg)) != SHARD_OK) goto done;
@@ -511,7 +492,7 @@ int shard_run_case(const shard_case *c, const shard_registry *reg, const shard_r
       goto done;
     }
     run_history_header(&r);
-    shard_model_measure(m, sys->u, r.gap);
+    r.mops->measure(r.model, sys->u, r.gap);
     run_energies(&r, 1);
     if ((st = run_history_row(&r, 0, 0.0, 0, msg)) != SHARD_OK) goto done;
   }
@@ -541,12 +522,11 @@ int shard_run_case(const shard_case *c, const shard_registry *reg, const shard_r
   shard_msg io;
   const int hst = run_history_publish(&r, steps, &io); /* a history that failed to write stays partial */
   if (hst != SHARD_OK && st == SHARD_OK) st = shard_msg_set(msg, hst, "%s", io.text);
-  if (r.snap && r.spacetime && st == SHARD_OK && shard_snapshots_finish(r.snap, &io) != SHARD_OK)
+  if (r.fields_on && st == SHARD_OK && r.mops->fields_finish(r.model, &io) != SHARD_OK)
     st = shard_msg_set(msg, SHARD_ERR_IO, "%s", io.text);
   /* the other outputs first: the summary's status says whether they were written */
-  if (m->fracture) {
-    int st2 = run_write_fragments(&r, &io);
-    if (st2 == SHARD_OK) st2 = run_write_interfaces(&r, &io);
+  {
+    const int st2 = r.mops->files(r.model, opt->out_dir, run_out_flags(&r), &io);
     if (st2 != SHARD_OK && st == SHARD_OK) st = shard_msg_set(msg, st2, "%s", io.text);
   }
   /* datapackage.json: the units and meaning of the CSVs beside it */

@@ -1,6 +1,6 @@
 /* host: the state of one `shard run`, shared by the files of run/ (run.c the
  * set-up and the run, loop.c the time loop, energy.c, history.c, summary.c,
- * compare.c, restart.c, provenance.c). Not a public header. */
+ * restart.c, provenance.c). Not a public header. */
 #ifndef SHARD_RUN_STATE_H
 #define SHARD_RUN_STATE_H
 
@@ -12,10 +12,8 @@
 #include "io/checkpoint.h"
 #include "io/fsio.h"
 #include "io/outputs.h"
-#include "io/snapshot.h"
 #include "loader/plugin_calls.h"
-#include "model/model.h"
-#include "model/reference.h"
+#include "model/interface.h"
 #include "run/options.h"
 #include "shard/contact_law.h"
 #include "shard/integrator.h"
@@ -44,7 +42,11 @@ typedef struct run {
   const shard_registry *reg;
   const shard_run_options *opt;
   shard_diag *diag;
-  shard_model *m;
+  const shard_model_ops *mops; /* the model (model/interface.h) */
+  void *model;
+  shard_system *sys;           /* its system */
+  shard_model_info info;       /* what it is (refreshed after the reference is set up) */
+  double *restitution;         /* impact laws: e per constraint (sys->restitution) */
   int model_ready;
   int scope_depth;
 
@@ -79,15 +81,6 @@ typedef struct run {
   int32_t max_active, prev_active, max_block;
   double lcp_res_max, max_penetration, max_penetration_step;
 
-  /* reference */
-  shard_reference_kind ref;
-  shard_ball_ref ball;
-  shard_bar_ref bar;
-  int32_t contact_con, contact_dof;
-  double eta_num, eta_den, etav_num, etav_den, eta_all_num, eta_all_den, etac_num, etac_den;
-  double first_contact, last_contact, force_sum;
-  int64_t force_n;
-
   int64_t rows;
   int64_t ck_step; /* the step of the checkpoint this block is part of (a second copy of the header's) */
   double next_out;
@@ -107,7 +100,7 @@ typedef struct run {
   double loop_t0, wall_loop_prior; /* this attempt's loop start; loop time of earlier attempts */
   int continuing;                   /* --restart, or --resume with a checkpoint of this run */
   int64_t k_start, checkpoint_every;
-  shard_snapshots *snap; /* field snapshots / space-time picture, NULL when off */
+  int fields_on;         /* the model writes field snapshots / the space-time record */
   double fields_interval, fields_next;
   int spacetime;
   double stop_interval; /* > 0: dissipation_settled stopping rule */

@@ -1,4 +1,4 @@
-/* host: summary.yaml, interfaces.csv and the fragment tables at the end of a run. */
+/* host: summary.yaml at the end of a run (the model adds its keys). */
 #ifndef SHARD_RUN_SUMMARY_H
 #define SHARD_RUN_SUMMARY_H
 
@@ -6,7 +6,5 @@
 
 int run_write_summary(run *r, FILE *f, const char *status, const char *message, int64_t steps, double wall_total);
 int run_write_memstream(const char *dir, const char *name, char *buf, size_t len, shard_msg *msg);
-int run_write_interfaces(run *r, shard_msg *msg);
-int run_write_fragments(run *r, shard_msg *msg);
 
 #endif

@@ -1,0 +1,173 @@
+/* host: the model interface — what the run (run/) asks of a mechanical model.
+ *
+ * A model turns its case section into a shard_system (shard/system.h: DOFs,
+ * lumped mass, force, stiffness, constraint rows and gaps) and answers
+ * everything the run needs that depends on what the model is: its scales
+ * and stable step, its energies, its prescribed motion, its fracture
+ * topology (insertion, fragments), its analytic reference, its history
+ * columns, summary keys and extra output files, its field snapshots and its
+ * checkpoint state. run/ includes this header and never the model's own
+ * (model/model.h): it has no branch on the kind of model and reads no field
+ * of one.
+ *
+ * The built-in models (particle and 1D bar, model/line.c over the engine of
+ * model/model.c) implement it; the interface is the one a model plugin will
+ * implement (docs/architecture.md, "A model"). */
+#ifndef SHARD_MODEL_INTERFACE_H
+#define SHARD_MODEL_INTERFACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "case/case.h"
+#include "contact/contact.h"
+#include "core/diag.h"
+#include "io/checkpoint.h"
+#include "shard/contact_law.h"
+#include "shard/plugin.h"
+#include "shard/system.h"
+#include "shard/tsl.h"
+
+/* shard_model_info.flags */
+#define SHARD_MODEL_FRACTURE 0x1u  /* the case has cohesive fracture (a TSL is attached) */
+#define SHARD_MODEL_INSERTION 0x2u /* new interfaces may be inserted during the run */
+
+/* What the run needs to know of a model once it is built. */
+typedef struct shard_model_info {
+  const char *name;     /* "particle", "bar" */
+  unsigned flags;       /* SHARD_MODEL_* */
+  unsigned out_flags;   /* the SHARD_OUT_* column and key sets the model writes (io/outputs.h) */
+  int32_t n_facets;     /* facets that may hold an interface (0 without fracture) */
+  int32_t n_presc;      /* prescribed DOFs (0..2) */
+  int32_t presc_dof[2]; /* which */
+  const double *fext;   /* constant external force per DOF (ndof_max), or NULL when it is zero */
+} shard_model_info;
+
+/* Energies of the current state [J]. */
+typedef struct shard_model_energy {
+  double kinetic, elastic, penalty;
+  double cohesive_reversible, cohesive_work; /* 0 without fracture */
+} shard_model_energy;
+
+/* Stable step estimates (docs/theory.md §8). */
+typedef enum shard_model_step {
+  SHARD_STEP_DEFAULT = 0, /* 2 / sqrt(lambda_max(M^-1 K_max)) */
+  SHARD_STEP_PAPER,       /* the paper's formula */
+  SHARD_STEP_BULK         /* h_min / c of the bulk alone */
+} shard_model_step;
+
+/* When prescribed motion ends (docs/theory.md §13). */
+typedef struct shard_model_release_rule {
+  int mode;    /* 0 never, 1 when the step's external work turns negative, 2 at `time` */
+  double time; /* mode 2 */
+} shard_model_release_rule;
+
+/* What the run passes to the summary: its own measures the model's keys use. */
+typedef struct shard_model_summary_in {
+  double dt;
+  double cohesive_work, cohesive_reversible; /* [J] */
+  int64_t max_step_insertions;
+  double max_step_insertions_time;
+} shard_model_summary_in;
+
+/* What the run passes to a history row: time, step, the gaps of the last
+ * measure and the energies of the state. */
+typedef struct shard_model_row_in {
+  double t, dt;
+  const double *gaps;
+  const shard_model_energy *energy;
+} shard_model_row_in;
+
+/* The summary writer (summary.yaml's dotted keys; NAN is written `~`). */
+typedef struct shard_summary_writer {
+  void *ctx;
+  void (*num)(void *ctx, const char *key, double x);   /* 17 significant digits */
+  void (*integer)(void *ctx, const char *key, long long x);
+  void (*word)(void *ctx, const char *key, const char *word);
+} shard_summary_writer;
+
+typedef struct shard_model_ops {
+  /* Build from the case's `model` (and `fracture`) sections; expressions in
+   * `scope`. *out_sys: the model's system (integrators see only it). */
+  int (*create)(const shard_case *c, const shard_scope *scope, void **out_self, shard_system **out_sys,
+                shard_diag *diag, shard_msg *msg);
+  void (*destroy)(void *self); /* accepts NULL */
+  void (*info)(const void *self, shard_model_info *out);
+  /* Scales handed to the plugins at create time. */
+  const shard_model_scales *(*scales)(const void *self);
+  /* Derived names of case expressions the model knows (c, h_mean, h_min,
+   * t_b, mass_total): 1 when the model has the name, its value (possibly
+   * not finite: the caller checks) in *out; 0 for a name it does not know.
+   * `why` explains into buf why the value v of a derived name (its own or
+   * the run's stable steps dt_c, dt_bulk, ...) is not a finite positive
+   * number. */
+  int (*derived)(const void *self, const char *name, double *out);
+  void (*why)(const void *self, const char *name, double v, char *buf, size_t n);
+
+  /* The contact service behind the system's contact_operator / lcp_solve
+   * (the run sets its solver policy and step). */
+  shard_contact *(*contact)(void *self);
+  /* Laws: a force law (penalty) enters force() and stiffness(); a TSL makes
+   * the model fracture and creates the case's initial interfaces. */
+  void (*set_force_law)(void *self, const shard_contact_law_ops *ops, void *law);
+  int (*set_tsl)(void *self, const shard_tsl_ops *ops, void *tsl, int zero_in_compression, const shard_case *c,
+                 const shard_scope *scope, shard_diag *diag, shard_msg *msg);
+  /* The release rule of the prescribed motion, from the case. */
+  int (*release_rule)(const void *self, const shard_case *c, const shard_scope *scope,
+                      shard_model_release_rule *out, shard_diag *diag, shard_msg *msg);
+
+  /* Stable step [s] (INFINITY when nothing limits it, NAN out of memory);
+   * max_spring: the largest stiffness [N/m] a constraint spring may take. */
+  double (*stable_step)(const void *self, shard_model_step which, double max_spring);
+
+  /* After each step: commit the cohesive history; insert interfaces
+   * (returns how many, *first_dof the first new DOF); gaps at u into `gaps`
+   * (and the force law's state for the measures below). */
+  void (*commit)(void *self);
+  int32_t (*insert)(void *self, int32_t *first_dof);
+  void (*measure)(void *self, const double *u, double *gaps);
+  void (*energy)(const void *self, shard_model_energy *out);
+  /* Reactions [N] of the prescribed DOFs at u (order of info.presc_dof);
+   * release the prescribed DOFs; whether they are released. */
+  void (*reactions)(void *self, const double *u, double out[2]);
+  void (*release)(void *self);
+  int (*released)(const void *self);
+  /* Fully broken interfaces (fragments = broken + 1 in 1D); 0 without fracture. */
+  int32_t (*broken)(const void *self);
+
+  /* Analytic reference: set up from reference.type (NULL/"auto": the
+   * model's default; "none"; or a named one, refused when it does not fit)
+   * with the impact law's restitution e (0 without one); per step, the
+   * error sums at time t. info.out_flags then includes its columns. */
+  int (*reference_setup)(void *self, const char *type, double e, double dt, shard_msg *msg);
+  void (*reference_step)(void *self, double t);
+
+  /* Outputs. history: the model's columns of a history row into x (slots of
+   * io/outputs.h; NAN = empty) at time t with the gaps of the last measure;
+   * summary: the model's keys; files: its extra files (fragments,
+   * interfaces) into dir, written atomically. */
+  void (*history)(void *self, const shard_model_row_in *in, double *x);
+  int (*summary)(void *self, const shard_model_summary_in *in, const shard_summary_writer *w);
+  int (*files)(void *self, const char *dir, unsigned out_flags, shard_msg *msg);
+
+  /* Field snapshots (ParaView) and the space-time picture; NULL ops when
+   * the model has none. open: fields every `interval` (> 0) and/or the
+   * space-time record; write / record at t; finish at the end (renders);
+   * note: a remark for the summary or NULL. */
+  int (*fields_open)(void *self, const char *dir, int fields, int spacetime, shard_msg *msg);
+  int (*fields_write)(void *self, double t, shard_msg *msg);
+  void (*spacetime_record)(void *self, double t);
+  int (*fields_finish)(void *self, shard_msg *msg);
+  const char *(*fields_note)(const void *self);
+
+  /* Checkpoints: the model's mutable state as sections of the checkpoint
+   * container; read checks every count, index and number against the model
+   * as built from the case and refuses (SHARD_ERR_INPUT, what in msg) a
+   * state it cannot be in. */
+  uint32_t (*ck_sections)(void *self);
+  void (*ck_write)(void *self, FILE *f);
+  int (*ck_read)(void *self, shard_ck_reader *rd, int64_t step, double dt, shard_msg *msg);
+} shard_model_ops;
+
+#endif

@@ -1,0 +1,548 @@
+/* host: the built-in line models — the particle and the 1D bar — behind the
+ * model interface (see line.h, interface.h). The engine (system, fracture,
+ * stable step, checkpoint arrays) is model.c; this file adds what the run
+ * asks of a model: scales and derived names, the analytic references, the
+ * model's history columns, summary keys and files, snapshots. */
+#include "model/line.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/stats.h"
+#include "io/fsio.h"
+#include "io/outputs.h"
+#include "io/snapshot.h"
+#include "model/model.h"
+#include "model/reference.h"
+
+/* The reference state: what the run compares against, and its error sums
+ * (plain data: checkpointed as one section). */
+typedef struct line_ref {
+  int32_t kind; /* shard_reference_kind */
+  int32_t contact_con, contact_dof;
+  shard_ball_ref ball;
+  shard_bar_ref bar;
+  double dt;
+  double eta_num, eta_den, etav_num, etav_den, eta_all_num, eta_all_den, etac_num, etac_den;
+  double first_contact, last_contact, force_sum;
+  int64_t force_n;
+} line_ref;
+
+typedef struct line {
+  shard_model *m;
+  line_ref ref, ref_set; /* current; as set up (what a checkpoint is checked against) */
+  shard_snapshots *snap;
+  int spacetime;
+} line;
+
+static int line_create(const shard_case *c, const shard_scope *scope, void **out_self, shard_system **out_sys,
+                       shard_diag *diag, shard_msg *msg) {
+  *out_self = NULL;
+  line *l = calloc(1, sizeof *l);
+  if (!l) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
+  l->ref.contact_con = l->ref.contact_dof = -1;
+  const int st = shard_model_build(c, scope, &l->m, diag, msg);
+  if (st != SHARD_OK) {
+    free(l);
+    return st;
+  }
+  *out_self = l;
+  *out_sys = &l->m->sys;
+  return SHARD_OK;
+}
+
+static void line_destroy(void *self) {
+  line *l = self;
+  if (!l) return;
+  shard_snapshots_close(l->snap);
+  shard_model_destroy(l->m);
+  free(l);
+}
+
+static void line_info(const void *self, shard_model_info *out) {
+  const line *l = self;
+  const shard_model *m = l->m;
+  memset(out, 0, sizeof *out);
+  out->name = m->kind == SHARD_MODEL_PARTICLE ? "particle" : "bar";
+  out->flags = (m->fracture ? SHARD_MODEL_FRACTURE : 0u) | (m->fracture && m->insertion ? SHARD_MODEL_INSERTION : 0u);
+  out->out_flags = m->kind == SHARD_MODEL_PARTICLE ? SHARD_OUT_PARTICLE : SHARD_OUT_BAR;
+  if (m->fracture) out->out_flags |= SHARD_OUT_FRACTURE;
+  if (l->ref.kind == SHARD_REF_BALL) out->out_flags |= SHARD_OUT_REF_BALL;
+  if (l->ref.kind == SHARD_REF_BAR_IMPACT) out->out_flags |= SHARD_OUT_REF_BAR;
+  out->n_facets = m->nfacet;
+  out->n_presc = m->n_presc;
+  for (int32_t i = 0; i < m->n_presc; ++i) out->presc_dof[i] = m->presc_dof[i];
+  int any = 0;
+  for (int32_t d = 0; d < m->ndof_max; ++d) any |= m->fext[d] != 0.0; /* fext is set once, at build */
+  out->fext = any ? m->fext : NULL;
+}
+
+static const shard_model_scales *line_scales(const void *self) { return &((const line *)self)->m->scales; }
+
+static int line_derived(const void *self, const char *name, double *out) {
+  const shard_model *m = ((const line *)self)->m;
+  const shard_model_scales *s = &m->scales;
+  const double c = s->density > 0 ? sqrt(s->young / s->density) : NAN;
+  if (strcmp(name, "c") == 0) return *out = c, 1;
+  if (strcmp(name, "h_mean") == 0) return *out = s->h_mean, 1;
+  if (strcmp(name, "h_min") == 0) return *out = s->h_min, 1;
+  if (strcmp(name, "t_b") == 0) return *out = s->length > 0 ? 2.0 * s->length / c : NAN, 1;
+  if (strcmp(name, "mass_total") == 0) return *out = shard_model_total_mass(m), 1;
+  return 0;
+}
+
+static void line_why(const void *self, const char *name, double v, char *buf, size_t n) {
+  const shard_model *m = ((const line *)self)->m;
+  const shard_model_scales *s = &m->scales;
+  if (isinf(v) && m->kind == SHARD_MODEL_PARTICLE) {
+    snprintf(buf, n, "'%s' is infinite: this particle has no stiffness that limits the step; give the value itself",
+             name);
+    return;
+  }
+  snprintf(buf, n,
+           "derived value '%s' = %g is not a finite positive number: its inputs overflow or underflow it "
+           "(model.young = %g Pa, model.density = %g kg/m^3, model.area = %g m^2, h_min = %g m)",
+           name, v, s->young, s->density, s->area, s->h_min);
+}
+
+static shard_contact *line_contact(void *self) { return ((line *)self)->m->contact; }
+
+static void line_set_force_law(void *self, const shard_contact_law_ops *ops, void *law) {
+  shard_model_set_force_law(((line *)self)->m, ops, law);
+}
+
+static int line_set_tsl(void *self, const shard_tsl_ops *ops, void *tsl, int zero_in_compression, const shard_case *c,
+                        const shard_scope *scope, shard_diag *diag, shard_msg *msg) {
+  return shard_model_set_tsl(((line *)self)->m, ops, tsl, zero_in_compression, c, scope, diag, msg);
+}
+
+static int line_release_rule(const void *self, const shard_case *c, const shard_scope *scope,
+                             shard_model_release_rule *out, shard_diag *diag, shard_msg *msg) {
+  const shard_model *m = ((const line *)self)->m;
+  *out = (shard_model_release_rule){0, 0.0};
+  if (m->kind != SHARD_MODEL_BAR || !m->n_presc) return SHARD_OK;
+  const char *rel = shard_case_string(c, "model.loading.release");
+  out->mode = !rel || strcmp(rel, "never") == 0 ? 0 : strcmp(rel, "external_work") == 0 ? 1 : 2;
+  if (out->mode == 2) {
+    if (!shard_case_has(c, "model.loading.release_time"))
+      return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: model.loading.release 'time' needs model.loading.release_time",
+                           shard_case_path(c));
+    if (shard_case_real(c, "model.loading.release_time", scope, &out->time, diag) != SHARD_OK)
+      return shard_msg_set(msg, SHARD_ERR_INPUT, "invalid model.loading.release_time");
+  }
+  return SHARD_OK;
+}
+
+static double line_stable_step(const void *self, shard_model_step which, double max_spring) {
+  const shard_model *m = ((const line *)self)->m;
+  switch (which) {
+  case SHARD_STEP_PAPER: return shard_model_dt_paper(m, max_spring);
+  case SHARD_STEP_BULK: return shard_model_dt_bulk(m);
+  default: return shard_model_dt_default(m, max_spring);
+  }
+}
+
+static void line_commit(void *self) { shard_model_commit(((line *)self)->m); }
+static int32_t line_insert(void *self, int32_t *first_dof) { return shard_model_insert(((line *)self)->m, first_dof); }
+static void line_measure(void *self, const double *u, double *gaps) { shard_model_measure(((line *)self)->m, u, gaps); }
+
+static void line_energy(const void *self, shard_model_energy *out) {
+  const shard_model *m = ((const line *)self)->m;
+  out->kinetic = shard_model_kinetic(m, m->sys.v);
+  out->elastic = shard_model_elastic(m, m->sys.u);
+  out->penalty = shard_model_penalty_energy(m);
+  shard_model_cohesive_energy(m, &out->cohesive_reversible, &out->cohesive_work);
+}
+
+static void line_reactions(void *self, const double *u, double out[2]) {
+  shard_model_reactions(((line *)self)->m, u, out);
+}
+static void line_release(void *self) { shard_model_release(((line *)self)->m); }
+static int line_released(const void *self) { return ((const line *)self)->m->released; }
+static int32_t line_broken(const void *self) {
+  const shard_model *m = ((const line *)self)->m;
+  return m->fracture ? shard_model_broken(m) : 0;
+}
+
+/* ---- references ------------------------------------------------------------------ */
+
+static int line_reference_setup(void *self, const char *type, double e, double dt, shard_msg *msg) {
+  line *l = self;
+  const shard_model *m = l->m;
+  line_ref *r = &l->ref;
+  r->dt = dt;
+  int want_ball = 0, want_bar = 0;
+  if (!type || strcmp(type, "auto") == 0) {
+    want_ball = m->kind == SHARD_MODEL_PARTICLE;
+    want_bar = m->kind == SHARD_MODEL_BAR && m->nwall == 1 && m->n_presc == 0;
+  } else if (strcmp(type, "ball") == 0) {
+    if (m->kind != SHARD_MODEL_PARTICLE)
+      return shard_msg_set(msg, SHARD_ERR_INPUT, "reference.type 'ball' needs model.type 'particle'");
+    want_ball = 1;
+  } else if (strcmp(type, "bar_impact") == 0) {
+    if (m->kind != SHARD_MODEL_BAR || m->nwall != 1)
+      return shard_msg_set(msg, SHARD_ERR_INPUT, "reference.type 'bar_impact' needs a bar with exactly one wall");
+    want_bar = 1;
+  }
+  if (want_ball) {
+    r->kind = SHARD_REF_BALL;
+    double grav = -m->fext[0] / m->mass[0];
+    shard_ball_ref_init(&r->ball, m->sys.u[0], m->sys.v[0], grav, e, -m->g0[0]);
+    r->contact_con = 0, r->contact_dof = 0;
+  } else if (want_bar) {
+    const int left = m->wall_left >= 0;
+    r->contact_con = 0;
+    r->contact_dof = left ? 0 : m->ndof - 1;
+    const double v0 = m->sys.v[r->contact_dof];
+    int uniform = 1;
+    for (int32_t d = 0; d < m->ndof; ++d) uniform &= fabs(m->sys.v[d] - v0) <= 1e-12 * fabs(v0);
+    if (!uniform || (left ? v0 >= 0 : v0 <= 0)) {
+      if (type && strcmp(type, "bar_impact") == 0)
+        return shard_msg_set(msg, SHARD_ERR_INPUT, "reference 'bar_impact' needs a uniform initial velocity toward the wall");
+    } else {
+      const double c = sqrt(m->scales.young / m->scales.density);
+      shard_bar_ref_init(&r->bar, m->scales.length, c, m->scales.density, m->scales.area, v0, m->g0[0]);
+      r->kind = SHARD_REF_BAR_IMPACT;
+    }
+  }
+  r->first_contact = r->last_contact = NAN;
+  l->ref_set = *r;
+  return SHARD_OK;
+}
+
+static void line_reference_step(void *self, double t) {
+  line *l = self;
+  shard_model *m = l->m;
+  line_ref *r = &l->ref;
+  const double *u = m->sys.u, *v = m->sys.v;
+  if (r->kind == SHARD_REF_BALL) {
+    double ua, va;
+    shard_ball_ref_eval(&r->ball, t, &ua, &va);
+    r->eta_all_num += fabs(u[0] - ua);
+    r->eta_all_den += fabs(ua);
+  } else if (r->kind == SHARD_REF_BAR_IMPACT) {
+    double ua, va, fa;
+    shard_bar_ref_eval(&r->bar, t, &ua, &va, &fa);
+    const double f = shard_model_contact_force(m, r->contact_con, r->dt);
+    const int32_t d = r->contact_dof;
+    if (f > 0) {
+      if (isnan(r->first_contact)) r->first_contact = t;
+      r->last_contact = t;
+    }
+    const double tc = r->bar.t_contact, tb = r->bar.t_b;
+    if (t >= tc + 0.1 * tb && t <= tc + 0.9 * tb) r->force_sum += f, r->force_n++;
+    if (t >= tc && t <= tc + tb) r->etac_num += fabs(u[d] - ua), r->etac_den += fabs(ua);
+    r->eta_all_num += fabs(u[d] - ua), r->eta_all_den += fabs(ua);
+    if (t > tc + tb && t <= tc + 4 * tb) {
+      r->eta_num += fabs(u[d] - ua), r->eta_den += fabs(ua);
+      r->etav_num += fabs(v[d] - va), r->etav_den += fabs(va);
+    }
+  }
+}
+
+/* ---- outputs ------------------------------------------------------------------------ */
+
+static void line_history(void *self, const shard_model_row_in *in, double *x) {
+  line *l = self;
+  shard_model *m = l->m;
+  const line_ref *r = &l->ref;
+  const double *u = m->sys.u, *v = m->sys.v, *a = m->sys.a;
+  if (m->kind == SHARD_MODEL_PARTICLE) {
+    x[H_U] = u[0], x[H_V] = v[0], x[H_A] = a[0], x[H_GAP] = in->gaps[0], x[H_IMPULSE] = m->impulse[0];
+    x[H_FORCE] = m->ncon ? shard_model_contact_force(m, 0, in->dt) : 0.0;
+  } else {
+    const int32_t d = r->contact_dof;
+    if (d >= 0) x[H_U_CONTACT] = u[d], x[H_V_CONTACT] = v[d];
+    x[H_FORCE_CONTACT] = (d >= 0 && m->ncon) ? shard_model_contact_force(m, r->contact_con, in->dt) : 0.0;
+    x[H_MOMENTUM] = shard_model_momentum(m, v);
+  }
+  if (m->fracture) {
+    const double rev = in->energy->cohesive_reversible, work = in->energy->cohesive_work;
+    const int32_t broken = shard_model_broken(m);
+    x[H_COHESIVE_REVERSIBLE] = rev, x[H_COHESIVE_WORK] = work;
+    x[H_FRACTURE_DISSIPATION] = work - rev, x[H_INTERFACES] = m->niface, x[H_BROKEN] = broken;
+    x[H_FRAGMENTS] = broken + 1, x[H_INSERTIONS] = (double)m->insertions;
+  }
+  if (r->kind == SHARD_REF_BALL) {
+    shard_ball_ref tmp = r->ball;
+    shard_ball_ref_eval(&tmp, in->t, &x[H_U_REF], &x[H_V_REF]);
+  } else if (r->kind == SHARD_REF_BAR_IMPACT) {
+    shard_bar_ref_eval(&r->bar, in->t, &x[H_U_REF_BAR], &x[H_V_REF_BAR], &x[H_FORCE_REF]);
+  }
+}
+
+static int cmp_double(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* The fragments of the final state (docs/theory.md §8), left to right, and their
+ * sizes ascending with the statistics over them (mean with its Student-t
+ * 95% interval, spread) and the median. Returns the count, or -1 out of
+ * memory; *fr and *sizes are malloc'd (free both, also on failure). */
+static int32_t fragment_sizes(const shard_model *m, shard_fragment **fr, double **sizes, shard_sample_stats *st,
+                              double *median) {
+  const int32_t nf = shard_model_fragments(m, m->sys.v, NULL, 0);
+  *fr = calloc((size_t)nf + 1, sizeof **fr);
+  *sizes = calloc((size_t)nf + 1, sizeof **sizes);
+  if (!*fr || !*sizes) return -1;
+  shard_model_fragments(m, m->sys.v, *fr, nf);
+  for (int32_t i = 0; i < nf; ++i) (*sizes)[i] = (*fr)[i].size;
+  *st = shard_sample_stats_of(*sizes, nf);
+  qsort(*sizes, (size_t)nf, sizeof **sizes, cmp_double);
+  *median = nf < 1 ? NAN : nf % 2 ? (*sizes)[nf / 2] : 0.5 * ((*sizes)[nf / 2 - 1] + (*sizes)[nf / 2]);
+  return nf;
+}
+
+/* SHARD_ERR_NOMEM when the fragment statistics could not be computed (the
+ * summary is then incomplete) */
+static int line_summary(void *self, const shard_model_summary_in *in, const shard_summary_writer *w) {
+  line *l = self;
+  shard_model *m = l->m;
+  const line_ref *r = &l->ref;
+  int rc = SHARD_OK;
+  void *ctx = w->ctx;
+  if (m->fracture) {
+    const int32_t nf = shard_model_fragments(m, m->sys.v, NULL, 0);
+    const double G = in->cohesive_work - in->cohesive_reversible, gcA = m->g_c * m->scales.area;
+    w->integer(ctx, "fracture.interfaces", (long long)m->niface);
+    w->integer(ctx, "fracture.insertions", (long long)m->insertions);
+    w->integer(ctx, "fracture.broken", (long long)shard_model_broken(m));
+    w->integer(ctx, "fracture.fragments", (long long)nf);
+    w->num(ctx, "fracture.mean_fragment_size", m->scales.length / nf);
+    w->num(ctx, "fracture.dissipation", G);
+    w->num(ctx, "fracture.cohesive_work", in->cohesive_work);
+    w->num(ctx, "fracture.reversible", in->cohesive_reversible);
+    w->num(ctx, "fracture.g_hat_per_fragment", G / (nf * gcA));
+    shard_fragment *fr = NULL;
+    double *sz = NULL, median = NAN;
+    shard_sample_stats st;
+    const int32_t n = m->kind == SHARD_MODEL_BAR ? fragment_sizes(m, &fr, &sz, &st, &median) : 0;
+    if (n < 0) rc = SHARD_ERR_NOMEM;
+    if (n > 0) { /* over the fragments of this run: mean size with its 95% interval (Student t) */
+      w->num(ctx, "fracture.fragment_size.mean", st.mean);
+      w->num(ctx, "fracture.fragment_size.ci95", n > 1 ? st.ci95 : 0.0);
+      w->num(ctx, "fracture.fragment_size.std", n > 1 ? st.std : 0.0);
+      w->num(ctx, "fracture.fragment_size.min", st.min);
+      w->num(ctx, "fracture.fragment_size.median", median);
+      w->num(ctx, "fracture.fragment_size.max", st.max);
+    }
+    free(sz), free(fr);
+    w->integer(ctx, "fracture.max_step_insertions", (long long)in->max_step_insertions);
+    w->num(ctx, "fracture.max_step_insertions_time",
+           in->max_step_insertions > 0 ? in->max_step_insertions_time : NAN);
+  }
+  if (r->kind == SHARD_REF_BALL) {
+    w->word(ctx, "reference.type", "ball");
+    w->num(ctx, "reference.eta", r->eta_all_num / r->eta_all_den);
+    w->num(ctx, "reference.zeno_time", r->ball.t_zeno);
+  } else if (r->kind == SHARD_REF_BAR_IMPACT) {
+    const double mom = shard_model_momentum(m, m->sys.v) / shard_model_total_mass(m);
+    const int contact = !isnan(r->first_contact);
+    const double dt = in->dt;
+    w->word(ctx, "reference.type", "bar_impact");
+    w->num(ctx, "reference.contact_start", contact ? r->first_contact - dt : NAN);
+    w->num(ctx, "reference.contact_start_ref", r->bar.t_contact);
+    w->num(ctx, "reference.contact_duration", contact ? r->last_contact - r->first_contact + dt : NAN);
+    w->num(ctx, "reference.contact_duration_ref", r->bar.t_b);
+    w->num(ctx, "reference.mean_force", r->force_n ? r->force_sum / (double)r->force_n : NAN);
+    w->num(ctx, "reference.force_ref", r->bar.F0);
+    w->num(ctx, "reference.rebound_velocity", mom);
+    w->num(ctx, "reference.velocity_ref", -r->bar.v0);
+    w->num(ctx, "reference.eta", r->eta_all_num / fmax(r->eta_all_den, 1e-300));
+    /* relative L1 errors over the rebound window (t_c + t_b, t_c + 4 t_b], and during contact */
+    w->num(ctx, "reference.eta_u", r->eta_den > 0 ? r->eta_num / r->eta_den : NAN);
+    w->num(ctx, "reference.eta_v", r->etav_den > 0 ? r->etav_num / r->etav_den : NAN);
+    w->num(ctx, "reference.eta_u_contact", r->etac_den > 0 ? r->etac_num / r->etac_den : NAN);
+  }
+  return rc;
+}
+
+static int write_memstream(const char *dir, const char *name, char *buf, size_t len, shard_msg *msg) {
+  int st = shard_write_atomic(dir, name, buf, len, msg);
+  free(buf);
+  return st;
+}
+
+/* interfaces.csv: one row per cohesive interface at the end of the run */
+static int write_interfaces(const shard_model *m, const char *dir, unsigned out_flags, shard_msg *msg) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  if (!f) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for interfaces.csv");
+  const double A = m->scales.area;
+  shard_out_header(f, &shard_out_interfaces, out_flags);
+  for (int32_t i = 0; i < m->niface; ++i) {
+    const double d = fmin(m->if_dmax[i] / m->if_deltac[i], 1.0);
+    fprintf(f, "%d,%d,%.15g,%.15g,%.15g,%.15g,%.15g,%.15g,%.15g,%.15g,%.15g,%.6g\n", (int)i, (int)m->if_node[i],
+            m->X[m->if_node[i]], m->if_sigma[i], m->if_deltac[i], m->if_delta[i], m->if_dmax[i], d, m->if_work[i] * A,
+            m->if_rev[i] * A, (m->if_work[i] - m->if_rev[i]) * A, m->if_step_max[i]);
+  }
+  fclose(f);
+  return write_memstream(dir, "interfaces.csv", buf, len, msg);
+}
+
+/* fragments.csv: one row per fragment, left to right; fragment_sizes.csv:
+ * the sizes ascending with the cumulative distribution by number and by
+ * mass; fragment_histogram.csv: ceil(sqrt(N_f)) equal bins over [0, s_max]
+ * with counts and the density of s / mean size. */
+static int write_fragments(const shard_model *m, const char *dir, unsigned out_flags, shard_msg *msg) {
+  shard_fragment *fr = NULL;
+  double *sz = NULL, median;
+  shard_sample_stats st;
+  const int32_t nf = fragment_sizes(m, &fr, &sz, &st, &median);
+  char *b1 = NULL, *b2 = NULL, *b3 = NULL;
+  size_t l1 = 0, l2 = 0, l3 = 0;
+  FILE *f1 = nf >= 0 ? open_memstream(&b1, &l1) : NULL, *f2 = f1 ? open_memstream(&b2, &l2) : NULL,
+       *f3 = f2 ? open_memstream(&b3, &l3) : NULL;
+  if (!f3) {
+    if (f1) fclose(f1), free(b1);
+    if (f2) fclose(f2), free(b2);
+    free(fr), free(sz);
+    return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for fragments.csv");
+  }
+  shard_out_header(f1, &shard_out_fragments, out_flags);
+  double total = 0.0;
+  for (int32_t i = 0; i < nf; ++i) {
+    fprintf(f1, "%d,%.15g,%.15g,%.15g,%.15g,%.15g\n", (int)i, fr[i].x_left, fr[i].x_right, fr[i].size, fr[i].mass,
+            fr[i].momentum / fr[i].mass);
+    total += fr[i].size;
+  }
+  shard_out_header(f2, &shard_out_fragment_sizes, out_flags);
+  double below = 0.0;
+  for (int32_t i = 0; i < nf; ++i) {
+    below += sz[i];
+    fprintf(f2, "%d,%.15g,%.15g,%.15g,%.15g\n", (int)i + 1, sz[i], sz[i] / st.mean, (double)(i + 1) / nf,
+            below / total);
+  }
+  const int32_t nb = nf > 0 ? (int32_t)ceil(sqrt((double)nf)) : 0;
+  const double width = nb > 0 ? st.max / nb : 0.0;
+  shard_out_header(f3, &shard_out_fragment_histogram, out_flags);
+  for (int32_t b = 0, i = 0; b < nb; ++b) {
+    const double hi = b == nb - 1 ? st.max : (b + 1) * width;
+    int32_t c = 0;
+    while (i < nf && (sz[i] <= hi || b == nb - 1)) ++c, ++i;
+    /* density of x = s / mean: fraction per unit of x */
+    fprintf(f3, "%d,%.15g,%.15g,%d,%.15g,%.15g\n", (int)b, b * width, hi, (int)c, (double)c / nf,
+            (double)c / nf / (width / st.mean));
+  }
+  fclose(f1), fclose(f2), fclose(f3);
+  free(fr), free(sz);
+  int rc = write_memstream(dir, "fragments.csv", b1, l1, msg);
+  if (rc == SHARD_OK) rc = write_memstream(dir, "fragment_sizes.csv", b2, l2, msg);
+  else free(b2);
+  if (rc == SHARD_OK) rc = write_memstream(dir, "fragment_histogram.csv", b3, l3, msg);
+  else free(b3);
+  return rc;
+}
+
+static int line_files(void *self, const char *dir, unsigned out_flags, shard_msg *msg) {
+  const shard_model *m = ((line *)self)->m;
+  if (!m->fracture) return SHARD_OK;
+  int st = write_fragments(m, dir, out_flags, msg);
+  if (st == SHARD_OK) st = write_interfaces(m, dir, out_flags, msg);
+  return st;
+}
+
+/* ---- snapshots (bar only) ------------------------------------------------------------ */
+
+static int line_fields_open(void *self, const char *dir, int fields, int spacetime, shard_msg *msg) {
+  line *l = self;
+  (void)fields;
+  if (l->m->kind != SHARD_MODEL_BAR) return SHARD_OK; /* a particle has no field */
+  l->spacetime = spacetime;
+  return shard_snapshots_open(&l->snap, dir, l->m, msg);
+}
+
+static int line_fields_write(void *self, double t, shard_msg *msg) {
+  line *l = self;
+  return l->snap ? shard_snapshots_write(l->snap, t, l->m, msg) : SHARD_OK;
+}
+
+static void line_spacetime_record(void *self, double t) {
+  line *l = self;
+  if (!l->snap || !l->spacetime) return;
+  shard_msg ignored;
+  shard_spacetime_record(l->snap, t, l->m, &ignored); /* refuses only a time going backwards */
+}
+
+static int line_fields_finish(void *self, shard_msg *msg) {
+  line *l = self;
+  return l->snap && l->spacetime ? shard_snapshots_finish(l->snap, msg) : SHARD_OK;
+}
+
+static const char *line_fields_note(const void *self) {
+  const line *l = self;
+  return l->snap ? shard_snapshots_note(l->snap) : NULL;
+}
+
+/* ---- checkpoints ------------------------------------------------------------------- */
+
+static uint32_t line_ck_sections(void *self) { return shard_model_checkpoint_sections(((line *)self)->m) + 1u; }
+
+static void line_ck_write(void *self, FILE *f) {
+  line *l = self;
+  shard_model_checkpoint_write(l->m, f);
+  shard_ck_put_section(f, "reference", SHARD_CK_BYTES, &l->ref, sizeof l->ref);
+}
+
+/* The reference read back: what the set-up derived from the case (kind,
+ * contact constraint and DOF, the bar's solution) must be what it was, the
+ * ball's cursor what `step` steps advance it to, the counters in range. */
+static int line_ck_read(void *self, shard_ck_reader *rd, int64_t step, double dt, shard_msg *msg) {
+  line *l = self;
+  int st = shard_model_checkpoint_read(l->m, rd, msg);
+  if (st == SHARD_OK) st = shard_ck_get_section(rd, "reference", SHARD_CK_BYTES, &l->ref, sizeof l->ref, msg);
+  if (st != SHARD_OK) return st;
+  const line_ref *r = &l->ref, *set = &l->ref_set;
+  if (r->kind != set->kind || r->contact_con != set->contact_con || r->contact_dof != set->contact_dof ||
+      memcmp(&r->bar, &set->bar, sizeof r->bar) != 0 || memcmp(&r->dt, &set->dt, sizeof r->dt) != 0)
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "reference section: the set-up differs from the case's");
+  shard_ball_ref ball = set->ball; /* the reference's cursor as the run advanced it, step by step */
+  if (r->kind == SHARD_REF_BALL)
+    for (int64_t j = 1; j <= step; ++j) {
+      double ua, va;
+      shard_ball_ref_eval(&ball, (double)j * dt, &ua, &va);
+    }
+  if (memcmp(&ball, &r->ball, sizeof ball) != 0)
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "reference section: ball reference cursor differs from its recomputation");
+  if (r->force_n < 0 || r->force_n > step)
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "reference section: a step counter outside 0..%lld", (long long)step);
+  return SHARD_OK;
+}
+
+const shard_model_ops shard_line_model_ops = {
+    .create = line_create,
+    .destroy = line_destroy,
+    .info = line_info,
+    .scales = line_scales,
+    .derived = line_derived,
+    .why = line_why,
+    .contact = line_contact,
+    .set_force_law = line_set_force_law,
+    .set_tsl = line_set_tsl,
+    .release_rule = line_release_rule,
+    .stable_step = line_stable_step,
+    .commit = line_commit,
+    .insert = line_insert,
+    .measure = line_measure,
+    .energy = line_energy,
+    .reactions = line_reactions,
+    .release = line_release,
+    .released = line_released,
+    .broken = line_broken,
+    .reference_setup = line_reference_setup,
+    .reference_step = line_reference_step,
+    .history = line_history,
+    .summary = line_summary,
+    .files = line_files,
+    .fields_open = line_fields_open,
+    .fields_write = line_fields_write,
+    .spacetime_record = line_spacetime_record,
+    .fields_finish = line_fields_finish,
+    .fields_note = line_fields_note,
+    .ck_sections = line_ck_sections,
+    .ck_write = line_ck_write,
+    .ck_read = line_ck_read,
+};
