@@ -59,6 +59,11 @@ typedef struct run {
   plugin_inst *created[6]; /* instances in the order of creation, destroyed in reverse */
   int n_created;
   const shard_integrator_ops *iops;
+  /* a velocity-dependent impact law (SHARD_CAP_VELOCITY_DEPENDENT), called
+   * before every step with the kinematics in kin_vn, kin_gap (ncon_max each);
+   * NULL for a constant law, called once at set-up */
+  const shard_contact_law_ops *impact_vd;
+  double *kin_vn, *kin_gap;
 
   double T, dt, dt_c, dt_bulk, dt_c_default, dt_c_paper, max_spring, energy_guard;
   double guard_swing; /* 1/(1 - (dt/dt_c_default)^2): how far E may exceed 𝓗 in a stable run (Newmark forms) */
@@ -273,6 +278,22 @@ static void created(run *r, plugin_inst *pi) {
   if (pi->self && r->n_created < (int)(sizeof r->created / sizeof r->created[0])) r->created[r->n_created++] = pi;
 }
 
+/* The impact law's restitution of constraints 0..n-1 into the model's
+ * coefficients, from the kinematics of the current state (the start of the
+ * coming step): v_n = H v and gap = g(u) for the existing constraints, 0 and
+ * 0 for rows not inserted yet (n up to ncon_max). O(ncon + nnz(H)), no
+ * allocation. */
+static void impact_restitution(run *r, const shard_contact_law_ops *ops, int32_t n) {
+  shard_model *m = r->m;
+  shard_system *sys = &m->sys;
+  const int32_t nc = sys->ncon < n ? sys->ncon : n;
+  sys->ops->gaps(sys, sys->u, r->kin_gap);
+  for (int32_t i = 0; i < nc; ++i) r->kin_vn[i] = shard_row_dot(sys->h, i, sys->v);
+  for (int32_t i = nc; i < n; ++i) r->kin_vn[i] = 0.0, r->kin_gap[i] = 0.0;
+  const shard_impact_kinematics k = {.struct_size = sizeof k, .n = n, .v_n = r->kin_vn, .gap = r->kin_gap};
+  shard_contact_law_restitution(ops, r->impact.self, &k, m->restitution);
+}
+
 static int build_plugins(run *r, shard_msg *msg) {
   const char *path = shard_case_path(r->c);
   int st = instantiate(r, "integrator", &r->integ, msg);
@@ -297,14 +318,19 @@ static int build_plugins(run *r, shard_msg *msg) {
                          lp->name, family_word(lp->caps), ip->name, family_word(fam), slot,
                          fam == SHARD_CAP_IMPACT_LAW ? "newton_impact" : "penalty");
   const shard_contact_law_ops *lops = shard_contact_law_ops_of(lp);
-  st = shard_contact_law_create(lops, &law->params, &r->m->scales, &law->self, msg);
+  const shard_scales scales = shard_model_named_scales(r->m);
+  st = shard_contact_law_create(lops, &law->params, &scales, &law->self, msg);
   created(r, law);
   if (st != SHARD_OK) {
     shard_msg_prepend(msg, "%s: contact law '%s'", path, lp->name);
     return SHARD_ERR_INPUT;
   }
   if (fam == SHARD_CAP_IMPACT_LAW) {
-    shard_contact_law_restitution(lops, law->self, r->m->ncon_max, r->m->restitution);
+    r->kin_vn = calloc((size_t)r->m->ncon_max + 1, sizeof(double));
+    r->kin_gap = calloc((size_t)r->m->ncon_max + 1, sizeof(double));
+    if (!r->kin_vn || !r->kin_gap) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
+    impact_restitution(r, lops, r->m->ncon_max);
+    if (lp->caps & SHARD_CAP_VELOCITY_DEPENDENT) r->impact_vd = lops;
   } else {
     shard_model_set_force_law(r->m, lops, law->self);
     r->max_spring = shard_contact_law_max_stiffness(lops, law->self);
@@ -317,7 +343,7 @@ static int build_plugins(run *r, shard_msg *msg) {
                            path, ip->name);
     if ((st = instantiate(r, "fracture", &r->tsl, msg)) != SHARD_OK) return st;
     const shard_tsl_ops *tops = shard_tsl_ops_of(r->tsl.lp->desc);
-    st = shard_tsl_create(tops, &r->tsl.params, &r->m->scales, &r->tsl.self, msg);
+    st = shard_tsl_create(tops, &r->tsl.params, &scales, &r->tsl.self, msg);
     created(r, &r->tsl);
     if (st != SHARD_OK) {
       shard_msg_prepend(msg, "%s: traction-separation law '%s'", path, r->tsl.lp->desc->name);
@@ -328,7 +354,7 @@ static int build_plugins(run *r, shard_msg *msg) {
         SHARD_OK)
       return st;
   }
-  st = shard_integrator_create(r->iops, &r->integ.params, &r->m->scales, &r->integ.self, msg);
+  st = shard_integrator_create(r->iops, &r->integ.params, &scales, &r->integ.self, msg);
   created(r, &r->integ);
   if (st != SHARD_OK) {
     shard_msg_prepend(msg, "%s: integrator '%s'", path, ip->name);
@@ -443,11 +469,16 @@ static int setup_reference(run *r, shard_msg *msg) {
   if (r->impact.self) e = m->restitution[0];
   int want_ball = 0, want_bar = 0;
   if (!type || strcmp(type, "auto") == 0) {
-    want_ball = m->kind == SHARD_MODEL_PARTICLE;
+    want_ball = m->kind == SHARD_MODEL_PARTICLE && !r->impact_vd; /* the ball's e is one constant */
     want_bar = m->kind == SHARD_MODEL_BAR && m->nwall == 1 && m->n_presc == 0;
   } else if (strcmp(type, "ball") == 0) {
     if (m->kind != SHARD_MODEL_PARTICLE)
       return shard_msg_set(msg, SHARD_ERR_INPUT, "reference.type 'ball' needs model.type 'particle'");
+    if (r->impact_vd)
+      return shard_msg_set(msg, SHARD_ERR_INPUT,
+                           "reference.type 'ball' needs a constant restitution, but impact law '%s' is velocity "
+                           "dependent: set reference.type: none",
+                           r->impact.lp->desc->name);
     want_ball = 1;
   } else if (strcmp(type, "bar_impact") == 0) {
     if (m->kind != SHARD_MODEL_BAR || m->nwall != 1)
@@ -1462,6 +1493,7 @@ static int loop(run *r, int64_t *out_steps, shard_msg *msg) {
      * their LCP from them and overwrite every entry */
     memset(&m->stats, 0, sizeof m->stats);
     shard_contact_set_step(m->contact, k, t_prev);
+    if (r->impact_vd) impact_restitution(r, r->impact_vd, m->ncon); /* e from this step's pre-impact state */
     st = shard_integrator_step(r->iops, r->integ.self, sys, r->dt, msg);
     if (st != SHARD_OK) {
       shard_msg_prepend(msg, "step %lld (t = %.9g s): integrator '%s'", (long long)k, t, r->integ.lp->desc->name);
@@ -1719,7 +1751,7 @@ static void run_teardown(run *r) {
   shard_snapshots_close(r->snap);
   r->snap = NULL;
   destroy_plugins(r);
-  free(r->u_prev), free(r->v_prev), free(r->gap);
+  free(r->u_prev), free(r->v_prev), free(r->gap), free(r->kin_vn), free(r->kin_gap);
   shard_model_destroy(r->m);
 }
 

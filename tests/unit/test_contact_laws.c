@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cu_runner.h"
+#include "scales_probe.h"
 #include "shard/contact_law.h"
 
 static const shard_plugin *load_plugin(const char *name, void **out_dl) {
@@ -25,7 +26,7 @@ static const shard_plugin *load_plugin(const char *name, void **out_dl) {
 
 /* value table (n_values entries) in the descriptor's order; NAN = absent */
 static int create_law(const shard_plugin *d, const double *values, uint32_t n_values,
-                      const shard_model_scales *scales, void **out, shard_msg *msg) {
+                      const shard_scales *scales, void **out, shard_msg *msg) {
   shard_param_value vals[4];
   memset(vals, 0, sizeof vals);
   for (uint32_t i = 0; i < d->n_params && i < n_values && i < 4; ++i)
@@ -79,7 +80,9 @@ static void test_contact_laws_newton_impact(void) {
     shard_msg msg = {{0}};
     CU_ASSERT_EQUAL_FATAL(create_law(d, &good[k], 1, NULL, &self, &msg), SHARD_OK);
     double e[5] = {-1, -1, -1, -1, -1};
-    ops->restitution(self, 4, e);
+    const double vn[4] = {-3.0, 0.0, 2.0, -1e-9}, gap[4] = {0.0, 1.0, -1e-6, 0.0};
+    const shard_impact_kinematics kin = {.struct_size = sizeof kin, .n = 4, .v_n = vn, .gap = gap};
+    ops->restitution(self, &kin, e);
     for (int i = 0; i < 4; ++i) CU_NEAR(e[i], good[k], 0.0);
     CU_NEAR(e[4], -1.0, 0.0); /* writes n values, no more */
     ops->destroy(self);
@@ -107,7 +110,8 @@ static void test_contact_laws_penalty_values(void) {
   CU_ASSERT_FATAL(d != NULL);
   const shard_contact_law_ops *ops = d->ops;
   /* absolute stiffness 1e6 Pa/m on an area of 2 m² */
-  const shard_model_scales sc = {.struct_size = sizeof sc, .young = 2e11, .area = 2.0, .h_mean = 1e-3};
+  const probe_scales scv = {.young = 2e11, .area = 2.0, .h_mean = 1e-3};
+  const shard_scales sc = probe_scales_view(&scv);
   const double vals[2] = {NAN, 1e6};
   void *self;
   shard_msg msg = {{0}};
@@ -133,11 +137,13 @@ static void test_contact_laws_penalty_values(void) {
 
   /* alpha: eps_n = alpha E / h_mean, times the area; area 0 counts as 1 */
   const double va[2] = {10.0, NAN};
-  const shard_model_scales bar = {.struct_size = sizeof bar, .young = 2.11e11, .area = 6.45e-4, .h_mean = 0.254 / 50};
+  const probe_scales barv = {.young = 2.11e11, .area = 6.45e-4, .h_mean = 0.254 / 50};
+  const shard_scales bar = probe_scales_view(&barv);
   CU_ASSERT_EQUAL_FATAL(create_law(d, va, 2, &bar, &self, &msg), SHARD_OK);
   CU_NEAR(ops->max_stiffness(self), 10.0 * 2.11e11 / (0.254 / 50) * 6.45e-4, 1e-3);
   ops->destroy(self);
-  const shard_model_scales noarea = {.struct_size = sizeof noarea, .young = 1e9, .h_mean = 1e-2};
+  const probe_scales noareav = {.young = 1e9, .h_mean = 1e-2};
+  const shard_scales noarea = probe_scales_view(&noareav);
   CU_ASSERT_EQUAL_FATAL(create_law(d, va, 2, &noarea, &self, &msg), SHARD_OK);
   CU_NEAR(ops->max_stiffness(self), 10.0 * 1e9 / 1e-2, 1e-3);
   ops->destroy(self);
@@ -148,11 +154,11 @@ static void test_contact_laws_penalty_errors(void) {
   void *dl;
   const shard_plugin *d = load_plugin("penalty", &dl);
   CU_ASSERT_FATAL(d != NULL);
-  const shard_model_scales bar = {.struct_size = sizeof bar, .young = 2e11, .area = 1.0, .h_mean = 1e-3};
-  const shard_model_scales particle = {.struct_size = sizeof particle, .area = 0.0};
+  const probe_scales barv = {.young = 2e11, .area = 1.0, .h_mean = 1e-3}, particlev = {.mass_min = 1.0};
+  const shard_scales bar = probe_scales_view(&barv), particle = probe_scales_view(&particlev);
   struct {
     double v[2];
-    const shard_model_scales *sc;
+    const shard_scales *sc;
     const char *needle;
   } cases[] = {
       {{10.0, 1e6}, &bar, "exactly one"},

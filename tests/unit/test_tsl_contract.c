@@ -40,6 +40,7 @@
 
 #include "cu_runner.h"
 #include "registry.h"
+#include "scales_probe.h"
 #include "shard/tsl.h"
 #include "spec_probe.h"
 
@@ -95,10 +96,9 @@ static int load_laws(shard_registry **reg, tlaw *out) {
   return n;
 }
 
-static shard_model_scales test_scales(void) {
-  shard_model_scales s;
+static probe_scales test_scales(void) {
+  probe_scales s;
   memset(&s, 0, sizeof s);
-  s.struct_size = sizeof s;
   s.young = 370e9;
   s.density = 3900.0;
   s.area = 1.0;
@@ -204,7 +204,8 @@ static void make_interfaces(double kt, batch *b) {
 }
 
 static shard_tsl_batch view(batch *b) {
-  shard_tsl_batch v = {b->n, b->sc, b->dc, b->delta, b->dmax, b->t, b->k, b->e};
+  shard_tsl_batch v = {.n = b->n, .sigma_c = b->sc, .delta_c = b->dc, .delta = b->delta, .delta_max = b->dmax,
+                       .traction = b->t, .stiffness = b->k, .reversible = b->e};
   return v;
 }
 
@@ -306,8 +307,9 @@ static void run_path(const tlaw *L, const void *self, double kt, const batch *pr
     /* each interface alone, in a batch of one, gives the same bits */
     for (int i = 0; i < b.n; ++i) {
       one = b;
-      shard_tsl_batch vo = {1,           one.sc + i, one.dc + i, one.delta + i, one.dmax + i,
-                            one.t + i,   one.k + i,  one.e + i};
+      shard_tsl_batch vo = {.n = 1,          .sigma_c = one.sc + i,  .delta_c = one.dc + i, .delta = one.delta + i,
+                            .delta_max = one.dmax + i, .traction = one.t + i, .stiffness = one.k + i,
+                            .reversible = one.e + i};
       L->ops->evaluate(self, &vo, 0);
       if (one.t[i] != c.t[i] || one.k[i] != c.k[i] || one.e[i] != c.e[i])
         fail_at(&f_batch, "interface %d at s = %.17g: alone T = %.17g k = %.17g, in batch T = %.17g k = %.17g", i,
@@ -421,7 +423,8 @@ static void test_tsl_contract_paths(void) {
   shard_registry *reg = NULL;
   tlaw laws[MAX_TSLS];
   int n = load_laws(&reg, laws);
-  const shard_model_scales sc = test_scales();
+  const probe_scales scv = test_scales();
+  const shard_scales sc = probe_scales_view(&scv);
   for (int l = 0; l < n; ++l) {
     int sets_run = 0;
     for (int ps = 0; ps < N_PSETS; ++ps) {
@@ -492,7 +495,8 @@ static void test_tsl_contract_no_kink_at_zero(void) {
   shard_registry *reg = NULL;
   tlaw laws[MAX_TSLS];
   int n = load_laws(&reg, laws);
-  const shard_model_scales scl = test_scales();
+  const probe_scales sclv = test_scales();
+  const shard_scales scl = probe_scales_view(&sclv);
   for (int l = 0; l < n; ++l)
     for (int ps = 0; ps < N_PSETS; ++ps) {
       pvals pv;
@@ -562,7 +566,8 @@ static void test_tsl_contract_create_refuses(void) {
   shard_registry *reg = NULL;
   tlaw laws[MAX_TSLS];
   int n = load_laws(&reg, laws);
-  const shard_model_scales scl = test_scales();
+  const probe_scales sclv = test_scales();
+  const shard_scales scl = probe_scales_view(&sclv);
   for (int l = 0; l < n; ++l) {
     const shard_plugin *d = laws[l].desc;
     for (uint32_t k = 0; k < d->n_params; ++k) {
@@ -595,8 +600,9 @@ static void test_tsl_contract_create_refuses(void) {
       if (st == SHARD_OK) laws[l].ops->destroy(self);
     }
     if (param_index(d, "cap.alpha") >= 0) {
-      shard_model_scales none = scl;
-      none.young = 0.0;
+      probe_scales nonev = sclv;
+      nonev.young = 0.0;
+      const shard_scales none = probe_scales_view(&nonev);
       for (int j = 0; j < 2; ++j) {
         pvals pv;
         defaults(d, &pv);
@@ -619,7 +625,8 @@ static void test_tsl_contract_create_refuses(void) {
 static void co_eval(const tlaw *L, const void *self, double *dmax, double delta, int commit, double *t, double *k,
                     double *e) {
   double sc = 100.0, dc = 2.0;
-  shard_tsl_batch v = {1, &sc, &dc, &delta, dmax, t, k, e};
+  shard_tsl_batch v = {.n = 1, .sigma_c = &sc, .delta_c = &dc, .delta = &delta, .delta_max = dmax, .traction = t,
+                       .stiffness = k, .reversible = e};
   L->ops->evaluate(self, &v, commit);
 }
 
@@ -640,7 +647,8 @@ static void test_tsl_contract_camacho_ortiz_values(void) {
   for (int l = 0; l < n; ++l)
     if (strcmp(laws[l].desc->name, "camacho_ortiz") == 0) co = &laws[l];
   CU_ASSERT_PTR_NOT_NULL_FATAL(co);
-  shard_model_scales scl = test_scales();
+  probe_scales sclv = test_scales();
+  shard_scales scl = probe_scales_view(&sclv);
   shard_msg msg = {{0}};
   void *self = NULL;
   pvals pv;
@@ -673,8 +681,8 @@ static void test_tsl_contract_camacho_ortiz_values(void) {
       set_real(co->desc, &pv, "cap.stiffness", 60.0);
     } else {
       set_real(co->desc, &pv, "cap.alpha", 2.0);
-      scl.young = 3.0;
-      scl.h_mean = 0.1;
+      sclv.young = 3.0;
+      sclv.h_mean = 0.1;
     }
     CU_ASSERT_EQUAL_FATAL(co->ops->create(&pv.params, &scl, &self, &msg), SHARD_OK);
     CU_NEAR(co->ops->max_stiffness(self), 60.0, 1e-13 * 60.0);

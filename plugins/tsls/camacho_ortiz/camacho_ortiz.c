@@ -54,7 +54,7 @@ static const shard_param_spec co_params[] = {
             "uncapped)"},
 };
 
-static int co_create(const shard_params *params, const shard_model_scales *scales, void **out_self, shard_msg *msg) {
+static int co_create(const shard_params *params, const shard_scales *scales, void **out_self, shard_msg *msg) {
   *out_self = NULL;
   double kcap;
   const int rc = shard_scaled_stiffness(params, "cap.alpha", "cap.stiffness", 0, scales, &kcap, msg);
