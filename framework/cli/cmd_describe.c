@@ -22,6 +22,7 @@ static void print_caps(uint64_t caps) {
       {SHARD_CAP_NEEDS_LCP, "needs an LCP solver"},
       {SHARD_CAP_TOPOLOGY, "supports topology changes (cohesive insertion)"},
       {SHARD_CAP_CONDITIONALLY_STABLE, "conditionally stable: dt <= dt_c = 2/sqrt(lambda_max)"},
+      {SHARD_CAP_VELOCITY_DEPENDENT, "velocity dependent (restitution from the kinematics, before every step)"},
       {SHARD_CAP_LCP_GENERAL, "general LCPs with a solution (pivoting)"},
       {SHARD_CAP_LCP_NEEDS_PSD, "symmetric positive semidefinite problems only"},
       {SHARD_CAP_LCP_DENSE, "reads the dense view (small blocks)"},

@@ -31,7 +31,7 @@ static const shard_param_spec my_params[] = {
      "mass-proportional damping c: adds -c v to the acceleration"},
 };
 
-static int my_create(const shard_params *params, const shard_model_scales *scales, void **out_self, shard_msg *msg) {
+static int my_create(const shard_params *params, const shard_scales *scales, void **out_self, shard_msg *msg) {
   *out_self = NULL;
   const int rc = shard_params_check(params, msg); /* the host did; a direct caller may not */
   if (rc != SHARD_OK) return rc;

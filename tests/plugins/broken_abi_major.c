@@ -1,5 +1,5 @@
-/* tests: built for ABI 2.0 (another major) — refused. */
+/* tests: built for ABI 1.1 (the previous major) — refused, named. */
 #include "broken_common.h"
 
-static const shard_plugin desc = {BROKEN_DESCRIPTOR("broken_abi_major"), .abi_version = (2u << 16) | 0u};
+static const shard_plugin desc = {BROKEN_DESCRIPTOR("broken_abi_major"), .abi_version = (1u << 16) | 1u};
 SHARD_PLUGIN_SINGLE(desc)

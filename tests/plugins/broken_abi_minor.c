@@ -1,4 +1,4 @@
-/* tests: built for ABI 1.3 (a newer minor than the host's) — refused. */
+/* tests: built for ABI 2.3 (a newer minor than the host's) — refused. */
 #include "broken_common.h"
 
 static const shard_plugin desc = {BROKEN_DESCRIPTOR("broken_abi_minor"),

@@ -15,7 +15,7 @@
 #pragma GCC diagnostic ignored "-Woverride-init"
 #endif
 
-static int broken_create(const shard_params *params, const shard_model_scales *scales, void **out_self,
+static int broken_create(const shard_params *params, const shard_scales *scales, void **out_self,
                          shard_msg *msg) {
   *out_self = NULL;
   return SHARD_OK;

@@ -12,7 +12,7 @@ static const shard_param_spec params[] = {
      NULL, "penalty stiffness k"},
 };
 
-static int tfl_create(const shard_params *p, const shard_model_scales *scales, void **out_self, shard_msg *msg) {
+static int tfl_create(const shard_params *p, const shard_scales *scales, void **out_self, shard_msg *msg) {
   tfl_self *s = malloc(sizeof *s);
   if (!s) return shard_msg_set(msg, SHARD_ERR_NOMEM, "test_force_law: out of memory");
   s->k = shard_params_real(p, "stiffness");

@@ -11,7 +11,7 @@ static const shard_param_spec params[] = {
     {"e", SHARD_PARAM_REAL, "0.5", 0.0, 1.0, "1", 0, NULL, "restitution coefficient"},
 };
 
-static int til_create(const shard_params *p, const shard_model_scales *scales, void **out_self, shard_msg *msg) {
+static int til_create(const shard_params *p, const shard_scales *scales, void **out_self, shard_msg *msg) {
   til_self *s = malloc(sizeof *s);
   if (!s) return shard_msg_set(msg, SHARD_ERR_NOMEM, "test_impact_law: out of memory");
   s->e = shard_params_real(p, "e");
@@ -21,9 +21,9 @@ static int til_create(const shard_params *p, const shard_model_scales *scales, v
 
 static void til_destroy(void *self) { free(self); }
 
-static void til_restitution(const void *self, int32_t n, double *out_e) {
+static void til_restitution(const void *self, const shard_impact_kinematics *k, double *out_e) {
   const til_self *s = self;
-  for (int32_t i = 0; i < n; ++i) out_e[i] = s->e;
+  for (int32_t i = 0; i < k->n; ++i) out_e[i] = s->e;
 }
 
 static const shard_contact_law_ops ops = {.create = til_create, .destroy = til_destroy, .restitution = til_restitution};

@@ -12,7 +12,7 @@ typedef struct ti_self {
   double *f; /* force scratch, ndof_max */
 } ti_self;
 
-static int ti_create(const shard_params *params, const shard_model_scales *scales, void **out_self, shard_msg *msg) {
+static int ti_create(const shard_params *params, const shard_scales *scales, void **out_self, shard_msg *msg) {
   ti_self *s = calloc(1, sizeof *s);
   if (!s) return shard_msg_set(msg, SHARD_ERR_NOMEM, "test_integrator: out of memory");
   *out_self = s;

@@ -1,6 +1,7 @@
-/* tests: "test_lcp_abi10" and "test_lcp_caps" — the appended `caps` slot of
- * the LCP solver ops. The first is built as a plugin of ABI 1.0 would be: its
- * ops table stops before `caps`; the second sets the slot. Never solved with. */
+/* tests: "test_lcp_abi10" and "test_lcp_caps" — the optional `caps` slot of
+ * the LCP solver ops. The first declares minor 0 and an ops table that stops
+ * before `caps` (the table as it was before the slot was appended, growth by
+ * ops_size); the second sets the slot. Never solved with. */
 #include <stddef.h>
 #include <stdlib.h>
 

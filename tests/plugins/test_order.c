@@ -41,7 +41,7 @@ static void order_destroy(void *self) {
 }
 
 /* integrator */
-static int oi_create(const shard_params *p, const shard_model_scales *sc, void **out_self, shard_msg *msg) {
+static int oi_create(const shard_params *p, const shard_scales *sc, void **out_self, shard_msg *msg) {
   return order_new("order_integrator", out_self, msg);
 }
 static int oi_setup(void *self, shard_system *sys, shard_msg *msg) { return shard_integrator_check_system(sys, msg); }
@@ -54,11 +54,11 @@ static const shard_integrator_ops oi_ops = {.create = oi_create, .setup = oi_set
                                             .step = oi_step, .on_insert = oi_on_insert, .destroy = order_destroy};
 
 /* impact law */
-static int ol_create(const shard_params *p, const shard_model_scales *sc, void **out_self, shard_msg *msg) {
+static int ol_create(const shard_params *p, const shard_scales *sc, void **out_self, shard_msg *msg) {
   return order_new("order_impact", out_self, msg);
 }
-static void ol_restitution(const void *self, int32_t n, double *out_e) {
-  for (int32_t i = 0; i < n; ++i) out_e[i] = 1.0;
+static void ol_restitution(const void *self, const shard_impact_kinematics *k, double *out_e) {
+  for (int32_t i = 0; i < k->n; ++i) out_e[i] = 1.0;
 }
 static const shard_contact_law_ops ol_ops = {.create = ol_create, .destroy = order_destroy,
                                              .restitution = ol_restitution};
@@ -82,7 +82,7 @@ static const shard_lcp_solver_ops of_ops = {.create = of_create, .setup = os_set
                                             .destroy = order_destroy};
 
 /* TSL */
-static int ot_create(const shard_params *p, const shard_model_scales *sc, void **out_self, shard_msg *msg) {
+static int ot_create(const shard_params *p, const shard_scales *sc, void **out_self, shard_msg *msg) {
   return order_new("order_tsl", out_self, msg);
 }
 static void ot_evaluate(const void *self, const shard_tsl_batch *b, int commit) {

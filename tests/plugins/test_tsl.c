@@ -4,7 +4,7 @@
 
 #include "shard/tsl.h"
 
-static int tt_create(const shard_params *p, const shard_model_scales *scales, void **out_self, shard_msg *msg) {
+static int tt_create(const shard_params *p, const shard_scales *scales, void **out_self, shard_msg *msg) {
   *out_self = NULL;
   return SHARD_OK;
 }

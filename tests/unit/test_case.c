@@ -18,12 +18,12 @@
 
 /* ---- test plugins ------------------------------------------------------------- */
 
-static int integ_create(const shard_params *p, const shard_model_scales *s, void **out, shard_msg *m) { return 0; }
+static int integ_create(const shard_params *p, const shard_scales *s, void **out, shard_msg *m) { return 0; }
 static int integ_setup(void *self, shard_system *sys, shard_msg *m) { return 0; }
 static int integ_step(void *self, shard_system *sys, double dt, shard_msg *m) { return 0; }
 static void any_destroy(void *self) {}
-static int law_create(const shard_params *p, const shard_model_scales *s, void **out, shard_msg *m) { return 0; }
-static void law_restitution(const void *self, int32_t n, double *e) {}
+static int law_create(const shard_params *p, const shard_scales *s, void **out, shard_msg *m) { return 0; }
+static void law_restitution(const void *self, const shard_impact_kinematics *k, double *e) {}
 static void law_force(const void *self, int32_t n, const double *g, double *f, double *k, double *en) {}
 static double law_max_stiffness(const void *self) { return 0; }
 static int lcp_create(const shard_params *p, void **out, shard_msg *m) { return 0; }

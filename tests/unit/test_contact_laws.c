@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cu_runner.h"
+#include "scales_probe.h"
 #include "shard/contact_law.h"
 
 static const shard_plugin *load_plugin(const char *name, void **out_dl) {
@@ -25,7 +26,7 @@ static const shard_plugin *load_plugin(const char *name, void **out_dl) {
 
 /* value table (n_values entries) in the descriptor's order; NAN = absent */
 static int create_law(const shard_plugin *d, const double *values, uint32_t n_values,
-                      const shard_model_scales *scales, void **out, shard_msg *msg) {
+                      const shard_scales *scales, void **out, shard_msg *msg) {
   shard_param_value vals[4];
   memset(vals, 0, sizeof vals);
   for (uint32_t i = 0; i < d->n_params && i < n_values && i < 4; ++i)
@@ -79,7 +80,9 @@ static void test_contact_laws_newton_impact(void) {
     shard_msg msg = {{0}};
     CU_ASSERT_EQUAL_FATAL(create_law(d, &good[k], 1, NULL, &self, &msg), SHARD_OK);
     double e[5] = {-1, -1, -1, -1, -1};
-    ops->restitution(self, 4, e);
+    const double vn[4] = {-3.0, 0.0, 2.0, -1e-9}, gap[4] = {0.0, 1.0, -1e-6, 0.0};
+    const shard_impact_kinematics kin = {.struct_size = sizeof kin, .n = 4, .v_n = vn, .gap = gap};
+    ops->restitution(self, &kin, e);
     for (int i = 0; i < 4; ++i) CU_NEAR(e[i], good[k], 0.0);
     CU_NEAR(e[4], -1.0, 0.0); /* writes n values, no more */
     ops->destroy(self);
@@ -107,7 +110,8 @@ static void test_contact_laws_penalty_values(void) {
   CU_ASSERT_FATAL(d != NULL);
   const shard_contact_law_ops *ops = d->ops;
   /* absolute stiffness 1e6 Pa/m on an area of 2 m² */
-  const shard_model_scales sc = {.struct_size = sizeof sc, .young = 2e11, .area = 2.0, .h_mean = 1e-3};
+  const probe_scales scv = {.young = 2e11, .area = 2.0, .h_mean = 1e-3};
+  const shard_scales sc = probe_scales_view(&scv);
   const double vals[2] = {NAN, 1e6};
   void *self;
   shard_msg msg = {{0}};
@@ -133,11 +137,13 @@ static void test_contact_laws_penalty_values(void) {
 
   /* alpha: eps_n = alpha E / h_mean, times the area; area 0 counts as 1 */
   const double va[2] = {10.0, NAN};
-  const shard_model_scales bar = {.struct_size = sizeof bar, .young = 2.11e11, .area = 6.45e-4, .h_mean = 0.254 / 50};
+  const probe_scales barv = {.young = 2.11e11, .area = 6.45e-4, .h_mean = 0.254 / 50};
+  const shard_scales bar = probe_scales_view(&barv);
   CU_ASSERT_EQUAL_FATAL(create_law(d, va, 2, &bar, &self, &msg), SHARD_OK);
   CU_NEAR(ops->max_stiffness(self), 10.0 * 2.11e11 / (0.254 / 50) * 6.45e-4, 1e-3);
   ops->destroy(self);
-  const shard_model_scales noarea = {.struct_size = sizeof noarea, .young = 1e9, .h_mean = 1e-2};
+  const probe_scales noareav = {.young = 1e9, .h_mean = 1e-2};
+  const shard_scales noarea = probe_scales_view(&noareav);
   CU_ASSERT_EQUAL_FATAL(create_law(d, va, 2, &noarea, &self, &msg), SHARD_OK);
   CU_NEAR(ops->max_stiffness(self), 10.0 * 1e9 / 1e-2, 1e-3);
   ops->destroy(self);
@@ -148,11 +154,11 @@ static void test_contact_laws_penalty_errors(void) {
   void *dl;
   const shard_plugin *d = load_plugin("penalty", &dl);
   CU_ASSERT_FATAL(d != NULL);
-  const shard_model_scales bar = {.struct_size = sizeof bar, .young = 2e11, .area = 1.0, .h_mean = 1e-3};
-  const shard_model_scales particle = {.struct_size = sizeof particle, .area = 0.0};
+  const probe_scales barv = {.young = 2e11, .area = 1.0, .h_mean = 1e-3}, particlev = {.mass_min = 1.0};
+  const shard_scales bar = probe_scales_view(&barv), particle = probe_scales_view(&particlev);
   struct {
     double v[2];
-    const shard_model_scales *sc;
+    const shard_scales *sc;
     const char *needle;
   } cases[] = {
       {{10.0, 1e6}, &bar, "exactly one"},
@@ -180,11 +186,94 @@ static void test_contact_laws_penalty_errors(void) {
   dlclose(dl);
 }
 
+/* e of thornton_impact at approach speeds v (v_n = -v) */
+static void thornton_eval(const shard_contact_law_ops *ops, const void *self, const double *v, int32_t n, double *e) {
+  double vn[64], gap[64];
+  for (int32_t i = 0; i < n; ++i) vn[i] = -v[i], gap[i] = 0.0;
+  const shard_impact_kinematics k = {.struct_size = sizeof k, .n = n, .v_n = vn, .gap = gap};
+  ops->restitution(self, &k, e);
+}
+
+/* Thornton (1997): e = 1 up to v_y, continuous (and flat) there, decreasing
+ * above, and e (v/v_y)^(1/4) -> sqrt(6 sqrt(3)/5) (2 sqrt(6/5))^(-1/4) =
+ * 1.18499... at high speed; one value by hand; separating contacts e = 1;
+ * the floor e_min. */
+static void test_contact_laws_thornton_values(void) {
+  void *dl;
+  const shard_plugin *d = load_plugin("thornton_impact", &dl);
+  CU_ASSERT_FATAL(d != NULL);
+  CU_ASSERT_EQUAL(d->caps, SHARD_CAP_IMPACT_LAW | SHARD_CAP_VELOCITY_DEPENDENT);
+  const shard_contact_law_ops *ops = d->ops;
+  const double vy = 2.5;
+  double vals[2] = {vy, NAN}; /* v_y, e_min (default 0 below) */
+  shard_param_value pv[2];
+  memset(pv, 0, sizeof pv);
+  pv[0].set = 1, pv[0].real = vals[0];
+  pv[1].set = 1, pv[1].real = 0.0;
+  shard_params params = {d->params, d->n_params, pv};
+  void *self = NULL;
+  shard_msg msg = {{0}};
+  CU_ASSERT_EQUAL_FATAL(ops->create(&params, NULL, &self, &msg), SHARD_OK);
+  /* at and below v_y: elastic; just above: continuous, to second order */
+  const double below[4] = {0.0, 1e-3 * vy, 0.5 * vy, vy};
+  double e[64];
+  thornton_eval(ops, self, below, 4, e);
+  for (int i = 0; i < 4; ++i) CU_NEAR(e[i], 1.0, 0.0);
+  const double above[3] = {vy * (1 + 1e-9), vy * (1 + 1e-6), vy * (1 + 1e-3)};
+  thornton_eval(ops, self, above, 3, e);
+  CU_NEAR(e[0], 1.0, 1e-14);
+  CU_NEAR(e[1], 1.0, 1e-11); /* de/dv = 0 at v_y: 1 - e = O((v/v_y - 1)^2) */
+  CU_ASSERT(e[2] < 1.0 && e[2] > 1.0 - 1e-5);
+  /* by hand at v = 2 v_y (x = 1/2): sqrt(6 sqrt3/5) sqrt(23/24) (0.5 / (0.5 + 2 sqrt(1.15)))^(1/4) */
+  const double two[1] = {2.0 * vy};
+  thornton_eval(ops, self, two, 1, e);
+  CU_NEAR(e[0], 0.93062587727365, 1e-13);
+  /* monotone decrease on a log grid over eight decades */
+  double v[64];
+  for (int i = 0; i < 64; ++i) v[i] = vy * pow(10.0, 8.0 * (i + 1) / 64.0);
+  thornton_eval(ops, self, v, 64, e);
+  for (int i = 1; i < 64; ++i) CU_CHECK_MSG(e[i] < e[i - 1], "e(%g) = %.17g >= e(%g) = %.17g", v[i], e[i], v[i - 1], e[i - 1]);
+  for (int i = 0; i < 64; ++i) CU_ASSERT(e[i] > 0.0 && e[i] < 1.0);
+  /* the asymptote e ~ C (v_y/v)^(1/4): the slope of log e against log v tends to -1/4, the prefactor to C */
+  const double C = sqrt(6.0 * sqrt(3.0) / 5.0) * pow(2.0 * sqrt(6.0 / 5.0), -0.25);
+  CU_NEAR(C, 1.18499299, 1e-8);
+  CU_NEAR(e[63] * pow(v[63] / vy, 0.25), C, 1e-8 * C);
+  CU_NEAR(log(e[63] / e[55]) / log(v[63] / v[55]), -0.25, 1e-6);
+  /* separating (v_n > 0) and resting constraints: e = 1 */
+  const double vn_sep[3] = {3.0 * vy, 1e6, 0.0}, gsep[3] = {0.0, 1.0, 0.0};
+  const shard_impact_kinematics ks = {.struct_size = sizeof ks, .n = 3, .v_n = vn_sep, .gap = gsep};
+  double es[4] = {-1, -1, -1, -1};
+  ops->restitution(self, &ks, es);
+  for (int i = 0; i < 3; ++i) CU_NEAR(es[i], 1.0, 0.0);
+  CU_NEAR(es[3], -1.0, 0.0); /* writes n values, no more */
+  ops->destroy(self);
+  /* the floor */
+  pv[1].real = 0.5;
+  CU_ASSERT_EQUAL_FATAL(ops->create(&params, NULL, &self, &msg), SHARD_OK);
+  const double fast[2] = {2.0 * vy, 1e4 * vy};
+  thornton_eval(ops, self, fast, 2, e);
+  CU_NEAR(e[0], 0.93062587727365, 1e-13);
+  CU_NEAR(e[1], 0.5, 0.0);
+  ops->destroy(self);
+  /* v_y is required and positive */
+  pv[1].real = 0.0;
+  pv[0].set = 0;
+  self = &dl;
+  CU_ASSERT_EQUAL(ops->create(&params, NULL, &self, &msg), SHARD_ERR_INPUT);
+  CU_ASSERT(self == NULL && strstr(msg.text, "v_y"));
+  pv[0].set = 1, pv[0].real = 0.0;
+  CU_ASSERT_EQUAL(ops->create(&params, NULL, &self, &msg), SHARD_ERR_INPUT);
+  CU_ASSERT(self == NULL && strstr(msg.text, "v_y"));
+  (void)vals;
+  dlclose(dl);
+}
+
 static const cu_test_def tests[] = {
     {"test_contact_laws_descriptors", test_contact_laws_descriptors},
     {"test_contact_laws_newton_impact", test_contact_laws_newton_impact},
     {"test_contact_laws_penalty_values", test_contact_laws_penalty_values},
     {"test_contact_laws_penalty_errors", test_contact_laws_penalty_errors},
+    {"test_contact_laws_thornton_values", test_contact_laws_thornton_values},
     {NULL, NULL},
 };
 

@@ -435,7 +435,7 @@ static int integ_open(integ *it, const char *name, const char *key, double value
     }
   }
   const shard_params params = {.specs = it->desc->params, .count = it->desc->n_params, .values = vals};
-  const shard_model_scales scales = {.struct_size = sizeof(shard_model_scales)};
+  const shard_scales scales = {.struct_size = sizeof(shard_scales)}; /* a model without scales */
   shard_msg msg = {{0}};
   if (it->ops->create(&params, &scales, &it->self, &msg) != SHARD_OK) {
     fprintf(stderr, "  create %s: %s\n", name, msg.text);

@@ -15,7 +15,7 @@ typedef struct seen {
   int32_t first, n;
 } seen;
 
-static int fi_create(const shard_params *p, const shard_model_scales *sc, void **out_self, shard_msg *msg) {
+static int fi_create(const shard_params *p, const shard_scales *sc, void **out_self, shard_msg *msg) {
   *out_self = (void *)sc; /* hand back something recognisable */
   return SHARD_NOT_CONVERGED;
 }
@@ -62,7 +62,7 @@ static void test_plugin_calls_ops_of_checks_kind(void) {
 static void test_plugin_calls_integrator_forwards(void) {
   seen s = {0};
   shard_msg msg = {{0}};
-  shard_model_scales sc = {.struct_size = sizeof sc};
+  shard_scales sc = {.struct_size = sizeof sc};
   void *self = NULL;
   CU_ASSERT_EQUAL(shard_integrator_create(&full, NULL, &sc, &self, &msg), SHARD_NOT_CONVERGED);
   CU_ASSERT_PTR_EQUAL(self, &sc);
@@ -88,8 +88,8 @@ static void test_plugin_calls_integrator_optional_defaults(void) {
   CU_ASSERT_EQUAL(s.first, -1);
 }
 
-static void cl_restitution(const void *self, int32_t n, double *out_e) {
-  for (int32_t i = 0; i < n; ++i) out_e[i] = 0.5 + i;
+static void cl_restitution(const void *self, const shard_impact_kinematics *k, double *out_e) {
+  for (int32_t i = 0; i < k->n; ++i) out_e[i] = 0.5 + i + k->v_n[i] + k->gap[i];
 }
 static void cl_force(const void *self, int32_t n, const double *g, double *f, double *k, double *e) {
   for (int32_t i = 0; i < n; ++i) f[i] = -g[i], k[i] = 2.0, e[i] = 3.0;
@@ -101,9 +101,11 @@ static const shard_contact_law_ops law = {.restitution = cl_restitution, .force 
 
 static void test_plugin_calls_contact_law_forwards(void) {
   double e[2], g[2] = {-1.0, 2.0}, f[2], k[2], en[2];
-  shard_contact_law_restitution(&law, NULL, 2, e);
+  const double vn[2] = {0.0, 0.25}, gp[2] = {0.0, 0.125};
+  const shard_impact_kinematics kin = {.struct_size = sizeof kin, .n = 2, .v_n = vn, .gap = gp};
+  shard_contact_law_restitution(&law, NULL, &kin, e);
   CU_ASSERT_EQUAL(e[0], 0.5);
-  CU_ASSERT_EQUAL(e[1], 1.5);
+  CU_ASSERT_EQUAL(e[1], 1.875);
   shard_contact_law_force(&law, NULL, 2, g, f, k, en);
   CU_ASSERT_EQUAL(f[0], 1.0);
   CU_ASSERT_EQUAL(f[1], -2.0);

@@ -241,9 +241,10 @@ static void test_registry_error_no_entry(void) {
                        "the symbol is not exported)");
 }
 
-/* An LCP solver built against ABI 1.0 (ops table without the appended
- * `caps` slot) still loads, and its instance caps are the descriptor's; a
- * current plugin's `caps` slot changes only the class bits. */
+/* An LCP solver whose ops table stops before the optional `caps` slot (the
+ * table as it was before the slot was appended) still loads, and its
+ * instance caps are the descriptor's; a plugin's `caps` slot changes only
+ * the class bits. */
 static void test_registry_lcp_abi10_compat(void) {
   shard_registry *r = new_reg();
   shard_msg msg = {{0}};
@@ -270,19 +271,20 @@ static void test_registry_error_empty(void) {
 
 static void test_registry_error_abi_major(void) {
   expect_load_error(TP "/abi_major/broken_abi_major.so",
-                    TP "/abi_major/broken_abi_major.so: plugin #0: built for ABI 2.0, host is 1.1");
+                    TP "/abi_major/broken_abi_major.so: plugin #0 'broken_abi_major': built for ABI 1.1, host is 2.0 "
+                    "(rebuild it against this host's headers; docs/plugins.md, \"From ABI 1 to ABI 2\")");
 }
 
 static void test_registry_error_abi_minor(void) {
   expect_load_error(TP "/abi_minor/broken_abi_minor.so",
-                    TP "/abi_minor/broken_abi_minor.so: plugin #0: built for ABI 1.3, host supports up to 1.1");
+                    TP "/abi_minor/broken_abi_minor.so: plugin #0 'broken_abi_minor': built for ABI 2.3, host supports up to 2.0");
 }
 
 static void test_registry_error_small_struct(void) {
   char want[4200];
   snprintf(want, sizeof want,
            TP "/small_struct/broken_small_struct.so: plugin #0: descriptor struct_size 16 is smaller than the ABI "
-              "1.1 descriptor (%zu bytes)",
+              "2.0 descriptor (%zu bytes)",
            sizeof(shard_plugin));
   expect_load_error(TP "/small_struct/broken_small_struct.so", want);
 }
@@ -383,13 +385,13 @@ static void test_registry_error_load_dir_missing(void) {
 
 /* ---- descriptor validation through shard_registry_add --------------------- */
 
-static int ok_create(const shard_params *p, const shard_model_scales *s, void **out, shard_msg *m) {
+static int ok_create(const shard_params *p, const shard_scales *s, void **out, shard_msg *m) {
   *out = NULL;
   return SHARD_OK;
 }
 static void ok_destroy(void *self) { (void)self; }
-static void ok_restitution(const void *self, int32_t n, double *e) {
-  for (int32_t i = 0; i < n; ++i) e[i] = 0.0;
+static void ok_restitution(const void *self, const shard_impact_kinematics *k, double *e) {
+  for (int32_t i = 0; i < k->n; ++i) e[i] = 0.0;
 }
 static void ok_force(const void *self, int32_t n, const double *g, double *f, double *k, double *e) {}
 static int ok_lcp_create(const shard_params *p, void **out, shard_msg *m) {

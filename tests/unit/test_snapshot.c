@@ -921,7 +921,8 @@ static void test_snapshot_built_model(void) {
   CU_ASSERT_EQUAL_FATAL(shard_case_plugin(c, "fracture", NULL, &lp, &params, diag), SHARD_OK);
   const shard_tsl_ops *ops = lp->desc->ops;
   void *self = NULL;
-  CU_ASSERT_EQUAL_FATAL(ops->create(&params, &m->scales, &self, &msg), SHARD_OK);
+  const shard_scales scales = shard_model_named_scales(m);
+  CU_ASSERT_EQUAL_FATAL(ops->create(&params, &scales, &self, &msg), SHARD_OK);
   st = shard_model_set_tsl(m, ops, self, 0, c, NULL, diag, &msg);
   CU_CHECK_MSG(st == SHARD_OK, "set_tsl: %.900s", msg.text);
   CU_ASSERT_EQUAL(m->niface, 1);

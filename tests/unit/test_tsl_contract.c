@@ -40,6 +40,7 @@
 
 #include "cu_runner.h"
 #include "loader/registry.h"
+#include "scales_probe.h"
 #include "shard/tsl.h"
 #include "spec_probe.h"
 
@@ -95,10 +96,9 @@ static int load_laws(shard_registry **reg, tlaw *out) {
   return n;
 }
 
-static shard_model_scales test_scales(void) {
-  shard_model_scales s;
+static probe_scales test_scales(void) {
+  probe_scales s;
   memset(&s, 0, sizeof s);
-  s.struct_size = sizeof s;
   s.young = 370e9;
   s.density = 3900.0;
   s.area = 1.0;
@@ -204,7 +204,8 @@ static void make_interfaces(double kt, batch *b) {
 }
 
 static shard_tsl_batch view(batch *b) {
-  shard_tsl_batch v = {b->n, b->sc, b->dc, b->delta, b->dmax, b->t, b->k, b->e};
+  shard_tsl_batch v = {.n = b->n, .sigma_c = b->sc, .delta_c = b->dc, .delta = b->delta, .delta_max = b->dmax,
+                       .traction = b->t, .stiffness = b->k, .reversible = b->e};
   return v;
 }
 
@@ -306,8 +307,9 @@ static void run_path(const tlaw *L, const void *self, double kt, const batch *pr
     /* each interface alone, in a batch of one, gives the same bits */
     for (int i = 0; i < b.n; ++i) {
       one = b;
-      shard_tsl_batch vo = {1,           one.sc + i, one.dc + i, one.delta + i, one.dmax + i,
-                            one.t + i,   one.k + i,  one.e + i};
+      shard_tsl_batch vo = {.n = 1,          .sigma_c = one.sc + i,  .delta_c = one.dc + i, .delta = one.delta + i,
+                            .delta_max = one.dmax + i, .traction = one.t + i, .stiffness = one.k + i,
+                            .reversible = one.e + i};
       L->ops->evaluate(self, &vo, 0);
       if (one.t[i] != c.t[i] || one.k[i] != c.k[i] || one.e[i] != c.e[i])
         fail_at(&f_batch, "interface %d at s = %.17g: alone T = %.17g k = %.17g, in batch T = %.17g k = %.17g", i,
@@ -421,7 +423,8 @@ static void test_tsl_contract_paths(void) {
   shard_registry *reg = NULL;
   tlaw laws[MAX_TSLS];
   int n = load_laws(&reg, laws);
-  const shard_model_scales sc = test_scales();
+  const probe_scales scv = test_scales();
+  const shard_scales sc = probe_scales_view(&scv);
   for (int l = 0; l < n; ++l) {
     int sets_run = 0;
     for (int ps = 0; ps < N_PSETS; ++ps) {
@@ -492,7 +495,8 @@ static void test_tsl_contract_no_kink_at_zero(void) {
   shard_registry *reg = NULL;
   tlaw laws[MAX_TSLS];
   int n = load_laws(&reg, laws);
-  const shard_model_scales scl = test_scales();
+  const probe_scales sclv = test_scales();
+  const shard_scales scl = probe_scales_view(&sclv);
   for (int l = 0; l < n; ++l)
     for (int ps = 0; ps < N_PSETS; ++ps) {
       pvals pv;
@@ -562,7 +566,8 @@ static void test_tsl_contract_create_refuses(void) {
   shard_registry *reg = NULL;
   tlaw laws[MAX_TSLS];
   int n = load_laws(&reg, laws);
-  const shard_model_scales scl = test_scales();
+  const probe_scales sclv = test_scales();
+  const shard_scales scl = probe_scales_view(&sclv);
   for (int l = 0; l < n; ++l) {
     const shard_plugin *d = laws[l].desc;
     for (uint32_t k = 0; k < d->n_params; ++k) {
@@ -595,8 +600,9 @@ static void test_tsl_contract_create_refuses(void) {
       if (st == SHARD_OK) laws[l].ops->destroy(self);
     }
     if (param_index(d, "cap.alpha") >= 0) {
-      shard_model_scales none = scl;
-      none.young = 0.0;
+      probe_scales nonev = sclv;
+      nonev.young = 0.0;
+      const shard_scales none = probe_scales_view(&nonev);
       for (int j = 0; j < 2; ++j) {
         pvals pv;
         defaults(d, &pv);
@@ -619,7 +625,8 @@ static void test_tsl_contract_create_refuses(void) {
 static void co_eval(const tlaw *L, const void *self, double *dmax, double delta, int commit, double *t, double *k,
                     double *e) {
   double sc = 100.0, dc = 2.0;
-  shard_tsl_batch v = {1, &sc, &dc, &delta, dmax, t, k, e};
+  shard_tsl_batch v = {.n = 1, .sigma_c = &sc, .delta_c = &dc, .delta = &delta, .delta_max = dmax, .traction = t,
+                       .stiffness = k, .reversible = e};
   L->ops->evaluate(self, &v, commit);
 }
 
@@ -640,7 +647,8 @@ static void test_tsl_contract_camacho_ortiz_values(void) {
   for (int l = 0; l < n; ++l)
     if (strcmp(laws[l].desc->name, "camacho_ortiz") == 0) co = &laws[l];
   CU_ASSERT_PTR_NOT_NULL_FATAL(co);
-  shard_model_scales scl = test_scales();
+  probe_scales sclv = test_scales();
+  shard_scales scl = probe_scales_view(&sclv);
   shard_msg msg = {{0}};
   void *self = NULL;
   pvals pv;
@@ -673,8 +681,8 @@ static void test_tsl_contract_camacho_ortiz_values(void) {
       set_real(co->desc, &pv, "cap.stiffness", 60.0);
     } else {
       set_real(co->desc, &pv, "cap.alpha", 2.0);
-      scl.young = 3.0;
-      scl.h_mean = 0.1;
+      sclv.young = 3.0;
+      sclv.h_mean = 0.1;
     }
     CU_ASSERT_EQUAL_FATAL(co->ops->create(&pv.params, &scl, &self, &msg), SHARD_OK);
     CU_NEAR(co->ops->max_stiffness(self), 60.0, 1e-13 * 60.0);
@@ -690,12 +698,192 @@ static void test_tsl_contract_camacho_ortiz_values(void) {
   shard_registry_destroy(reg);
 }
 
+/* ---------------------------------------------------- mixed mode (vector) */
+
+#define CO_PI 3.14159265358979323846
+
+/* camacho_ortiz, one interface with σ_c = 100, δ_c = 2 (G_c = 100), in
+ * mixed mode: normal opening dn, tangential dt. */
+typedef struct co_vec {
+  double t, tt, k, kt, e;
+} co_vec;
+
+static co_vec co_eval_vec(const tlaw *L, const void *self, double *dmax, double dn, double dt, int commit) {
+  double sc = 100.0, dc = 2.0;
+  co_vec r;
+  shard_tsl_batch v = {.n = 1, .sigma_c = &sc, .delta_c = &dc, .delta = &dn, .delta_max = dmax, .traction = &r.t,
+                       .stiffness = &r.k, .reversible = &r.e, .delta_t = &dt, .traction_t = &r.tt,
+                       .stiffness_t = &r.kt};
+  L->ops->evaluate(self, &v, commit);
+  return r;
+}
+
+static const tlaw *find_co(shard_registry **reg, tlaw *laws) {
+  const int n = load_laws(reg, laws);
+  for (int l = 0; l < n; ++l)
+    if (strcmp(laws[l].desc->name, "camacho_ortiz") == 0) return &laws[l];
+  return NULL;
+}
+
+static void *co_create_with(const tlaw *co, double beta, double cap) {
+  const probe_scales none = {0};
+  const shard_scales scl = probe_scales_view(&none);
+  pvals pv;
+  defaults(co->desc, &pv);
+  set_real(co->desc, &pv, "beta", beta);
+  if (cap > 0.0) set_real(co->desc, &pv, "cap.stiffness", cap);
+  void *self = NULL;
+  shard_msg msg = {{0}};
+  CU_ASSERT_EQUAL(co->ops->create(&pv.params, &scl, &self, &msg), SHARD_OK);
+  return self;
+}
+
+/* The work of the traction vector along a straight monotonic opening from
+ * (dn0, 0) in direction (cos φ, sin φ) until δ_eff = 3 = 1.5 δ_c (dn0 < 0:
+ * compression held, sliding only, cos φ = 0), by the midpoint rule over N
+ * steps, committing each. The midpoint avoids the opening's origin, where
+ * the traction's direction is not defined. The law is linear in δ_eff on
+ * [0, δ_c] and zero beyond, so the rule is exact except on the step that
+ * holds δ_c: relative error <= (h/δ_c)^2 with h = 3/N, 2.5e-7 at N = 3000.
+ * *max_tn: the largest |T_n| met. */
+static double co_work(const tlaw *co, void *self, double beta, double phi, double dn0, int N, double *max_tn) {
+  const double c = fabs(cos(phi)) < 1e-15 ? 0.0 : cos(phi), sn = sin(phi);
+  const double rate = dn0 >= 0.0 ? sqrt(c * c + beta * beta * sn * sn) : beta * fabs(sn);
+  const double ds = 3.0 / rate / N;
+  double dmax = 0.0, w = 0.0;
+  *max_tn = 0.0;
+  for (int k = 0; k < N; ++k) {
+    const double sm = (k + 0.5) * ds;
+    const co_vec m = co_eval_vec(co, self, &dmax, dn0 + sm * c, sm * sn, 1);
+    w += m.t * c * ds + m.tt * sn * ds;
+    if (fabs(m.t) > *max_tn) *max_tn = fabs(m.t);
+  }
+  return w;
+}
+
+/* Camacho–Ortiz / Ortiz–Pandolfi mixed mode: any monotonic opening to
+ * δ_eff >= δ_c dissipates G_c = σ_c δ_c / 2 = 100 — pure shear, mixed
+ * directions, pure normal, sliding under compression (where the normal
+ * traction is the contact's: zero here), backwards sliding, and with the
+ * cap (which only changes unloading). */
+static void test_tsl_contract_mixed_mode_energy(void) {
+  shard_registry *reg = NULL;
+  tlaw laws[MAX_TSLS];
+  const tlaw *co = find_co(&reg, laws);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(co);
+  const double betas[3] = {1.0, 0.5, 2.0};
+  const double phis[5] = {CO_PI / 2, CO_PI / 4, CO_PI / 3, 0.0, -CO_PI / 2};
+  for (int b = 0; b < 3; ++b)
+    for (int p = 0; p < 5; ++p)
+      for (int capped = 0; capped < 2; ++capped) {
+        void *self = co_create_with(co, betas[b], capped ? 60.0 : 0.0);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(self);
+        double tn_max;
+        const double w = co_work(co, self, betas[b], phis[p], 0.0, 3000, &tn_max);
+        CU_CHECK_MSG(fabs(w - 100.0) <= 1e-6 * 100.0, "beta %g, phi %g, %s: work %.12g, G_c 100", betas[b], phis[p],
+                     capped ? "cap 60" : "uncapped", w);
+        co->ops->destroy(self);
+      }
+  for (int b = 0; b < 3; ++b) { /* sliding while the crack is pressed shut */
+    void *self = co_create_with(co, betas[b], 0.0);
+    double tn_max;
+    const double w = co_work(co, self, betas[b], CO_PI / 2, -0.5, 3000, &tn_max);
+    CU_CHECK_MSG(fabs(w - 100.0) <= 1e-6 * 100.0, "beta %g, compressed: work %.12g, G_c 100", betas[b], w);
+    CU_NEAR(tn_max, 0.0, 0.0);
+    co->ops->destroy(self);
+  }
+  shard_registry_destroy(reg);
+}
+
+/* Unloading and reloading follow the secant of δ_eff in mixed mode: T_n =
+ * k δ_n, T_t = β² k δ_t with k = σ_c (1 − d)/(d δ_c), δ_max kept; reloading
+ * meets the envelope where it left it. With the cap, the capped path keeps
+ * the effective traction σ_c (1 − d) along the opening's direction, with
+ * zero stiffness. In 1D form (δ_t = 0, δ_n >= 0) the vector law gives the
+ * scalar law's values; in compression without sliding, no cohesive traction. */
+static void test_tsl_contract_mixed_mode_paths(void) {
+  shard_registry *reg = NULL;
+  tlaw laws[MAX_TSLS];
+  const tlaw *co = find_co(&reg, laws);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(co);
+  const double beta = 0.5, b2 = 0.25, c = cos(CO_PI / 3), sn = sin(CO_PI / 3);
+  const double rate = sqrt(c * c + b2 * sn * sn); /* δ_eff per unit path length */
+  void *self = co_create_with(co, beta, 0.0);
+  double dmax = 0.0;
+  const double s1 = 0.8 / rate; /* δ_eff = 0.8, d = 0.4 */
+  co_vec r = co_eval_vec(co, self, &dmax, s1 * c, s1 * sn, 1);
+  CU_NEAR(dmax, 0.8, 1e-14);
+  const double t1 = 100.0 * (1.0 - 0.4), k = t1 / 0.8; /* 60 and 75 */
+  CU_NEAR(r.t, k * s1 * c, 1e-12);
+  CU_NEAR(r.tt, b2 * k * s1 * sn, 1e-12);
+  const double f[5] = {0.75, 0.5, 0.25, 0.0, 0.6};
+  for (int i = 0; i < 5; ++i) {
+    const double sf = f[i] * s1;
+    r = co_eval_vec(co, self, &dmax, sf * c, sf * sn, 1);
+    CU_NEAR(r.t, k * sf * c, 1e-12);
+    CU_NEAR(r.tt, b2 * k * sf * sn, 1e-12);
+    CU_NEAR(r.k, k, 1e-12);
+    CU_NEAR(r.kt, b2 * k, 1e-12);
+    CU_NEAR(r.e, 0.5 * k * (0.8 * f[i]) * (0.8 * f[i]), 1e-12);
+    CU_NEAR(dmax, 0.8, 1e-14);
+  }
+  r = co_eval_vec(co, self, &dmax, s1 * c, s1 * sn, 1); /* back at δ_max: on the envelope */
+  CU_NEAR(hypot(r.t, r.tt / beta), t1 * hypot(c, beta * sn) / rate, 1e-12);
+  const double s2 = 1.2 / rate; /* loading on: d = 0.6, t = 40 */
+  r = co_eval_vec(co, self, &dmax, s2 * c, s2 * sn, 1);
+  CU_NEAR(r.t, 40.0 / 1.2 * s2 * c, 1e-12);
+  CU_NEAR(r.tt, b2 * 40.0 / 1.2 * s2 * sn, 1e-12);
+  CU_NEAR(dmax, 1.2, 1e-14);
+  co->ops->destroy(self);
+
+  /* the cap: 60 Pa/m; at d = 1/4 the secant 150 exceeds it, unloading keeps t = 75 */
+  self = co_create_with(co, 1.0, 60.0);
+  dmax = 0.0;
+  const double q = 0.5 / sqrt(2.0); /* φ = π/4, β = 1: δ_eff = 0.5 */
+  r = co_eval_vec(co, self, &dmax, q, q, 1);
+  CU_NEAR(r.k, 0.0, 0.0);
+  const double q2 = 0.2 / sqrt(2.0);
+  r = co_eval_vec(co, self, &dmax, q2, q2, 1);
+  CU_NEAR(r.t, 75.0 / sqrt(2.0), 1e-12);
+  CU_NEAR(r.tt, 75.0 / sqrt(2.0), 1e-12);
+  CU_NEAR(r.k, 0.0, 0.0);
+  CU_NEAR(r.kt, 0.0, 0.0);
+  CU_NEAR(r.e, 75.0 * 0.2, 1e-12);
+  CU_NEAR(dmax, 0.5, 1e-14);
+  co->ops->destroy(self);
+
+  /* 1D form: δ_t = 0 gives the scalar law's values; compression, no traction */
+  self = co_create_with(co, 1.0, 0.0);
+  void *one = co_create_with(co, 1.0, 0.0);
+  double dv = 0.0, ds = 0.0;
+  const double seq[6] = {0.0, 1.0, 0.5, 1.5, 0.25, 3.0};
+  for (int i = 0; i < 6; ++i) {
+    double t, kk, e;
+    co_eval(co, one, &ds, seq[i], 1, &t, &kk, &e);
+    r = co_eval_vec(co, self, &dv, seq[i], 0.0, 1);
+    CU_NEAR(r.t, t, 1e-15 * 100.0);
+    CU_NEAR(r.k, kk, 1e-15 * 100.0);
+    CU_NEAR(r.e, e, 1e-15 * 100.0);
+    CU_NEAR(r.tt, 0.0, 0.0);
+    CU_NEAR(dv, ds, 0.0);
+  }
+  dv = 1.0, ds = 1.0;
+  r = co_eval_vec(co, self, &dv, -0.5, 0.0, 1);
+  CU_NEAR(r.t, 0.0, 0.0); /* 1D continues the secant (T = -25): the vector law leaves the normal to the contact */
+  CU_NEAR(r.tt, 0.0, 0.0);
+  co->ops->destroy(self);
+  co->ops->destroy(one);
+  shard_registry_destroy(reg);
+}
+
 static const cu_test_def tests[] = {
     {"test_tsl_contract_descriptors", test_tsl_contract_descriptors},
     {"test_tsl_contract_paths", test_tsl_contract_paths},
     {"test_tsl_contract_no_kink_at_zero", test_tsl_contract_no_kink_at_zero},
     {"test_tsl_contract_create_refuses", test_tsl_contract_create_refuses},
     {"test_tsl_contract_camacho_ortiz_values", test_tsl_contract_camacho_ortiz_values},
+    {"test_tsl_contract_mixed_mode_energy", test_tsl_contract_mixed_mode_energy},
+    {"test_tsl_contract_mixed_mode_paths", test_tsl_contract_mixed_mode_paths},
     {NULL, NULL},
 };
 

@@ -81,7 +81,7 @@ static inline void shard_integrator_publish_impulses(shard_system *sys, const in
 }
 
 typedef struct shard_integrator_ops {
-  int (*create)(const shard_params *params, const shard_model_scales *scales, void **out_self, shard_msg *msg);
+  int (*create)(const shard_params *params, const shard_scales *scales, void **out_self, shard_msg *msg);
   /* number of per-DOF aux vectors this instance needs */
   uint32_t (*n_aux)(const void *self);
   /* allocate for sys->ndof_max / ncon_max; no allocation after this */

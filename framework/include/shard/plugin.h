@@ -19,8 +19,8 @@
 extern "C" {
 #endif
 
-#define SHARD_ABI_MAJOR 1u
-#define SHARD_ABI_MINOR 1u
+#define SHARD_ABI_MAJOR 2u
+#define SHARD_ABI_MINOR 0u
 #define SHARD_ABI_VERSION ((SHARD_ABI_MAJOR << 16) | SHARD_ABI_MINOR)
 #define SHARD_ABI_VERSION_MAJOR(v) ((uint32_t)(v) >> 16)
 #define SHARD_ABI_VERSION_MINOR(v) ((uint32_t)(v)&0xffffu)
@@ -45,6 +45,9 @@ typedef enum shard_plugin_kind {
  * and every added spring at its largest stiffness (explicit in the forces):
  * the host refuses a larger time.dt unless time.allow_unstable is set */
 #define SHARD_CAP_CONDITIONALLY_STABLE (1ull << 4)
+/* impact laws: e depends on the kinematics; the host calls `restitution`
+ * before every step (without it: once, at set-up) */
+#define SHARD_CAP_VELOCITY_DEPENDENT (1ull << 5)
 /* LCP solvers */
 #define SHARD_CAP_LCP_GENERAL (1ull << 8)  /* any matrix with a solution (pivoting) */
 #define SHARD_CAP_LCP_NEEDS_PSD (1ull << 9) /* symmetric positive semidefinite only */
@@ -55,18 +58,23 @@ typedef enum shard_plugin_kind {
  * host and the contract suite check for every other solver. */
 #define SHARD_CAP_LCP_ALLOCATES (1ull << 12)
 
-/* Scales of the model, given to plugins at create time (penalty α·E/h̄,
- * stiffness caps, ...). Zero where the model has no such scale. */
-typedef struct shard_model_scales {
-  uint32_t struct_size;
-  double young;     /* E [Pa] */
-  double density;   /* ρ [kg/m^3] */
-  double area;      /* A [m^2] */
-  double h_mean;    /* mean element length h̄ [m] */
-  double h_min;     /* smallest element length [m] */
-  double mass_min;  /* smallest nodal mass [kg] */
-  double length;    /* model length [m] */
-} shard_model_scales;
+/* The model's scales by name, given to every plugin's create (a penalty
+ * alpha E / h_mean, a stiffness cap, ...). `get` returns 1 and sets *out when
+ * the model has the scale, 0 otherwise; the names a model may answer are
+ * listed in docs/plugins.md (young, density, area, h_mean, h_min, mass_min,
+ * length). A plugin reads them with shard_scale and copes with NAN. */
+typedef struct shard_scales {
+  uint32_t struct_size; /* sizeof(shard_scales) */
+  const void *ctx;
+  int (*get)(const void *ctx, const char *name, double *out);
+} shard_scales;
+
+/* The scale `name` of the model, or NAN when it has none (or no scales). */
+static inline double shard_scale(const shard_scales *s, const char *name) {
+  double x = NAN;
+  if (!s || s->struct_size < sizeof(shard_scales) || !s->get || !name) return NAN;
+  return s->get(s->ctx, name, &x) == 1 ? x : NAN;
+}
 
 /* The resolved table against its specs, as the host checks it before create:
  * every key with a default (or required) has a value, every REAL and INT value
@@ -95,7 +103,7 @@ static inline int shard_params_check(const shard_params *p, shard_msg *msg) {
  * SHARD_OK with *k = NAN ("no stiffness"). Otherwise SHARD_OK with a finite
  * *k, or SHARD_ERR_INPUT with a message naming the parameter. */
 static inline int shard_scaled_stiffness(const shard_params *p, const char *rel_key, const char *abs_key,
-                                         int required, const shard_model_scales *sc, double *k, shard_msg *msg) {
+                                         int required, const shard_scales *sc, double *k, shard_msg *msg) {
   const int has_rel = shard_params_has(p, rel_key), has_abs = shard_params_has(p, abs_key);
   *k = NAN;
   if (has_rel == has_abs && (has_rel || required))
@@ -110,14 +118,15 @@ static inline int shard_scaled_stiffness(const shard_params *p, const char *rel_
     *k = x;
     return SHARD_OK;
   }
-  if (!sc || !(sc->young > 0.0) || !(sc->h_mean > 0.0))
+  const double young = shard_scale(sc, "young"), h_mean = shard_scale(sc, "h_mean");
+  if (!(young > 0.0) || !(h_mean > 0.0))
     return shard_msg_set(msg, SHARD_ERR_INPUT,
                          "%s needs a model with a Young's modulus and an element length (alpha E / h_mean); this "
                          "model has none: give '%s' (Pa/m) instead",
                          rel_key, abs_key);
-  *k = x * sc->young / sc->h_mean;
+  *k = x * young / h_mean;
   if (!isfinite(*k))
-    return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: %g * %g / %g overflows", rel_key, x, sc->young, sc->h_mean);
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: %g * %g / %g overflows", rel_key, x, young, h_mean);
   return SHARD_OK;
 }
 

@@ -2,7 +2,14 @@
  * Per interface the host stores sigma_c and delta_c (effective values fixed at
  * insertion) and a history (delta_max); the law evaluates arrays of
  * interfaces in one call, without per-interface indirect calls. Quantities are
- * per unit area: traction [Pa], stiffness [Pa/m], energy [J/m^2]. */
+ * per unit area: traction [Pa], stiffness [Pa/m], energy [J/m^2].
+ *
+ * Openings and tractions are vectors in the facet frame: the normal
+ * component (delta, traction, stiffness) and the tangential one (delta_t,
+ * traction_t, stiffness_t). A 1D model passes delta_t = traction_t =
+ * stiffness_t = NULL: normal only, the law's 1D rule (docs/plugins.md).
+ * In 3D the tangential opening is the magnitude of the sliding vector and
+ * the traction acts along it (an isotropic law depends on it only). */
 #ifndef SHARD_TSL_H
 #define SHARD_TSL_H
 
@@ -23,10 +30,14 @@ typedef struct shard_tsl_batch {
   double *traction;        /* out */
   double *stiffness;       /* out: tangent/secant stiffness the integrators see */
   double *reversible;      /* out: reversible energy of the current branch */
+  /* the tangential part, all three NULL in 1D */
+  const double *delta_t;   /* tangential opening (sliding) [m] */
+  double *traction_t;      /* out: tangential traction, along delta_t */
+  double *stiffness_t;     /* out: tangential secant stiffness (may be NULL when delta_t is not) */
 } shard_tsl_batch;
 
 typedef struct shard_tsl_ops {
-  int (*create)(const shard_params *params, const shard_model_scales *scales, void **out_self, shard_msg *msg);
+  int (*create)(const shard_params *params, const shard_scales *scales, void **out_self, shard_msg *msg);
   void (*destroy)(void *self);
   /* tractions at `delta` given the history; commit != 0 also updates delta_max */
   void (*evaluate)(const void *self, const shard_tsl_batch *batch, int commit);

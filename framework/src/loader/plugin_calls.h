@@ -25,7 +25,7 @@ static inline const shard_integrator_ops *shard_integrator_ops_of(const shard_pl
   return d && d->kind == SHARD_KIND_INTEGRATOR ? (const shard_integrator_ops *)d->ops : NULL;
 }
 static inline int shard_integrator_create(const shard_integrator_ops *ops, const shard_params *params,
-                                          const shard_model_scales *scales, void **out_self, shard_msg *msg) {
+                                          const shard_scales *scales, void **out_self, shard_msg *msg) {
   return ops->create(params, scales, out_self, msg);
 }
 static inline uint32_t shard_integrator_n_aux(const shard_integrator_ops *ops, const void *self) {
@@ -57,12 +57,12 @@ static inline const shard_contact_law_ops *shard_contact_law_ops_of(const shard_
   return d && d->kind == SHARD_KIND_CONTACT_LAW ? (const shard_contact_law_ops *)d->ops : NULL;
 }
 static inline int shard_contact_law_create(const shard_contact_law_ops *ops, const shard_params *params,
-                                           const shard_model_scales *scales, void **out_self, shard_msg *msg) {
+                                           const shard_scales *scales, void **out_self, shard_msg *msg) {
   return ops->create(params, scales, out_self, msg);
 }
-static inline void shard_contact_law_restitution(const shard_contact_law_ops *ops, const void *self, int32_t n,
-                                                 double *out_e) {
-  ops->restitution(self, n, out_e);
+static inline void shard_contact_law_restitution(const shard_contact_law_ops *ops, const void *self,
+                                                 const shard_impact_kinematics *k, double *out_e) {
+  ops->restitution(self, k, out_e);
 }
 static inline void shard_contact_law_force(const shard_contact_law_ops *ops, const void *self, int32_t n,
                                            const double *g, double *out_f, double *out_k, double *out_energy) {
@@ -102,7 +102,7 @@ static inline const shard_tsl_ops *shard_tsl_ops_of(const shard_plugin *d) {
   return d && d->kind == SHARD_KIND_TSL ? (const shard_tsl_ops *)d->ops : NULL;
 }
 static inline int shard_tsl_create(const shard_tsl_ops *ops, const shard_params *params,
-                                   const shard_model_scales *scales, void **out_self, shard_msg *msg) {
+                                   const shard_scales *scales, void **out_self, shard_msg *msg) {
   return ops->create(params, scales, out_self, msg);
 }
 static inline void shard_tsl_evaluate(const shard_tsl_ops *ops, const void *self, const shard_tsl_batch *batch,

@@ -415,12 +415,20 @@ static int check_kind(const char *label, const shard_plugin *d, shard_msg *msg) 
  * in the file. */
 static int check_descriptor(const char *path, uint32_t index, const shard_plugin *d, shard_msg *msg) {
   uint32_t maj = SHARD_ABI_VERSION_MAJOR(d->abi_version), min = SHARD_ABI_VERSION_MINOR(d->abi_version);
+  /* the descriptor's opening fields up to `name` are the same in every ABI
+   * major, so a refused plugin can still be named */
+  const int named = d->struct_size >= offsetof(shard_plugin, name) + sizeof d->name && valid_name(d->name);
+  char who[128];
+  snprintf(who, sizeof who, "plugin #%u%s%s%s", index, named ? " '" : "", named ? d->name : "", named ? "'" : "");
   if (maj != SHARD_ABI_MAJOR)
-    return shard_msg_set(msg, SHARD_ERR_PLUGIN, "%s: plugin #%u: built for ABI %u.%u, host is %u.%u", path, index,
-                         maj, min, SHARD_ABI_MAJOR, SHARD_ABI_MINOR);
+    return shard_msg_set(msg, SHARD_ERR_PLUGIN, "%s: %s: built for ABI %u.%u, host is %u.%u%s", path, who, maj, min,
+                         SHARD_ABI_MAJOR, SHARD_ABI_MINOR,
+                         maj < SHARD_ABI_MAJOR ? " (rebuild it against this host's headers; docs/plugins.md, "
+                                                 "\"From ABI 1 to ABI 2\")"
+                                               : "");
   if (min > SHARD_ABI_MINOR)
-    return shard_msg_set(msg, SHARD_ERR_PLUGIN, "%s: plugin #%u: built for ABI %u.%u, host supports up to %u.%u",
-                         path, index, maj, min, SHARD_ABI_MAJOR, SHARD_ABI_MINOR);
+    return shard_msg_set(msg, SHARD_ERR_PLUGIN, "%s: %s: built for ABI %u.%u, host supports up to %u.%u", path, who,
+                         maj, min, SHARD_ABI_MAJOR, SHARD_ABI_MINOR);
   if (d->struct_size < sizeof(shard_plugin))
     return shard_msg_set(msg, SHARD_ERR_PLUGIN,
                          "%s: plugin #%u: descriptor struct_size %u is smaller than the ABI %u.%u descriptor (%zu bytes)",

@@ -94,8 +94,9 @@ typedef struct shard_model_ops {
                 shard_diag *diag, shard_msg *msg);
   void (*destroy)(void *self); /* accepts NULL */
   void (*info)(const void *self, shard_model_info *out);
-  /* Scales handed to the plugins at create time. */
-  const shard_model_scales *(*scales)(const void *self);
+  /* Scales handed to the plugins at create time, by name (shard/plugin.h;
+   * valid while the model lives). */
+  shard_scales (*scales)(const void *self);
   /* Derived names of case expressions the model knows (c, h_mean, h_min,
    * t_b, mass_total): 1 when the model has the name, its value (possibly
    * not finite: the caller checks) in *out; 0 for a name it does not know.
@@ -138,8 +139,9 @@ typedef struct shard_model_ops {
 
   /* Analytic reference: set up from reference.type (NULL/"auto": the
    * model's default; "none"; or a named one, refused when it does not fit)
-   * with the impact law's restitution e (0 without one); per step, the
-   * error sums at time t. info.out_flags then includes its columns. */
+   * with the impact law's restitution e (0 without one, NAN when it depends
+   * on the velocity); per step, the error sums at time t. info.out_flags
+   * then includes its columns. */
   int (*reference_setup)(void *self, const char *type, double e, double dt, shard_msg *msg);
   void (*reference_step)(void *self, double t);
 

@@ -78,7 +78,7 @@ static void line_info(const void *self, shard_model_info *out) {
   out->fext = any ? m->fext : NULL;
 }
 
-static const shard_model_scales *line_scales(const void *self) { return &((const line *)self)->m->scales; }
+static shard_scales line_scales(const void *self) { return shard_model_named_scales(((const line *)self)->m); }
 
 static int line_derived(const void *self, const char *name, double *out) {
   const shard_model *m = ((const line *)self)->m;
@@ -174,11 +174,15 @@ static int line_reference_setup(void *self, const char *type, double e, double d
   r->dt = dt;
   int want_ball = 0, want_bar = 0;
   if (!type || strcmp(type, "auto") == 0) {
-    want_ball = m->kind == SHARD_MODEL_PARTICLE;
+    want_ball = m->kind == SHARD_MODEL_PARTICLE && !isnan(e); /* the ball's e is one constant */
     want_bar = m->kind == SHARD_MODEL_BAR && m->nwall == 1 && m->n_presc == 0;
   } else if (strcmp(type, "ball") == 0) {
     if (m->kind != SHARD_MODEL_PARTICLE)
       return shard_msg_set(msg, SHARD_ERR_INPUT, "reference.type 'ball' needs model.type 'particle'");
+    if (isnan(e))
+      return shard_msg_set(msg, SHARD_ERR_INPUT,
+                           "reference.type 'ball' needs a constant restitution, but the impact law is velocity "
+                           "dependent: set reference.type: none");
     want_ball = 1;
   } else if (strcmp(type, "bar_impact") == 0) {
     if (m->kind != SHARD_MODEL_BAR || m->nwall != 1)

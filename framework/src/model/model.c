@@ -402,8 +402,7 @@ static int build_bar(shard_model *m, const shard_case *c, const shard_scope *sco
     for (int32_t k = 0; k < m->n_presc; ++k)
       if (m->h_col[m->h_rowptr[i]] == m->presc_dof[k])
         m->wall_h[i] = m->h_val[m->h_rowptr[i]], m->h_val[m->h_rowptr[i]] = 0.0;
-  m->scales = (shard_model_scales){.struct_size = sizeof(shard_model_scales), .young = E, .density = rho, .area = A,
-                                   .h_mean = h, .h_min = hmin, .length = L};
+  m->scales = (shard_model_scales){.young = E, .density = rho, .area = A, .h_mean = h, .h_min = hmin, .length = L};
   double mmin = INFINITY;
   for (int32_t j = 0; j < nn; ++j) mmin = fmin(mmin, m->mass[j]);
   m->scales.mass_min = mmin;
@@ -424,7 +423,6 @@ int shard_model_build(const shard_case *c, const shard_scope *scope, shard_model
   shard_model *m = calloc(1, sizeof *m);
   if (!m) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
   m->wall_left = m->wall_right = m->floor = -1;
-  m->scales.struct_size = sizeof m->scales;
   const char *type = shard_case_string(c, "model.type");
   int st;
   if (type && strcmp(type, "particle") == 0) m->kind = SHARD_MODEL_PARTICLE, st = build_particle(m, c, scope, diag, msg);
@@ -458,6 +456,28 @@ void shard_model_destroy(shard_model *m) {
   for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) free(all[i]);
   free(m);
 }
+
+static int model_scale(const void *ctx, const char *name, double *out) {
+  const shard_model_scales *s = ctx;
+  const struct {
+    const char *name;
+    double value;
+  } named[] = {{"young", s->young},   {"density", s->density},   {"area", s->area},    {"h_mean", s->h_mean},
+               {"h_min", s->h_min}, {"mass_min", s->mass_min}, {"length", s->length}};
+  for (size_t i = 0; name && i < sizeof named / sizeof named[0]; ++i)
+    if (strcmp(name, named[i].name) == 0) {
+      if (named[i].value == 0.0) return 0; /* the model has no such scale */
+      *out = named[i].value;
+      return 1;
+    }
+  return 0;
+}
+
+shard_scales shard_model_scales_named(const shard_model_scales *s) {
+  return (shard_scales){.struct_size = sizeof(shard_scales), .ctx = s, .get = model_scale};
+}
+
+shard_scales shard_model_named_scales(const shard_model *m) { return shard_model_scales_named(&m->scales); }
 
 void shard_model_set_force_law(shard_model *m, const shard_contact_law_ops *ops, void *self) {
   m->force_law = ops;

@@ -19,6 +19,18 @@
 #include "shard/system.h"
 #include "shard/tsl.h"
 
+/* The model's scales, zero where it has none (a particle has only mass_min);
+ * plugins see them by name through shard_model_named_scales. */
+typedef struct shard_model_scales {
+  double young;    /* E [Pa] */
+  double density;  /* rho [kg/m^3] */
+  double area;     /* A [m^2] */
+  double h_mean;   /* mean element length [m] */
+  double h_min;    /* smallest element length [m] */
+  double mass_min; /* smallest nodal mass [kg] */
+  double length;   /* model length [m] */
+} shard_model_scales;
+
 typedef enum shard_model_kind { SHARD_MODEL_PARTICLE = 1, SHARD_MODEL_BAR = 2 } shard_model_kind;
 
 typedef struct shard_model {
@@ -105,6 +117,13 @@ typedef struct shard_model {
 int shard_model_build(const shard_case *c, const shard_scope *scope, shard_model **out, shard_diag *diag,
                       shard_msg *msg);
 void shard_model_destroy(shard_model *m);
+
+/* The scales plugins are created with (shard/plugin.h): the names of
+ * docs/plugins.md, a scale the model lacks (zero) answered as absent. Valid
+ * while m lives. */
+shard_scales shard_model_named_scales(const shard_model *m);
+/* The same view of a scales struct alone (valid while *s lives). */
+shard_scales shard_model_scales_named(const shard_model_scales *s);
 
 /* Attach the traction-separation law; zero_in_compression: penalty runs
  * (Akantu's rule: no cohesive traction for delta < 0). Creates the initial

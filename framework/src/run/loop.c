@@ -28,6 +28,21 @@ static void progress(run *r, int64_t step, double t0, int final) {
 
 /* ---- the time loop ---------------------------------------------------------------- */
 
+/* The impact law's restitution of constraints 0..n-1 into the run's
+ * coefficients, from the kinematics of the current state (the start of the
+ * coming step): v_n = H v and gap = g(u) for the existing constraints, 0 and
+ * 0 for rows not inserted yet (n up to ncon_max). O(ncon + nnz(H)), no
+ * allocation. */
+void run_impact_restitution(run *r, const shard_contact_law_ops *ops, int32_t n) {
+  shard_system *sys = r->sys;
+  const int32_t nc = sys->ncon < n ? sys->ncon : n;
+  sys->ops->gaps(sys, sys->u, r->kin_gap);
+  for (int32_t i = 0; i < nc; ++i) r->kin_vn[i] = shard_row_dot(sys->h, i, sys->v);
+  for (int32_t i = nc; i < n; ++i) r->kin_vn[i] = 0.0, r->kin_gap[i] = 0.0;
+  const shard_impact_kinematics k = {.struct_size = sizeof k, .n = n, .v_n = r->kin_vn, .gap = r->kin_gap};
+  shard_contact_law_restitution(ops, r->impact.self, &k, r->restitution);
+}
+
 static int check_finite(const shard_system *sys, const char **what) {
   if (shard_all_finite(sys->u, sys->ndof) && shard_all_finite(sys->v, sys->ndof) && shard_all_finite(sys->a, sys->ndof))
     return 1;
@@ -97,6 +112,7 @@ int run_loop(run *r, int64_t *out_steps, shard_msg *msg) {
      * their LCP from them and overwrite every entry */
     memset(sys->stats, 0, sizeof *sys->stats);
     shard_contact_set_step(contact, k, t_prev);
+    if (r->impact_vd) run_impact_restitution(r, r->impact_vd, sys->ncon); /* e from this step's pre-impact state */
     st = shard_integrator_step(r->iops, r->integ.self, sys, r->dt, msg);
     if (st != SHARD_OK) {
       shard_msg_prepend(msg, "step %lld (t = %.9g s): integrator '%s'", (long long)k, t, r->integ.lp->desc->name);

@@ -176,14 +176,19 @@ static int build_plugins(run *r, shard_msg *msg) {
                          lp->name, family_word(lp->caps), ip->name, family_word(fam), slot,
                          fam == SHARD_CAP_IMPACT_LAW ? "newton_impact" : "penalty");
   const shard_contact_law_ops *lops = shard_contact_law_ops_of(lp);
-  st = shard_contact_law_create(lops, &law->params, r->mops->scales(r->model), &law->self, msg);
+  const shard_scales scales = r->mops->scales(r->model);
+  st = shard_contact_law_create(lops, &law->params, &scales, &law->self, msg);
   created(r, law);
   if (st != SHARD_OK) {
     shard_msg_prepend(msg, "%s: contact law '%s'", path, lp->name);
     return SHARD_ERR_INPUT;
   }
   if (fam == SHARD_CAP_IMPACT_LAW) {
-    shard_contact_law_restitution(lops, law->self, r->sys->ncon_max, r->restitution);
+    r->kin_vn = calloc((size_t)r->sys->ncon_max + 1, sizeof(double));
+    r->kin_gap = calloc((size_t)r->sys->ncon_max + 1, sizeof(double));
+    if (!r->kin_vn || !r->kin_gap) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
+    run_impact_restitution(r, lops, r->sys->ncon_max);
+    if (lp->caps & SHARD_CAP_VELOCITY_DEPENDENT) r->impact_vd = lops;
   } else {
     r->mops->set_force_law(r->model, lops, law->self);
     r->max_spring = shard_contact_law_max_stiffness(lops, law->self);
@@ -196,7 +201,7 @@ static int build_plugins(run *r, shard_msg *msg) {
                            path, ip->name);
     if ((st = instantiate(r, "fracture", &r->tsl, msg)) != SHARD_OK) return st;
     const shard_tsl_ops *tops = shard_tsl_ops_of(r->tsl.lp->desc);
-    st = shard_tsl_create(tops, &r->tsl.params, r->mops->scales(r->model), &r->tsl.self, msg);
+    st = shard_tsl_create(tops, &r->tsl.params, &scales, &r->tsl.self, msg);
     created(r, &r->tsl);
     if (st != SHARD_OK) {
       shard_msg_prepend(msg, "%s: traction-separation law '%s'", path, r->tsl.lp->desc->name);
@@ -207,7 +212,7 @@ static int build_plugins(run *r, shard_msg *msg) {
         SHARD_OK)
       return st;
   }
-  st = shard_integrator_create(r->iops, &r->integ.params, r->mops->scales(r->model), &r->integ.self, msg);
+  st = shard_integrator_create(r->iops, &r->integ.params, &scales, &r->integ.self, msg);
   created(r, &r->integ);
   if (st != SHARD_OK) {
     shard_msg_prepend(msg, "%s: integrator '%s'", path, ip->name);
@@ -402,10 +407,14 @@ static int run_setup(run *r, shard_msg *msg) {
   if (!r->restitution) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
   r->sys->restitution = r->restitution;
   r->model_ready = 1;
-  if ((st = build_plugins(r, msg)) != SHARD_OK || (st = setup_time(r, msg)) != SHARD_OK ||
-      (st = r->mops->reference_setup(r->model, shard_case_string(r->c, "reference.type"),
-                                     r->impact.self ? r->restitution[0] : 0.0, r->dt, msg)) != SHARD_OK)
+  if ((st = build_plugins(r, msg)) != SHARD_OK || (st = setup_time(r, msg)) != SHARD_OK) return st;
+  /* e of the reference: the law's constant (NAN for a law that depends on the velocity) */
+  const double e = r->impact_vd ? NAN : r->impact.self ? r->restitution[0] : 0.0;
+  if ((st = r->mops->reference_setup(r->model, shard_case_string(r->c, "reference.type"), e, r->dt, msg)) !=
+      SHARD_OK) {
+    if (r->impact_vd) shard_msg_prepend(msg, "impact law '%s' (velocity dependent)", r->impact.lp->desc->name);
     return st;
+  }
   r->mops->info(r->model, &r->info); /* the reference's columns */
   if (shard_case_has(r->c, "output.fields_interval") &&
       shard_case_real(r->c, "output.fields_interval", &sc, &r->fields_interval, r->diag) != SHARD_OK)
@@ -444,7 +453,7 @@ static void run_teardown(run *r) {
   free(r->u_prev), free(r->v_prev), free(r->gap);
   if (r->mops) r->mops->destroy(r->model);
   r->model = NULL, r->sys = NULL;
-  free(r->restitution);
+  free(r->restitution), free(r->kin_vn), free(r->kin_gap);
 }
 
 int shard_run_check(const shard_case *c, const shard_registry *reg, shard_diag *diag, shard_msg *msg) {

@@ -54,6 +54,11 @@ typedef struct run {
   plugin_inst *created[6]; /* instances in the order of creation, destroyed in reverse */
   int n_created;
   const shard_integrator_ops *iops;
+  /* a velocity-dependent impact law (SHARD_CAP_VELOCITY_DEPENDENT), called
+   * before every step with the kinematics in kin_vn, kin_gap (ncon_max each);
+   * NULL for a constant law, called once at set-up */
+  const shard_contact_law_ops *impact_vd;
+  double *kin_vn, *kin_gap;
 
   double T, dt, dt_c, dt_bulk, dt_c_default, dt_c_paper, max_spring, energy_guard;
   double guard_swing; /* 1/(1 - (dt/dt_c_default)^2): how far E may exceed 𝓗 in a stable run (Newmark forms) */

@@ -23,7 +23,7 @@ static const shard_param_spec newton_impact_params[] = {
      .doc = "Newton restitution coefficient e: 0 plastic impact, 1 elastic impact"},
 };
 
-static int ni_create(const shard_params *params, const shard_model_scales *scales, void **out_self, shard_msg *msg) {
+static int ni_create(const shard_params *params, const shard_scales *scales, void **out_self, shard_msg *msg) {
   (void)scales;
   *out_self = NULL;
   if (!shard_params_has(params, "restitution"))
@@ -40,9 +40,9 @@ static int ni_create(const shard_params *params, const shard_model_scales *scale
 
 static void ni_destroy(void *self) { free(self); }
 
-static void ni_restitution(const void *self, int32_t n, double *out_e) {
+static void ni_restitution(const void *self, const shard_impact_kinematics *k, double *out_e) {
   const newton_impact *s = self;
-  for (int32_t i = 0; i < n; ++i) out_e[i] = s->e;
+  for (int32_t i = 0; i < k->n; ++i) out_e[i] = s->e;
 }
 
 static const shard_contact_law_ops ni_ops = {

@@ -37,12 +37,12 @@ static const shard_param_spec penalty_params[] = {
      .doc = "absolute penalty eps_n, force per unit area and penetration (give alpha or stiffness, not both)"},
 };
 
-static int pen_create(const shard_params *params, const shard_model_scales *scales, void **out_self, shard_msg *msg) {
+static int pen_create(const shard_params *params, const shard_scales *scales, void **out_self, shard_msg *msg) {
   *out_self = NULL;
   double eps;
   const int rc = shard_scaled_stiffness(params, "alpha", "stiffness", 1, scales, &eps, msg);
   if (rc != SHARD_OK) return rc;
-  const double area = scales && scales->area > 0.0 ? scales->area : 1.0;
+  const double a = shard_scale(scales, "area"), area = a > 0.0 ? a : 1.0; /* no area (NAN): per contact */
   if (!isfinite(eps * area))
     return shard_msg_set(msg, SHARD_ERR_INPUT, "penalty stiffness eps_n A = %g * %g overflows", eps, area);
   penalty *s = calloc(1, sizeof *s);

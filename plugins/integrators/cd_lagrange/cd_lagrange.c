@@ -28,7 +28,7 @@ typedef struct cdl {
   double *block;
 } cdl;
 
-static int cdl_create(const shard_params *params, const shard_model_scales *scales, void **out_self, shard_msg *msg) {
+static int cdl_create(const shard_params *params, const shard_scales *scales, void **out_self, shard_msg *msg) {
   (void)params;
   (void)scales;
   *out_self = NULL;

@@ -19,7 +19,7 @@ typedef struct enm {
   double *block;
 } enm;
 
-static int enm_create(const shard_params *params, const shard_model_scales *scales, void **out_self, shard_msg *msg) {
+static int enm_create(const shard_params *params, const shard_scales *scales, void **out_self, shard_msg *msg) {
   (void)params;
   (void)scales;
   *out_self = NULL;

@@ -138,7 +138,7 @@ static int32_t band_order(const shard_csr *k, int32_t n, int32_t *perm, int32_t 
   return kd_id;
 }
 
-static int mj_create(const shard_params *params, const shard_model_scales *scales, void **out_self, shard_msg *msg) {
+static int mj_create(const shard_params *params, const shard_scales *scales, void **out_self, shard_msg *msg) {
   (void)scales;
   *out_self = NULL;
   const int rc = shard_params_check(params, msg);

@@ -71,7 +71,7 @@ static uint32_t certify(const shard_csr *w) {
   return flags;
 }
 
-static int nsn_create(const shard_params *params, const shard_model_scales *scales, void **out_self, shard_msg *msg) {
+static int nsn_create(const shard_params *params, const shard_scales *scales, void **out_self, shard_msg *msg) {
   (void)scales;
   *out_self = NULL;
   nsn *s = calloc(1, sizeof *s);

@@ -18,7 +18,20 @@
  * secant path and G_c d² on the capped path; both are G_c at d = 1.
  *
  * The host zeroes the cohesive traction for δ < 0 itself when it runs penalty
- * contact (Akantu's rule); this law always implements the nonsmooth rule. */
+ * contact (Akantu's rule); this law always implements the nonsmooth rule.
+ *
+ * Mixed mode (batch->delta_t not NULL; Camacho & Ortiz 1996, Ortiz &
+ * Pandolfi 1999): the same scalar law acts on the effective opening
+ *   δ_eff = √(δ_n² + β² δ_t²)  for δ_n ≥ 0 (tension),
+ *   δ_eff = β |δ_t|             for δ_n < 0 (compression: the normal part is
+ *                               the contact's, only sliding opens the crack),
+ * with δ_max its history, and the traction vector is
+ *   T_n = (t/δ_eff) δ_n (0 in compression),  T_t = β² (t/δ_eff) δ_t,
+ * t the scalar traction, so that T·dδ = t dδ_eff: any monotonic path to
+ * δ_eff = δ_c dissipates G_c. Stiffnesses k (normal) and β² k (tangential),
+ * k the scalar one. At δ_eff = 0 the direction is the normal: T_n = t in
+ * tension, 0 in compression, T_t = 0. The 1D rule above (delta_t NULL) is
+ * unchanged, its arithmetic untouched. */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -26,6 +39,7 @@
 #include "shard/tsl.h"
 
 typedef struct camacho_ortiz {
+  double beta2; /* β², the weight of sliding in the effective opening */
   int capped;  /* a cap was given */
   double kcap; /* k̃ [Pa/m] when capped */
   double kmax; /* largest secant stiffness accepted: k̃, or DBL_MAX uncapped */
@@ -52,15 +66,33 @@ static const shard_param_spec co_params[] = {
      .choices = NULL,
      .doc = "absolute stiffness cap k_cap per unit area and opening (give alpha or stiffness, not both; neither: "
             "uncapped)"},
+    {.key = "beta",
+     .type = SHARD_PARAM_REAL,
+     .def = "1",
+     .min = 0.0,
+     .max = SHARD_INF,
+     .unit = "1",
+     .flags = 0,
+     .choices = NULL,
+     .doc = "mixed mode: weight of the tangential opening, delta_eff = sqrt(delta_n^2 + beta^2 delta_t^2) (models "
+            "with a tangential opening only; 1D ignores it)"},
 };
 
-static int co_create(const shard_params *params, const shard_model_scales *scales, void **out_self, shard_msg *msg) {
+static int co_create(const shard_params *params, const shard_scales *scales, void **out_self, shard_msg *msg) {
   *out_self = NULL;
   double kcap;
-  const int rc = shard_scaled_stiffness(params, "cap.alpha", "cap.stiffness", 0, scales, &kcap, msg);
+  int rc = shard_params_check(params, msg);
+  if (rc != SHARD_OK) return rc;
+  rc = shard_scaled_stiffness(params, "cap.alpha", "cap.stiffness", 0, scales, &kcap, msg);
   if (rc != SHARD_OK) return rc;
   camacho_ortiz *s = calloc(1, sizeof *s);
   if (!s) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
+  s->beta2 = shard_params_has(params, "beta") ? shard_params_real(params, "beta") : 1.0;
+  s->beta2 *= s->beta2;
+  if (!isfinite(s->beta2)) {
+    free(s);
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "beta = %g: beta^2 overflows", shard_params_real(params, "beta"));
+  }
   s->capped = !isnan(kcap);
   s->kcap = s->capped ? kcap : SHARD_INF;
   s->kmax = s->capped ? kcap : DBL_MAX;
@@ -70,50 +102,80 @@ static int co_create(const shard_params *params, const shard_model_scales *scale
 
 static void co_destroy(void *self) { free(self); }
 
-/* One loop, no indirect call, no allocation. The secant path is taken when
+/* The scalar law at opening x with history *dmax. No indirect call, no
+ * allocation. The secant path is taken when
  * d > 0 and k(d) = T(d)/δ_max <= k̃ (uncapped: any finite k(d)); otherwise the
  * capped rule, which is also the rule of a fresh interface (d = 0). The
  * secant is computed as T(d)/δ_max on both branches, so loading and
  * unloading agree bit for bit at δ = δ_max. */
-static void co_evaluate(const void *self, const shard_tsl_batch *b, int commit) {
-  const double kmax = ((const camacho_ortiz *)self)->kmax;
-  const int32_t n = b->n;
-  for (int32_t i = 0; i < n; ++i) {
-    const double sc = b->sigma_c[i], dc = b->delta_c[i], x = b->delta[i];
-    const double hm = b->delta_max[i] > 0.0 ? b->delta_max[i] : 0.0;
-    double t, k, e;
-    if (x >= hm) { /* loading: the envelope at d = δ/δ_c */
-      if (x >= dc) {
-        t = k = e = 0.0;
-      } else {
-        t = sc * (1.0 - x / dc);
-        const double ks = x > 0.0 ? t / x : DBL_MAX;
-        if (x > 0.0 && ks <= kmax) {
-          k = ks;
-          e = 0.5 * t * x;
-        } else {
-          k = 0.0;
-          e = t * x;
-        }
-      }
-      if (commit) b->delta_max[i] = x;
-    } else if (hm >= dc) { /* fully broken */
+static inline void co_scalar(double kmax, double sc, double dc, double x, double *dmax, int commit, double *out_t,
+                             double *out_k, double *out_e) {
+  const double hm = *dmax > 0.0 ? *dmax : 0.0;
+  double t, k, e;
+  if (x >= hm) { /* loading: the envelope at d = δ/δ_c */
+    if (x >= dc) {
       t = k = e = 0.0;
-    } else { /* below δ_max, through zero into penetration */
-      const double env = sc * (1.0 - hm / dc);
-      const double ks = hm > 0.0 ? env / hm : DBL_MAX;
-      if (hm > 0.0 && ks <= kmax) {
+    } else {
+      t = sc * (1.0 - x / dc);
+      const double ks = x > 0.0 ? t / x : DBL_MAX;
+      if (x > 0.0 && ks <= kmax) {
         k = ks;
-        t = ks * x;
         e = 0.5 * t * x;
       } else {
         k = 0.0;
-        t = env;
-        e = env * x;
+        e = t * x;
       }
     }
-    b->traction[i] = t;
+    if (commit) *dmax = x;
+  } else if (hm >= dc) { /* fully broken */
+    t = k = e = 0.0;
+  } else { /* below δ_max, through zero into penetration */
+    const double env = sc * (1.0 - hm / dc);
+    const double ks = hm > 0.0 ? env / hm : DBL_MAX;
+    if (hm > 0.0 && ks <= kmax) {
+      k = ks;
+      t = ks * x;
+      e = 0.5 * t * x;
+    } else {
+      k = 0.0;
+      t = env;
+      e = env * x;
+    }
+  }
+  *out_t = t;
+  *out_k = k;
+  *out_e = e;
+}
+
+static void co_evaluate(const void *self, const shard_tsl_batch *b, int commit) {
+  const camacho_ortiz *s = self;
+  const double kmax = s->kmax;
+  const int32_t n = b->n;
+  if (!b->delta_t) { /* 1D: normal only */
+    for (int32_t i = 0; i < n; ++i)
+      co_scalar(kmax, b->sigma_c[i], b->delta_c[i], b->delta[i], &b->delta_max[i], commit, &b->traction[i],
+                &b->stiffness[i], &b->reversible[i]);
+    return;
+  }
+  const double beta2 = s->beta2;
+  for (int32_t i = 0; i < n; ++i) {
+    const double dn = b->delta[i], dt = b->delta_t[i];
+    const double x = dn >= 0.0 ? sqrt(dn * dn + beta2 * dt * dt) : sqrt(beta2 * dt * dt);
+    double t, k, e;
+    co_scalar(kmax, b->sigma_c[i], b->delta_c[i], x, &b->delta_max[i], commit, &t, &k, &e);
+    double tn, tt;
+    if (x > 0.0) {
+      const double r = t / x; /* the secant of the current point: k on the secant path */
+      tn = dn >= 0.0 ? r * dn : 0.0;
+      tt = beta2 * r * dt;
+    } else {
+      tn = dn >= 0.0 ? t : 0.0;
+      tt = 0.0;
+    }
+    b->traction[i] = tn;
+    b->traction_t[i] = tt;
     b->stiffness[i] = k;
+    if (b->stiffness_t) b->stiffness_t[i] = beta2 * k;
     b->reversible[i] = e;
   }
 }
@@ -143,7 +205,11 @@ static const shard_plugin co_desc = {
     .doc = "Linear softening T = sigma_c (1 - delta/delta_c) from the insertion strength, secant unloading and "
            "reloading T = k(d) delta with k(d) = sigma_c (1-d)/(d delta_c), continued through zero into "
            "penetration. With a cap k_cap, an interface whose secant exceeds it unloads at constant traction "
-           "sigma_c (1-d) with zero stiffness. Dissipation G_c d (secant) or G_c d^2 (capped), G_c at d = 1.",
+           "sigma_c (1-d) with zero stiffness. Dissipation G_c d (secant) or G_c d^2 (capped), G_c at d = 1. "
+           "Mixed mode (models with a tangential opening, Camacho & Ortiz 1996, Ortiz & Pandolfi 1999): the law "
+           "acts on delta_eff = sqrt(delta_n^2 + beta^2 delta_t^2) in tension, beta |delta_t| in compression (the "
+           "normal part is the contact's), with tractions T_n = (t/delta_eff) delta_n (0 in compression) and "
+           "T_t = beta^2 (t/delta_eff) delta_t, so that any monotonic opening dissipates G_c.",
 };
 
 SHARD_PLUGIN_SINGLE(co_desc)

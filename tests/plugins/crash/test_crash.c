@@ -31,7 +31,7 @@ static const shard_param_spec tc_params[] = {
     {"step_sleep", SHARD_PARAM_REAL, "0", 0, 3600, "s", 0, 0, "how long every step sleeps"},
 };
 
-static int tc_create(const shard_params *params, const shard_model_scales *scales, void **out_self, shard_msg *msg) {
+static int tc_create(const shard_params *params, const shard_scales *scales, void **out_self, shard_msg *msg) {
   (void)scales;
   *out_self = NULL;
   tc *s = calloc(1, sizeof *s);
