@@ -1,0 +1,763 @@
+"""The figures of docs/figures, one function each, and the command that
+regenerates them:
+
+    python3 -m shard.figures --list
+    python3 -m shard.figures confined_length restitution --out docs/figures
+    python3 -m shard.figures damaged_bar_drift --exe build/bin/shard --work /tmp/work
+
+Figures of the stored campaigns read results/ (found beside the package in a
+source tree, or given with --results). Figures that need simulations run them
+through shard.cli into --work (a temporary directory by default) unless their
+inputs are given with --input KEY=DIR. Each figure prints the table it draws.
+
+Constants (G_c, density, strength, strain rate, area) come from the runs' own
+resolved cases, never from this file; the paper's results (exponents, curves)
+are drawn as reference lines and named as such.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import re
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Dict, List, Optional, Sequence
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.text  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from . import cli  # noqa: E402
+from .fit import (power_law_fit, power_law_fit_of_means, power_law_fits_by,  # noqa: E402
+                  power_law_fits_over_ranges)
+from .io import Campaign, Run, ShardDataError, load_campaign, load_run  # noqa: E402
+from .stats import ks_critical, ks_distance, mean_ci, paired_difference  # noqa: E402
+
+__all__ = ["FIGURES", "Context", "main"]
+
+
+# --------------------------------------------------------------------------- registry
+
+@dataclass
+class Context:
+    """Where a figure reads and writes: the output directory, the stored campaigns,
+    a work directory for the simulations it runs, the shard executable, and inputs
+    given by name (KEY -> directory) instead of simulated."""
+    out: Path
+    results: Optional[Path] = None
+    work: Optional[Path] = None
+    exe: Optional[str] = None
+    inputs: Dict[str, Path] = field(default_factory=dict)
+    source: Optional[Path] = None  # the source tree (cases/), when known
+    log: Callable[[str], None] = print
+
+    def stored(self, name: str) -> Path:
+        if self.results is None:
+            raise ShardDataError("no results directory: pass --results DIR (the repository's results/)")
+        p = self.results / name
+        if not (p / "campaign.csv").exists():
+            raise ShardDataError(f"{p}: no stored campaign (no campaign.csv)")
+        return p
+
+    def case(self, rel: str) -> Path:
+        if self.source is None or not (self.source / rel).exists():
+            raise ShardDataError(f"{rel}: not found; run from a source tree or pass the input with --input")
+        return self.source / rel
+
+    def workdir(self, name: str) -> Path:
+        if self.work is None:
+            self.work = Path(tempfile.mkdtemp(prefix="shard-figures-"))
+        return self.work / name
+
+
+@dataclass
+class Figure:
+    name: str
+    func: Callable[[Context], str]
+    summary: str
+    cost: str  # "stored" (reads results/) or a note on the simulations it runs
+
+
+FIGURES: Dict[str, Figure] = {}
+
+
+def _figure(name: str, summary: str, cost: str = "stored"):
+    def deco(func: Callable[[Context], str]):
+        FIGURES[name] = Figure(name, func, summary, cost)
+        return func
+    return deco
+
+
+_SUBSCRIPTS = [(re.compile(r"(?<![$\w])N_f(?![\w])"), "$N_f$"), (re.compile(r"(?<![$\w])G_c(?![\w])"), "$G_c$"),
+               (re.compile(r"Δt_c"), r"$\Delta t_c$"), (re.compile(r"Δt_bulk"), r"$\Delta t_{bulk}$"),
+               (re.compile(r"σ_c"), r"$\sigma_c$")]
+
+
+def _tex(text: str) -> str:
+    """Subscripts in labels without mathtext of their own: N_f, G_c, Δt_c, ..."""
+    if "$" in text:
+        return text
+    for pat, rep in _SUBSCRIPTS:
+        text = pat.sub(lambda _m, rep=rep: rep, text)
+    return text
+
+
+def _save(fig, ctx: Context, name: str) -> Path:
+    for t in fig.findobj(matplotlib.text.Text):
+        t.set_text(_tex(t.get_text()))
+    ctx.out.mkdir(parents=True, exist_ok=True)
+    path = ctx.out / f"{name}.png"
+    fig.savefig(path, dpi=110, metadata={"Software": None})
+    plt.close(fig)
+    return path
+
+
+def _style():
+    plt.rcParams.update({"font.size": 10, "axes.grid": True, "grid.alpha": 0.3, "legend.fontsize": 8.5,
+                         "legend.framealpha": 0.85, "axes.titlesize": 10.5, "figure.titlesize": 11.5})
+
+
+def _ok(c: Campaign, need: Sequence[str]) -> pd.DataFrame:
+    missing = [k for k in need if k not in c.table.columns]
+    if missing:
+        raise ShardDataError(f"{c.path / 'campaign.csv'}: no column {', '.join(missing)}")
+    ok = c.ok.copy()
+    if ok.empty:
+        raise ShardDataError(f"{c.path / 'campaign.csv'}: no run with status ok")
+    return ok
+
+
+def _first_case(c: Campaign) -> Run:
+    for i in c.table["index"]:
+        p = c.run_path(int(i))
+        if (p / "case.resolved.yaml").exists():
+            return load_run(p)
+    raise ShardDataError(f"{c.path}: no run directory with a case.resolved.yaml (the constants come from it)")
+
+
+def _need(run: Run, key: str) -> float:
+    v = run.case_value(key)
+    if not isinstance(v, (int, float)):
+        raise ShardDataError(f"{run.path / 'case.resolved.yaml'}: {key} is {v!r}, not a number")
+    return float(v)
+
+
+def _fmt_ci(m) -> str:
+    return f"{m.mean:.4g} ± {m.ci95:.2g}" if m.n > 1 else f"{m.mean:.4g}"
+
+
+# --------------------------------------------------------------------------- Fig. 13
+
+def confined_length_data(c: Campaign):
+    """Per-run quantities of the confined length study: L, G/L and N_f G_c/L per unit
+    section, (N_f - 1) G_c/L, Ĝ/N_f; constants from the runs' resolved case."""
+    ok = _ok(c, ["model.length", "fracture.dissipation", "fracture.fragments", "fracture.g_hat_per_fragment"])
+    run = _first_case(c)
+    gc, area = _need(run, "fracture.g_c"), _need(run, "model.area")
+    rho, rate = _need(run, "model.density"), _need(run, "model.initial.strain_rate")
+    d = pd.DataFrame({
+        "L": ok["model.length"].astype(float),
+        "seed": ok["fracture.strength.seed"] if "fracture.strength.seed" in ok else np.nan,
+        "G_over_L": ok["fracture.dissipation"].astype(float) / area / ok["model.length"].astype(float),
+        "NfGc_over_L": ok["fracture.fragments"].astype(float) * gc / ok["model.length"].astype(float),
+        "cracks_Gc_over_L": (ok["fracture.fragments"].astype(float) - 1) * gc / ok["model.length"].astype(float),
+        "g_hat_per_fragment": ok["fracture.g_hat_per_fragment"].astype(float),
+    })
+    d["L"] = d["L"].round(12)
+    return d, {"g_c": gc, "area": area, "density": rho, "strain_rate": rate}
+
+
+@_figure("confined_length", "Fig. 13: G/L and N_f G_c/L against L (log-log) with fits and the paper's exponents; "
+         "Ĝ/N_f against L (results/confined_length)")
+def confined_length(ctx: Context) -> str:
+    st = ctx.stored("confined_length")
+    extra = [p for p in [st / "recorded_runs_0-15.csv"] if p.exists()]
+    c = load_campaign(st, extra)
+    d, k = confined_length_data(c)
+    kinetic = lambda L: k["density"] * np.asarray(L) ** 2 * k["strain_rate"] ** 2 / 24  # noqa: E731
+    lines = ["# confined bar over its length: seed means with 95% Student-t intervals (G per unit section)",
+             "| L [mm] | runs | G/L [J/m] | N_f G_c/L [J/m] | Ĝ/N_f | kinetic bound [J/m] |", "|---|---|---|---|---|---|"]
+    means = []
+    for L, g in d.groupby("L"):
+        mg, mn, mh = mean_ci(g["G_over_L"]), mean_ci(g["NfGc_over_L"]), mean_ci(g["g_hat_per_fragment"])
+        means.append((L, mg, mn, mh))
+        lines.append(f"| {L * 1e3:.3g} | {len(g)} | {_fmt_ci(mg)} | {_fmt_ci(mn)} | {_fmt_ci(mh)} | {float(kinetic(L)):.4g} |")
+    fg, fn = power_law_fit(d["L"], d["G_over_L"]), power_law_fit(d["L"], d["NfGc_over_L"])
+    mg_, mn_ = power_law_fit_of_means(d, "L", "G_over_L"), power_law_fit_of_means(d, "L", "NfGc_over_L")
+    fc = power_law_fit(d["L"], d["cracks_Gc_over_L"].where(d["cracks_Gc_over_L"] > 0))
+    lines += [f"fitted over {fg.n} runs: G/L ~ L^({fg}) (paper 1.37); N_f G_c/L ~ L^({fn}) (paper 0.61)",
+              f"fitted over the {mg_.n} seed means: G/L ~ L^({mg_}); N_f G_c/L ~ L^({mn_})",
+              f"counting cracks (N_f - 1) instead of fragments: (N_f - 1) G_c/L ~ L^({fc})"]
+    if d["seed"].notna().any():
+        pg, pn = power_law_fits_by(d, "L", "G_over_L", "seed"), power_law_fits_by(d, "L", "NfGc_over_L", "seed")
+        lines += ["per seed:", "| seed | runs | G/L ~ L^... | N_f G_c/L ~ L^... |", "|---|---|---|---|"]
+        for (_, a), (_, b) in zip(pg.iterrows(), pn.iterrows()):
+            lines.append(f"| {int(a['seed'])} | {int(a['n'])} | {a['exponent']:.2f} ± {a['ci95']:.2f} | "
+                         f"{b['exponent']:.2f} ± {b['ci95']:.2f} |")
+    rg, rn = power_law_fits_over_ranges(d, "L", "G_over_L"), power_law_fits_over_ranges(d, "L", "NfGc_over_L")
+    if len(rg):
+        lines += ["over ranges of three or more lengths (all runs):", "| L [mm] | runs | G/L ~ L^... | N_f G_c/L ~ L^... |",
+                  "|---|---|---|---|"]
+        for (_, a), (_, b) in zip(rg.iterrows(), rn.iterrows()):
+            lines.append(f"| {a['x_lo'] * 1e3:.3g}–{a['x_hi'] * 1e3:.3g} | {int(a['n'])} | {a['exponent']:.2f} ± "
+                         f"{a['ci95']:.2f} | {b['exponent']:.2f} ± {b['ci95']:.2f} |")
+
+    _style()
+    fig, (a, b) = plt.subplots(1, 2, figsize=(13, 5.2), constrained_layout=True)
+    Ls = np.array([m[0] for m in means])
+    xx = np.geomspace(Ls.min() / 1.15, Ls.max() * 1.15, 50)
+    mid = math.sqrt(Ls.min() * Ls.max())
+    for key, f, paper, col, light, mk, lab in (("G_over_L", fg, 1.37, "#08519c", "#9ecae1", "o", "fracture energy $\\mathcal{G}$/L"),
+                                              ("NfGc_over_L", fn, 0.61, "#a63603", "#fdae6b", "s", "N_f G_c/L")):
+        a.plot(d["L"] * 1e3, d[key], mk, ms=3.5, color=light, label=f"{lab}, each run")
+        idx = 1 if key == "G_over_L" else 2
+        a.errorbar(Ls * 1e3, [m[idx].mean for m in means], yerr=[m[idx].ci95 for m in means], fmt=mk, color=col,
+                   capsize=3, label=f"{lab}, seed mean ± 95%")
+        a.plot(xx * 1e3, f(xx), "-", color=col, lw=1.5, label=f"least-squares fit, all runs: $L^{{{f.exponent:.2f} \\pm {f.exponent_ci95:.2f}}}$")
+        a.plot(xx * 1e3, f(mid) * (xx / mid) ** paper, "--", color=col, lw=1.2, dashes=(6, 3),
+               label=f"paper: $L^{{{paper}}}$")
+    a.plot(xx * 1e3, kinetic(xx), ":", color="black", lw=1.5, label="kinetic bound ρL²ε̇²/24")
+    a.set(xscale="log", yscale="log", xlabel="bar length L [mm]", ylabel="energy per length [J/m] (per m² of section)",
+          title="(a) fracture energy and N_f G_c per length")
+    a.set_xticks([1, 1.5, 2, 3, 5, 7, 10], labels=["1", "1.5", "2", "3", "5", "7", "10"])
+    a.legend(loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=3)
+    b.plot(d["L"] * 1e3, d["g_hat_per_fragment"], "o", ms=3.5, color="#9ecae1", label="each run")
+    b.errorbar(Ls * 1e3, [m[3].mean for m in means], yerr=[m[3].ci95 for m in means], fmt="o-", color="#08519c",
+               capsize=3, label="seed mean ± 95%")
+    b.plot([1, 10], [2, 10], "D", ms=8, mfc="none", mec="black", label="paper: ≈ 2 at 1 mm, ≈ 10 at 10 mm")
+    b.set(xscale="log", xlabel="bar length L [mm]", ylabel=r"$\hat{G}/N_f = \mathcal{G}\,/\,(N_f\, G_c A)$",
+          title="(b) fracture energy per fragment")
+    b.set_xticks([1, 1.5, 2, 3, 5, 7, 10], labels=["1", "1.5", "2", "3", "5", "7", "10"])
+    b.legend(loc="upper left")
+    fig.suptitle(f"Confined bar over its length (paper Fig. 13): {len(d)} runs, "
+                 f"{d['seed'].nunique()} seeds")
+    lines.append(f"wrote {_save(fig, ctx, 'confined_length')}")
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- Figs. 14-15
+
+_RESTITUTION_COLS = ["contact.impact.restitution", "fracture.g_hat_per_fragment", "fracture.dissipation",
+                     "energy.contact_dissipation", "energy.initial", "energy.external_work", "fracture.fragments",
+                     "fracture.strength.seed"]
+
+
+def restitution_table(c: Campaign, seed: Optional[int] = None):
+    """Per e: runs, and mean ± 95% of N_f, Ĝ/N_f, fracture / injected and (fracture +
+    contact) / injected, and the mean contact dissipation; and the seed-paired
+    difference lowest e minus highest e (N_f, fracture energy) when seeds pair."""
+    ok = _ok(c, _RESTITUTION_COLS)
+    if seed is not None:
+        ok = ok[ok["fracture.strength.seed"] == seed]
+        if ok.empty:
+            raise ShardDataError(f"{c.path}: no ok run of seed {seed}")
+    inj = ok["energy.initial"] + ok["energy.external_work"]
+    d = pd.DataFrame({"e": ok["contact.impact.restitution"].astype(float), "seed": ok["fracture.strength.seed"],
+                      "n_f": ok["fracture.fragments"].astype(float),
+                      "g_hat": ok["fracture.g_hat_per_fragment"].astype(float),
+                      "frac": ok["fracture.dissipation"] / inj,
+                      "total": (ok["fracture.dissipation"] + ok["energy.contact_dissipation"]) / inj,
+                      "contact": ok["energy.contact_dissipation"].astype(float),
+                      "g": ok["fracture.dissipation"].astype(float)})
+    rows = []
+    for e, g in d.groupby("e", sort=True):
+        rows.append({"e": e, "runs": len(g), **{k: mean_ci(g[k]) for k in ("n_f", "g_hat", "frac", "total")},
+                     "contact": g["contact"].mean()})
+    paired = None
+    es = sorted(d["e"].unique())
+    if len(es) > 1:
+        lo = d[d["e"] == es[0]].set_index("seed")
+        hi = d[d["e"] == es[-1]].set_index("seed")
+        common = lo.index.intersection(hi.index)
+        if len(common):
+            paired = {"lo": es[0], "hi": es[-1], "n": len(common),
+                      "n_f": paired_difference(lo.loc[common, "n_f"], hi.loc[common, "n_f"]),
+                      "g": paired_difference(lo.loc[common, "g"], hi.loc[common, "g"]),
+                      "more": int((lo.loc[common, "n_f"] > hi.loc[common, "n_f"]).sum())}
+    return d, rows, paired
+
+
+def _restitution_text(rows, paired) -> List[str]:
+    def f(m, p):
+        return f"{m.mean:.{p}f} ± {m.ci95:.{p}f}" if m.n > 1 else f"{m.mean:.{p}f}"
+    out = ["| e | runs | N_f | Ĝ/N_f | fracture / injected | (fracture + contact) / injected | contact dissipation [J] |",
+           "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        out.append(f"| {r['e']:g} | {r['runs']} | {f(r['n_f'], 1)} | {f(r['g_hat'], 2)} | {f(r['frac'], 3)} | "
+                   f"{f(r['total'], 3)} | {r['contact']:.0f} |")
+    if paired and paired["n"] > 1:
+        out.append(f"seed-paired, e = {paired['lo']:g} minus e = {paired['hi']:g}, {paired['n']} seeds: "
+                   f"N_f {paired['n_f'].mean:+.1f} ± {paired['n_f'].ci95:.1f} (higher at e = {paired['lo']:g} in "
+                   f"{paired['more']} of {paired['n']}), fracture energy {paired['g'].mean:+.0f} ± "
+                   f"{paired['g'].ci95:.0f} J")
+    return out
+
+
+def _restitution_plot(ctx: Context, name: str, d: pd.DataFrame, rows, title: str) -> Path:
+    single = all(r["runs"] == 1 for r in rows)
+    es = [r["e"] for r in rows]
+    slot = {e: i for i, e in enumerate(es)}
+    x = d["e"].map(slot).to_numpy(dtype=float)
+    xs = np.arange(len(es), dtype=float)
+    _style()
+    fig, axs = plt.subplots(1, 3, figsize=(15, 4.8), constrained_layout=True)
+    jitter = (d["seed"].rank(method="dense").to_numpy() - 1) / max(d["seed"].nunique(), 1) * 0.3 - 0.15 \
+        if not single else 0 * x
+
+    def series(ax, key, col, label, mk="o"):
+        if single:
+            ax.plot(xs, [r[key].mean for r in rows], mk + "-", color=col, lw=1.5, label=label)
+        else:
+            ax.plot(x + jitter, d[key], mk, ms=3.5, mfc="none", color="#b0b0b0")
+            ax.errorbar(xs, [r[key].mean for r in rows], yerr=[r[key].ci95 for r in rows], fmt=mk + "-", color=col,
+                        capsize=3, lw=1.5, label=f"{label}: seed mean ± 95%")
+
+    a, b, c = axs
+    series(a, "g_hat", "#08519c", "shard")
+    low = [i for i, e in enumerate(es) if e < 0.999]
+    if low:
+        a.plot([min(low) - 0.3, max(low) + 0.3], [1.8, 1.8], "--", color="black", dashes=(6, 3),
+               label="paper: ≈ 1.8 below e = 0.999")
+    if 1.0 in slot:
+        a.plot([slot[1.0]], [4.0], "D", ms=9, mfc="none", mec="black", label="paper: ≈ 4 at e = 1")
+    a.set(ylabel=r"$\hat{G}/N_f = \mathcal{G}\,/\,(N_f\, G_c A)$", title="(a) fracture energy per fragment")
+    series(b, "frac", "#cb181d", "fracture")
+    series(b, "total", "black", "fracture + contact", "s")
+    b.set(ylabel="dissipated / injected energy", title="(b) where the injected energy goes", ylim=(0, 1.05))
+    series(c, "n_f", "#08519c", "shard")
+    c.set(ylabel="number of fragments N_f", title="(c) fragments")
+    if not single:
+        for ax in axs:
+            ax.plot([], [], "o", mfc="none", color="#b0b0b0", label="each run (seeds side by side)")
+    for ax in axs:
+        ax.set_xticks(xs, labels=[f"{e:g}" for e in es])
+        ax.set_xlim(-0.5, len(es) - 0.5)
+        ax.set_xlabel("restitution coefficient e (one step per value)")
+        ax.legend(loc="best")
+    fig.suptitle(title)
+    return _save(fig, ctx, name)
+
+
+@_figure("restitution", "Figs. 14-15: Ĝ/N_f, dissipated energy and N_f against e, 8 seeds "
+         "(results/restitution)")
+def restitution(ctx: Context) -> str:
+    c = load_campaign(ctx.stored("restitution"))
+    d, rows, paired = restitution_table(c)
+    run = _first_case(c)
+    p = _restitution_plot(ctx, "restitution", d, rows,
+                          f"Confined bar, {_need(run, 'model.length') * 1e3:g} mm, {int(_need(run, 'model.elements'))} "
+                          f"elements (paper Figs. 14–15): {d['seed'].nunique()} seeds, means with 95% intervals")
+    return "\n".join(_restitution_text(rows, paired) + [f"wrote {p}"])
+
+
+@_figure("restitution_seed1", "Figs. 14-15 for seed 1 alone (the seed-1 runs of results/restitution)")
+def restitution_seed1(ctx: Context) -> str:
+    c = load_campaign(ctx.stored("restitution"))
+    d, rows, paired = restitution_table(c, seed=1)
+    run = _first_case(c)
+    p = _restitution_plot(ctx, "restitution_seed1", d, rows,
+                          f"Confined bar, {_need(run, 'model.length') * 1e3:g} mm, {int(_need(run, 'model.elements'))} "
+                          "elements (paper Figs. 14–15): seed 1, one run per e")
+    return "\n".join(_restitution_text(rows, paired) + [f"wrote {p}"])
+
+
+# --------------------------------------------------------------------------- fragment sizes
+
+def pooled_size_samples(sizes: pd.DataFrame) -> Dict[str, pd.DataFrame]:
+    """A campaign's pooled fragment_sizes.csv (group columns, then runs, size,
+    size_over_mean, ...) split into one sample per group, labelled in words
+    ('e = 0.5' for contact.impact.restitution)."""
+    if "runs" not in sizes.columns or "size_over_mean" not in sizes.columns:
+        raise ShardDataError(f"{sizes.attrs.get('source', 'table')}: not a campaign fragment_sizes.csv "
+                             "(needs the columns runs and size_over_mean)")
+    groups = list(sizes.columns[: list(sizes.columns).index("runs")])
+    words = {"contact.impact.restitution": "e", "var.rate": "ε̂", "model.length": "L [m]",
+             "contact.force.alpha": "α"}
+    out: Dict[str, pd.DataFrame] = {}
+    grouped = sizes.groupby(groups[0] if len(groups) == 1 else groups, sort=True) if groups else [((), sizes)]
+    for key, g in grouped:
+        key = key if isinstance(key, tuple) else (key,)
+        label = ", ".join(f"{words.get(k, k.split('.')[-1])} = {v:g}" if isinstance(v, (int, float)) else f"{k} = {v}"
+                          for k, v in zip(groups, key))
+        out[label or "all"] = g
+    return out
+
+
+@_figure("restitution_sizes", "fragment-size distributions at every e, sizes over their run's mean, with KS "
+         "distances (results/restitution)")
+def restitution_sizes(ctx: Context) -> str:
+    c = load_campaign(ctx.stored("restitution"))
+    if c.fragment_sizes is None:
+        raise ShardDataError(f"{c.path}: no fragment_sizes.csv")
+    samples = pooled_size_samples(c.fragment_sizes)
+    labels = list(samples)
+    first = samples[labels[0]]["size_over_mean"].to_numpy()
+    lines = [f"| distribution | runs | fragments | KS distance to {labels[0]} | 5% critical value |", "|---|---|---|---|---|"]
+    _style()
+    fig, (a, b) = plt.subplots(1, 2, figsize=(12, 4.8), constrained_layout=True)
+    cmap = plt.get_cmap("viridis")
+    for i, lab in enumerate(labels):
+        s = np.sort(samples[lab]["size_over_mean"].to_numpy())
+        runs = int(samples[lab]["runs"].iloc[0])
+        if i == 0:
+            lines.append(f"| {lab} | {runs} | {s.size} | — | — |")
+        else:
+            lines.append(f"| {lab} | {runs} | {s.size} | {ks_distance(first, s):.3f} | "
+                         f"{ks_critical(first.size, s.size):.3f} |")
+        y = np.arange(1, s.size + 1) / s.size
+        col = cmap(i / max(len(labels) - 1, 1))
+        for ax in (a, b):
+            ax.step(s, y, where="post", color=col, lw=1.6, label=f"{lab} ({s.size} fragments, {runs} runs)")
+    a.set(xlabel="fragment size / mean size of its run", ylabel="cumulative fraction of fragments", ylim=(0, 1),
+          xlim=(0, None), title="(a) cumulative distributions")
+    b.set(xscale="log", xlabel="fragment size / mean size of its run (log scale)", ylim=(0, 1),
+          title="(b) the same, small fragments spread out")
+    a.legend(loc="lower right")
+    fig.suptitle("Fragment sizes of the confined bar at every restitution coefficient, seeds pooled")
+    lines.append(f"wrote {_save(fig, ctx, 'restitution_sizes')}")
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- Fig. 11
+
+def free_ring_table(c: Campaign):
+    """Per run: ε̂, ŝ = s / s0, Ĝ = (𝒢 / A L) / (G_c / s0), N_f; s0 = E G_c / σ_c² from
+    the run's resolved case."""
+    ok = _ok(c, ["var.rate", "model.length", "fracture.mean_fragment_size", "fracture.dissipation",
+                 "fracture.fragments"])
+    run = _first_case(c)
+    gc, young = _need(run, "fracture.g_c"), _need(run, "model.young")
+    sigma, area = _need(run, "fracture.strength.nominal"), _need(run, "model.area")
+    s0 = young * gc / sigma ** 2
+    d = pd.DataFrame({"rate": ok["var.rate"].astype(float),
+                      "s_hat": ok["fracture.mean_fragment_size"] / s0,
+                      "g_hat": ok["fracture.dissipation"] / area / ok["model.length"] / (gc / s0),
+                      "n_f": ok["fracture.fragments"].astype(int)})
+    return d, s0
+
+
+def zmr(x):
+    """Zhou-Molinari-Ramesh fragment size s/s0 against ε̂."""
+    return 4.5 / (1 + 4.5 * np.asarray(x, dtype=float) ** (2 / 3))
+
+
+def grady(x):
+    """Grady's fragment size s/s0 = (24/ε̂²)^(1/3)."""
+    return (24.0 / np.asarray(x, dtype=float) ** 2) ** (1 / 3)
+
+
+def glenn_chudnovsky(x):
+    """Glenn-Chudnovsky's fragment size s/s0 = (4/ε̂) sinh(asinh(1.5 ε̂)/3)."""
+    x = np.asarray(x, dtype=float)
+    return 4.0 / x * np.sinh(np.arcsinh(1.5 * x) / 3)
+
+
+@_figure("free_ring", "Fig. 11: ŝ and Ĝ against ε̂, NSN and penalty, beside Grady, Glenn-Chudnovsky and ZMR "
+         "(results/free_ring, results/free_ring_penalty)")
+def free_ring(ctx: Context) -> str:
+    sets = [("NSN", "free_ring", "#1f77b4", "o")]
+    if ctx.results is not None and (ctx.results / "free_ring_penalty" / "campaign.csv").exists():
+        sets.append(("penalty", "free_ring_penalty", "#d62728", "s"))
+    _style()
+    fig, (a, b) = plt.subplots(1, 2, figsize=(13, 5), constrained_layout=True)
+    lines = []
+    for k, (label, store, col, mk) in enumerate(sets):
+        d, s0 = free_ring_table(load_campaign(ctx.stored(store)))
+        lines += [f"# {label}: s0 = {s0:.5g} m; ε̂ | runs | ŝ | ŝ ZMR | ŝ / ZMR | Ĝ | Ĝ ZMR bound | N_f (seeds)",
+                  "|---|---|---|---|---|---|---|---|"]
+        rates, ms, mg = [], [], []
+        for r, g in d.groupby("rate", sort=True):
+            s, gg = mean_ci(g["s_hat"]), mean_ci(g["g_hat"])
+            z = float(zmr(r))
+            rates.append(r), ms.append(s), mg.append(gg)
+            lines.append(f"| {r:g} | {len(g)} | {s.mean:.3f} ± {s.ci95:.3f} | {z:.3f} | {s.mean / z:.2f} | "
+                         f"{gg.mean:.3f} ± {gg.ci95:.3f} | {1 / z:.3f} | {', '.join(str(v) for v in g['n_f'])} |")
+        shift = 1.06 if k else 1 / 1.06  # side by side
+        for ax, key, m in ((a, "s_hat", ms), (b, "g_hat", mg)):
+            ax.plot(d["rate"] * shift, d[key], mk, ms=4, mfc="none", color=col, alpha=0.6)
+            ax.errorbar(np.array(rates) * shift, [v.mean for v in m], yerr=[v.ci95 for v in m], fmt=mk, ms=6,
+                        color=col, capsize=3, label=f"shard {label}: seed mean ± 95% (open: runs)")
+    x = np.geomspace(5e-4, 2e2, 200)
+    a.plot(x, grady(x), "--", color="#7f7f7f", lw=1.5, dashes=(6, 3), label="Grady")
+    a.plot(x, glenn_chudnovsky(x), "-.", color="#2ca02c", lw=1.5, label="Glenn–Chudnovsky")
+    a.plot(x, zmr(x), "-", color="black", lw=1.5, label="Zhou–Molinari–Ramesh")
+    a.fill_between(x, 0.7 * zmr(x), 1.3 * zmr(x), color="black", alpha=0.07, label="ZMR ± 30% (paper's band)")
+    a.set(xscale="log", yscale="log", xlabel="normalised strain rate ε̂ = ε̇ / ε̇₀",
+          ylabel="normalised fragment size ŝ = s / s₀", title="(a) mean fragment size")
+    a.legend(loc="lower left")
+    b.plot(x, 1 / zmr(x), "-", color="black", lw=1.5, label="ZMR lower bound G_c / s_ZMR")
+    b.set(xscale="log", yscale="log", xlabel="normalised strain rate ε̂ = ε̇ / ε̇₀",
+          ylabel=r"normalised fracture energy $\hat{G} = (\mathcal{G}/L)\,/\,(G_c/s_0)$", title="(b) fracture energy per length")
+    b.legend(loc="upper left")
+    fig.suptitle("Free expanding bar over the strain rate (paper Fig. 11)")
+    lines.append(f"wrote {_save(fig, ctx, 'free_ring')}")
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- Fig. 12
+
+def _scheme(run: Run) -> str:
+    plugin = run.case_value("integrator.plugin", "?")
+    return {"explicit_newmark": "penalty", "nsn": "NSN"}.get(plugin, plugin)
+
+
+def _run_dirs(paths: Sequence[Path]) -> List[Path]:
+    out: List[Path] = []
+    for p in paths:
+        if (p / "runs").is_dir():
+            out += sorted(q for q in (p / "runs").iterdir() if q.is_dir())
+        elif (p / "case.resolved.yaml").exists():
+            out.append(p)
+        else:
+            raise ShardDataError(f"{p}: neither a campaign directory (runs/) nor a run directory (case.resolved.yaml)")
+    return out
+
+
+def _thin(df: pd.DataFrame, n: int = 4000) -> pd.DataFrame:
+    """At most about n rows, evenly spaced (plots of long histories)."""
+    step = max(1, len(df) // n)
+    return df.iloc[::step]
+
+
+@_figure("free_ring_dt", "Fig. 12: N_f and balance drift over time and against dt/dt_c, penalty and NSN, "
+         "L = 0.1 m (--input free_ring_dt=CAMPAIGN_DIR)",
+         cost="hours: cases/paper/free_ring_dt.yaml, 6 runs of 5e4 elements (≈ 1.5 h with -j 2)")
+def free_ring_dt(ctx: Context) -> str:
+    src = ctx.inputs.get("free_ring_dt")
+    if src is None:
+        src = ctx.workdir("free_ring_dt")
+        ctx.log(f"running cases/paper/free_ring_dt.yaml into {src} (hours)")
+        try:
+            cli.campaign(ctx.case("cases/paper/free_ring_dt.yaml"), src, jobs=2, exe=ctx.exe)
+        except cli.ShardError as e:  # the 0.99 dt_c penalty run fails by design
+            ctx.log(str(e))
+    runs = []
+    for p in _run_dirs([Path(src)]):
+        if not (p / "summary.yaml").exists():
+            ctx.log(f"{p}: no summary.yaml (still running, or killed): skipped")
+            continue
+        r = load_run(p)
+        runs.append((_scheme(r), float(r.value("time.dt_over_dt_c", math.nan)), r))
+    if not runs:
+        raise ShardDataError(f"{src}: no finished run")
+    runs.sort(key=lambda t: (t[0] == "NSN", t[1]))
+    nsn_loop = next((r.value("wall_time.loop") for s, _, r in runs if s == "NSN" and r.status == "ok"), None)
+    lines = ["| scheme | dt/dt_c | status | steps | N_f | max drift | max drift [J] | 𝒢 [J] | loop [s] | ms/step | loop / NSN loop |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    _style()
+    fig, axs = plt.subplots(1, 3, figsize=(16, 4.9), constrained_layout=True)
+    cmap = plt.get_cmap("plasma")
+    pen = [t for t in runs if t[0] != "NSN"]
+    for scheme, ratio, r in runs:
+        st = r.status if r.status == "ok" else f"{r.status} ({r.value('message', '')})"
+        steps, loop = r.value("steps"), r.value("wall_time.loop")
+        drift, e0 = r.value("energy.max_balance_drift"), r.value("energy.initial")
+        g, nf = r.value("fracture.dissipation"), r.value("fracture.fragments")
+        num = lambda v, f: format(v, f) if isinstance(v, (int, float)) else "-"  # noqa: E731
+        lines.append(f"| {scheme} | {ratio:.2f} | {st} | {steps} | {nf} | {num(drift, '.2e')} | "
+                     f"{num(drift * e0 if drift is not None and e0 is not None else None, '.3g')} | {num(g, '.0f')} | "
+                     f"{num(loop, '.0f')} | {num(1e3 * loop / steps if loop and steps else None, '.2f')} | "
+                     f"{num(loop / nsn_loop if loop and nsn_loop else None, '.2f')} |")
+        h = _thin(r.table("history", usecols=["t", "fragments", "balance_drift"]))
+        if scheme == "NSN":
+            kw = dict(color="black", lw=2, ls="--", label=f"NSN, {ratio:.2f} Δt_c")
+        else:
+            i = pen.index((scheme, ratio, r))
+            kw = dict(color=cmap(0.85 * i / max(len(pen) - 1, 1)), lw=1.4,
+                      label=f"penalty, {ratio:.2f} Δt_c" + ("" if r.status == "ok" else " (unstable, stopped)"))
+        axs[0].plot(h["t"] * 1e6, h["fragments"], **kw)
+        axs[1].plot(h["t"] * 1e6, h["balance_drift"].abs().where(h["balance_drift"] != 0), **kw)
+    axs[0].set(xlabel="time t [µs]", ylabel="number of fragments N_f", title="(a) fragments over time")
+    axs[1].set(xlabel="time t [µs]", ylabel="|energy balance drift| / largest energy", yscale="log",
+               title="(b) energy balance over time")
+    okp = [(ratio, r) for s, ratio, r in pen if r.status == "ok"]
+    okn = [(ratio, r) for s, ratio, r in runs if s == "NSN" and r.status == "ok"]
+    c = axs[2]
+    c.plot([x for x, _ in okp], [r.value("fracture.fragments") for _, r in okp], "o-", color="#1f77b4",
+           label="penalty: final N_f")
+    c.plot([x for x, _ in okn], [r.value("fracture.fragments") for _, r in okn], "s", ms=9, color="black",
+           label="NSN: final N_f")
+    c.set(xlabel="time step Δt / Δt_c", ylabel="final N_f", xlim=(0, 1.05), title="(c) against the time step")
+    c.set_ylim(0, None)
+    c2 = c.twinx()
+    c2.plot([x for x, _ in okp], [r.value("energy.max_balance_drift") for _, r in okp], "o--", mfc="none",
+            color="#d62728", label="penalty: largest drift")
+    c2.plot([x for x, _ in okn], [r.value("energy.max_balance_drift") for _, r in okn], "s", mfc="none", ms=9,
+            color="black", label="NSN: largest drift")
+    c2.set(yscale="log", ylabel="largest |balance drift|")
+    c2.grid(False)
+    h1, l1 = c.get_legend_handles_labels()
+    h2, l2 = c2.get_legend_handles_labels()
+    c.legend(h1 + h2, l1 + l2, loc="center right")
+    axs[0].legend(loc="lower right")
+    r0 = runs[0][2]
+    fig.suptitle(f"Free expanding bar, L = {_need(r0, 'model.length'):g} m, {int(_need(r0, 'model.elements'))} elements, "
+                 "ε̂ = 1 (paper Fig. 12)")
+    lines.append(f"wrote {_save(fig, ctx, 'free_ring_dt')}")
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- Fig. 8
+
+def _campaign_input(ctx: Context, key: str, case: str, jobs: int = 2) -> Campaign:
+    p = ctx.inputs.get(key)
+    if p is None:
+        p = ctx.workdir(key)
+        ctx.log(f"running {case} into {p}")
+        try:
+            cli.campaign(ctx.case(case), p, jobs=jobs, exe=ctx.exe)
+        except cli.ShardError as e:  # runs past the stable step fail by design; the table is written
+            if not (Path(p) / "campaign.csv").exists():
+                raise
+            ctx.log(f"{case}: {str(e).splitlines()[0]}")
+    return load_campaign(p)
+
+
+@_figure("damaged_bar_study", "Fig. 8: contact-node errors after rebound and balance drift against dt/dt_bulk, "
+         "penalty per α and NSN (--input penalty=DIR --input nsn=DIR)",
+         cost="hours at the paper's size: cases/paper/damaged_bar_study.yaml (30 runs) and "
+              "damaged_bar_nsn_study.yaml (5 runs)")
+def damaged_bar_study(ctx: Context) -> str:
+    pen = _campaign_input(ctx, "penalty", "cases/paper/damaged_bar_study.yaml")
+    nsn = _campaign_input(ctx, "nsn", "cases/paper/damaged_bar_nsn_study.yaml")
+    cols = ["time.dt_over_dt_c", "time.dt_c", "time.dt_bulk", "energy.max_balance_drift", "reference.eta_u",
+            "reference.eta_v"]
+    series = []
+    p = _ok(pen, cols + ["contact.force.alpha"])
+    for alpha, g in p.groupby("contact.force.alpha", sort=True):
+        series.append((f"penalty, α = {alpha:g}", g.sort_values("time.dt_over_dt_c"), alpha))
+    series.append(("NSN (capped law, e = 0)", _ok(nsn, cols).sort_values("time.dt_over_dt_c"), None))
+    _style()
+    fig, axs = plt.subplots(1, 3, figsize=(16.5, 4.9), constrained_layout=True)
+    cmap = plt.get_cmap("viridis")
+    npen = len(series) - 1
+    lines = ["| scheme | dt/dt_bulk | dt/dt_c | eta_u | eta_v | max drift |", "|---|---|---|---|---|---|"]
+    for i, (label, g, alpha) in enumerate(series):
+        x = g["time.dt_over_dt_c"] * g["time.dt_c"] / g["time.dt_bulk"]
+        kw = (dict(color="black", ls="--", marker="s", lw=2) if alpha is None
+              else dict(color=cmap(0.9 * i / max(npen - 1, 1)), marker="o", lw=1.5))
+        for ax, key in zip(axs, ("reference.eta_u", "reference.eta_v", "energy.max_balance_drift")):
+            ax.plot(x, g[key], label=label, **kw)
+        if alpha is not None:  # the penalty's stable step, dt_c(alpha), in the same colour
+            xc = float((g["time.dt_c"] / g["time.dt_bulk"]).iloc[0])
+            for ax in axs:
+                ax.axvline(xc, color=kw["color"], ls=":", lw=1.2)
+        for (_, row), xv in zip(g.iterrows(), x):
+            lines.append(f"| {label} | {xv:.3g} | {row['time.dt_over_dt_c']:.3g} | {row['reference.eta_u']:.3g} | "
+                         f"{row['reference.eta_v']:.3g} | {row['energy.max_balance_drift']:.3g} |")
+    titles = ("(a) contact-node displacement after rebound", "(b) contact-node velocity after rebound",
+              "(c) energy balance")
+    ylabels = ("relative L1 error of u", "relative L1 error of v", "largest |balance drift| / largest energy")
+    for ax, t, yl in zip(axs, titles, ylabels):
+        ax.set(xscale="log", yscale="log", xlabel="time step Δt / Δt_bulk", ylabel=yl, title=t)
+    axs[2].plot([], [], ":", color="gray", label="Δt_c(α): penalty's stable step")
+    axs[2].legend(loc="center left", bbox_to_anchor=(1.02, 0.5))
+    run = _first_case(nsn)
+    fig.suptitle(f"Damaged bar, {int(_need(run, 'model.elements'))} elements, "
+                 f"{int(_need(run, 'fracture.initial.count'))} damaged interfaces (paper Fig. 8)")
+    lines.append(f"wrote {_save(fig, ctx, 'damaged_bar_study')}")
+    return "\n".join(lines)
+
+
+def _run_input(ctx: Context, key: str, case: str, settings: Dict[str, object]) -> Run:
+    p = ctx.inputs.get(key)
+    if p is not None:
+        return load_run(p)
+    p = ctx.workdir(key)
+    ctx.log(f"running {case} into {p}")
+    return cli.run(ctx.case(case), p, settings, exe=ctx.exe)
+
+
+@_figure("damaged_bar_drift", "§4.3: balance drift over time on the damaged bar, NSN against penalty "
+         "(runs both cases; or --input nsn=RUN --input penalty=RUN)",
+         cost="about a minute: cases/paper/damaged_bar.yaml and damaged_bar_penalty.yaml")
+def damaged_bar_drift(ctx: Context) -> str:
+    nsn = _run_input(ctx, "nsn", "cases/paper/damaged_bar.yaml", {"output.every": 20})
+    pen = _run_input(ctx, "penalty", "cases/paper/damaged_bar_penalty.yaml", {"output.every": 100})
+    _style()
+    fig, ax = plt.subplots(figsize=(8.5, 4.6), constrained_layout=True)
+    lines = ["| scheme | dt/dt_c | steps | largest drift |", "|---|---|---|---|"]
+    for r, col, label in ((nsn, "#08519c", "NSN, capped law, e = 0"),
+                          (pen, "#cb181d", f"explicit Newmark + penalty α = {r_alpha(pen):g}, uncapped law")):
+        h = r.table("history", usecols=["t", "balance_drift"])
+        ratio = r.value("time.dt_over_dt_c")
+        ax.plot(h["t"] * 1e6, h["balance_drift"].abs().where(h["balance_drift"] != 0), color=col, lw=1.5,
+                label=f"{label}, Δt = {ratio:.2g} Δt_c")
+        lines.append(f"| {_scheme(r)} | {ratio:.2g} | {r.value('steps')} | {r.value('energy.max_balance_drift'):.2e} |")
+    ax.set(yscale="log", xlabel="time t [µs]", ylabel="|energy balance drift| / largest energy",
+           title=f"Damaged bar, {int(_need(nsn, 'model.elements'))} elements: energy balance over time")
+    ax.legend(loc="center right")
+    lines.append(f"wrote {_save(fig, ctx, 'damaged_bar_drift')}")
+    return "\n".join(lines)
+
+
+def r_alpha(run: Run) -> float:
+    v = run.case_value("contact.force.alpha")
+    return float(v) if isinstance(v, (int, float)) else math.nan
+
+
+# --------------------------------------------------------------------------- command line
+
+def _source_tree() -> Optional[Path]:
+    root = Path(__file__).resolve().parents[2]
+    return root if (root / "cases").is_dir() and (root / "results").is_dir() else None
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    src = _source_tree()
+    ap = argparse.ArgumentParser(prog="python3 -m shard.figures", description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("names", nargs="*", help="figures to make (see --list); 'stored' makes every figure of the "
+                    "stored campaigns")
+    ap.add_argument("--list", action="store_true", help="list the figures and what each needs")
+    ap.add_argument("--out", type=Path, default=(src / "docs" / "figures") if src else Path("."),
+                    help="output directory (default: the source tree's docs/figures, else .)")
+    ap.add_argument("--results", type=Path, default=(src / "results") if src else None,
+                    help="the stored campaigns (default: the source tree's results/)")
+    ap.add_argument("--source", type=Path, default=src, help="the source tree whose cases/ the simulations run")
+    ap.add_argument("--work", type=Path, help="where simulations write (default: a new temporary directory)")
+    ap.add_argument("--exe", help="the shard executable (default: $SHARD_EXE, else shard on the PATH)")
+    ap.add_argument("--input", action="append", default=[], metavar="KEY=DIR",
+                    help="use DIR for the input KEY of a figure instead of simulating it")
+    a = ap.parse_args(argv)
+    if a.list:
+        for f in FIGURES.values():
+            print(f"{f.name:20s} {f.summary}\n{'':20s} cost: {f.cost}")
+        return 0
+    names: List[str] = []
+    for n in a.names:
+        names += [f.name for f in FIGURES.values() if f.cost == "stored"] if n == "stored" else [n]
+    if not names:
+        ap.error("name a figure (see --list)")
+    unknown = [n for n in names if n not in FIGURES]
+    if unknown:
+        ap.error(f"unknown figure {', '.join(unknown)} (known: {', '.join(FIGURES)})")
+    inputs = {}
+    for s in a.input:
+        if "=" not in s:
+            ap.error(f"--input {s}: expected KEY=DIR")
+        k, v = s.split("=", 1)
+        inputs[k] = Path(v)
+    ctx = Context(out=a.out, results=a.results, work=a.work, exe=a.exe, inputs=inputs, source=a.source,
+                  log=lambda m: print(m, file=sys.stderr))
+    status = 0
+    for n in names:
+        t0 = time.monotonic()
+        try:
+            print(FIGURES[n].func(ctx))
+            print(f"# {n}: {time.monotonic() - t0:.1f} s", file=sys.stderr)
+        except (ShardDataError, cli.ShardError, FileNotFoundError) as e:
+            print(f"shard.figures: {n}: {e}", file=sys.stderr)
+            status = 1
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
