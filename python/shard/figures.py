@@ -59,6 +59,13 @@ class Context:
     log: Callable[[str], None] = print
 
     def stored(self, name: str) -> Path:
+        """The campaign directory `name`: --input name=DIR when given (e.g. a campaign
+        in progress), else the stored campaign results/name."""
+        if name in self.inputs:
+            p = self.inputs[name]
+            if not (p / "campaign.csv").exists():
+                raise ShardDataError(f"{p}: not a campaign directory (no campaign.csv)")
+            return p
         if self.results is None:
             raise ShardDataError("no results directory: pass --results DIR (the repository's results/)")
         p = self.results / name
@@ -463,7 +470,8 @@ def glenn_chudnovsky(x):
          "(results/free_ring, results/free_ring_penalty)")
 def free_ring(ctx: Context) -> str:
     sets = [("NSN", "free_ring", "#1f77b4", "o")]
-    if ctx.results is not None and (ctx.results / "free_ring_penalty" / "campaign.csv").exists():
+    if "free_ring_penalty" in ctx.inputs or (ctx.results is not None
+                                             and (ctx.results / "free_ring_penalty" / "campaign.csv").exists()):
         sets.append(("penalty", "free_ring_penalty", "#d62728", "s"))
     _style()
     fig, (a, b) = plt.subplots(1, 2, figsize=(13, 5), constrained_layout=True)
