@@ -33,6 +33,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.text  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+import yaml  # noqa: E402
 
 from . import cli  # noqa: E402
 from .fit import (power_law_fit, power_law_fit_of_means, power_law_fits_by,  # noqa: E402
@@ -56,6 +57,7 @@ class Context:
     exe: Optional[str] = None
     inputs: Dict[str, Path] = field(default_factory=dict)
     source: Optional[Path] = None  # the source tree (cases/), when known
+    paper_size: bool = False       # simulate at the campaign files' (paper's) size, not reduced
     log: Callable[[str], None] = print
 
     def stored(self, name: str) -> Path:
@@ -614,13 +616,26 @@ def free_ring_dt(ctx: Context) -> str:
 
 # --------------------------------------------------------------------------- Fig. 8
 
-def _campaign_input(ctx: Context, key: str, case: str, jobs: int = 2) -> Campaign:
+def _campaign_input(ctx: Context, key: str, case: str, jobs: int = 2,
+                    settings: Optional[Dict[str, object]] = None) -> Campaign:
+    """The campaign directory given as --input KEY=DIR, else the campaign file `case`
+    run into the work directory, with `settings` added to its `set:` block (a reduced
+    copy of the campaign: its base made absolute, its plots dropped)."""
     p = ctx.inputs.get(key)
     if p is None:
         p = ctx.workdir(key)
-        ctx.log(f"running {case} into {p}")
+        file = ctx.case(case)
+        if settings:
+            spec = yaml.safe_load(file.read_text(encoding="utf-8"))
+            spec["base"] = str((file.parent / spec["base"]).resolve())
+            spec.setdefault("set", {}).update(settings)
+            spec.pop("plots", None)
+            file = ctx.workdir(f"{key}.yaml")
+            file.parent.mkdir(parents=True, exist_ok=True)
+            file.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
+        ctx.log(f"running {case}{' with ' + str(settings) if settings else ''} into {p}")
         try:
-            cli.campaign(ctx.case(case), p, jobs=jobs, exe=ctx.exe)
+            cli.campaign(file, p, jobs=jobs, exe=ctx.exe)
         except cli.ShardError as e:  # runs past the stable step fail by design; the table is written
             if not (Path(p) / "campaign.csv").exists():
                 raise
@@ -628,13 +643,19 @@ def _campaign_input(ctx: Context, key: str, case: str, jobs: int = 2) -> Campaig
     return load_campaign(p)
 
 
+# the reduced bar of docs/reproduction.md: 16 times cheaper than the paper's size
+DAMAGED_BAR_REDUCED = {"model.elements": 500, "fracture.initial.count": 250, "time.end": 0.6e-6}
+
+
 @_figure("damaged_bar_study", "Fig. 8: contact-node errors after rebound and balance drift against dt/dt_bulk, "
-         "penalty per α and NSN (--input penalty=DIR --input nsn=DIR)",
-         cost="hours at the paper's size: cases/paper/damaged_bar_study.yaml (30 runs) and "
-              "damaged_bar_nsn_study.yaml (5 runs)")
+         "penalty per α and NSN, on the reduced bar (500 elements, 250 damaged interfaces, 0.6 µs; "
+         "--paper-size for the campaign files' size; or --input penalty=DIR --input nsn=DIR)",
+         cost="runs cases/paper/damaged_bar_study.yaml (30 runs) and damaged_bar_nsn_study.yaml (5 runs): "
+              "about a minute on the reduced bar with -j 2, hours at the paper's size")
 def damaged_bar_study(ctx: Context) -> str:
-    pen = _campaign_input(ctx, "penalty", "cases/paper/damaged_bar_study.yaml")
-    nsn = _campaign_input(ctx, "nsn", "cases/paper/damaged_bar_nsn_study.yaml")
+    reduced = None if ctx.paper_size else DAMAGED_BAR_REDUCED
+    pen = _campaign_input(ctx, "penalty", "cases/paper/damaged_bar_study.yaml", settings=reduced)
+    nsn = _campaign_input(ctx, "nsn", "cases/paper/damaged_bar_nsn_study.yaml", settings=reduced)
     cols = ["time.dt_over_dt_c", "time.dt_c", "time.dt_bulk", "energy.max_balance_drift", "reference.eta_u",
             "reference.eta_v"]
     series = []
@@ -660,6 +681,15 @@ def damaged_bar_study(ctx: Context) -> str:
         for (_, row), xv in zip(g.iterrows(), x):
             lines.append(f"| {label} | {xv:.3g} | {row['time.dt_over_dt_c']:.3g} | {row['reference.eta_u']:.3g} | "
                          f"{row['reference.eta_v']:.3g} | {row['energy.max_balance_drift']:.3g} |")
+    failed = pen.table[(pen.table["status"] != "ok") & pen.table["contact.force.alpha"].notna()]
+    if len(failed):  # runs stopped (exit 3): crosses along the top of the balance panel
+        xf = failed["time.dt_over_dt_c"] * failed["time.dt_c"] / failed["time.dt_bulk"]
+        cols = [cmap(0.9 * sorted(p["contact.force.alpha"].unique()).index(a) / max(npen - 1, 1))
+                if a in set(p["contact.force.alpha"]) else "red" for a in failed["contact.force.alpha"]]
+        axs[2].scatter(xf, [0.97] * len(xf), marker="x", s=60, c=cols, transform=axs[2].get_xaxis_transform(),
+                       label="penalty run stopped (exit 3: unstable, or drift past the guard)", clip_on=False)
+        for (_, row), xv in zip(failed.iterrows(), xf):
+            lines.append(f"| penalty, α = {row['contact.force.alpha']:g} | {xv:.3g} | - | {row['status']} | | |")
     titles = ("(a) contact-node displacement after rebound", "(b) contact-node velocity after rebound",
               "(c) energy balance")
     ylabels = ("relative L1 error of u", "relative L1 error of v", "largest |balance drift| / largest energy")
@@ -732,6 +762,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--source", type=Path, default=src, help="the source tree whose cases/ the simulations run")
     ap.add_argument("--work", type=Path, help="where simulations write (default: a new temporary directory)")
     ap.add_argument("--exe", help="the shard executable (default: $SHARD_EXE, else shard on the PATH)")
+    ap.add_argument("--paper-size", action="store_true",
+                    help="figures that simulate a reduced problem by default run the paper's size (hours)")
     ap.add_argument("--input", action="append", default=[], metavar="KEY=DIR",
                     help="use DIR for the input KEY of a figure instead of simulating it")
     a = ap.parse_args(argv)
@@ -753,7 +785,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             ap.error(f"--input {s}: expected KEY=DIR")
         k, v = s.split("=", 1)
         inputs[k] = Path(v)
-    ctx = Context(out=a.out, results=a.results, work=a.work, exe=a.exe, inputs=inputs, source=a.source,
+    ctx = Context(out=a.out, results=a.results, work=a.work, exe=a.exe, inputs=inputs, source=a.source, paper_size=a.paper_size,
                   log=lambda m: print(m, file=sys.stderr))
     status = 0
     for n in names:
