@@ -741,6 +741,208 @@ def r_alpha(run: Run) -> float:
     return float(v) if isinstance(v, (int, float)) else math.nan
 
 
+# --------------------------------------------------------------------------- Figs. 4-7 (ball and bar)
+
+SCHEMES = {"nsn": "NSN", "moreau_jean": "Moreau–Jean", "cd_lagrange": "CD-Lagrange",
+           "explicit_newmark": "explicit Newmark"}
+SCHEME_STYLE = {"nsn": dict(color="#1f77b4", marker="o", mfc="none", ms=7, ls="-"),
+                "moreau_jean": dict(color="#d62728", marker="s", ms=3.5, ls="--"),
+                "cd_lagrange": dict(color="#2ca02c", marker="^", ms=4, ls="-.")}
+
+
+def _paper_campaign(ctx: Context, key: str, case: str, jobs: int = 2) -> Campaign:
+    """A campaign of cases/paper run once per command (or --input KEY=DIR)."""
+    cache = getattr(ctx, "_campaigns", None)
+    if cache is None:
+        cache = ctx._campaigns = {}  # type: ignore[attr-defined]
+    if key not in cache:
+        cache[key] = _campaign_input(ctx, key, case, jobs=jobs)
+    return cache[key]
+
+
+def _where(c: Campaign, **eq) -> pd.DataFrame:
+    ok = c.ok
+    for k, v in eq.items():
+        ok = ok[np.isclose(ok[k.replace("__", ".")].astype(float), v)] if isinstance(v, (int, float)) \
+            else ok[ok[k.replace("__", ".")] == v]
+    return ok
+
+
+def _ball_history(ctx: Context, name: str, e: float) -> str:
+    c = _paper_campaign(ctx, "ball_history", "cases/paper/ball_history.yaml")
+    rows = _where(c, contact__impact__restitution=e)
+    _style()
+    fig, (a, b) = plt.subplots(2, 1, figsize=(10, 6.6), sharex=True, constrained_layout=True,
+                               gridspec_kw={"height_ratios": [2, 1.2]})
+    lines = ["| scheme | steps | η (relative L1 error of u) |", "|---|---|---|"]
+    ref_drawn = False
+    for _, row in rows.iterrows():
+        r = c.run(int(row["index"]))
+        h = r.table("history", usecols=["t", "u", "u_ref"])
+        sch = row["integrator.plugin"]
+        st = SCHEME_STYLE.get(sch, {})
+        if not ref_drawn:
+            a.plot(h["t"], h["u_ref"], color="black", lw=2.2, label="analytic solution", zorder=1)
+            ref_drawn = True
+        a.plot(h["t"], h["u"], color=st.get("color"), ls=st.get("ls", "-"), lw=1.3, label=SCHEMES.get(sch, sch))
+        b.plot(h["t"], h["u"] - h["u_ref"], color=st.get("color"), ls=st.get("ls", "-"), lw=1.2,
+               label=SCHEMES.get(sch, sch))
+        lines.append(f"| {SCHEMES.get(sch, sch)} | {r.value('steps')} | {r.value('reference.eta'):.3g} |")
+    a.set(ylabel="height u [m]", title=f"(a) ball height, e = {e:g}")
+    a.legend(loc="upper right")
+    b.set(xlabel="time t [s]", ylabel="u − u_analytic [m]", title="(b) error against the analytic solution")
+    b.axhline(0, color="black", lw=0.8)
+    run = c.run(int(rows["index"].iloc[0]))
+    fig.suptitle(f"Bouncing ball, e = {e:g}, Δt = {_need(run, 'time.dt'):g} s (paper Fig. 4)")
+    lines.append(f"wrote {_save(fig, ctx, name)}")
+    return "\n".join(lines)
+
+
+@_figure("ball_history_e1", "Fig. 4: ball height of NSN, Moreau–Jean and CD-Lagrange against the analytic "
+         "solution, and the error, e = 1", cost="a second: cases/paper/ball_history.yaml (6 runs)")
+def ball_history_e1(ctx: Context) -> str:
+    return _ball_history(ctx, "ball_history_e1", 1.0)
+
+
+@_figure("ball_history_e08", "Fig. 4: the same at e = 0.8 (Zeno accumulation and rest)",
+         cost="a second: cases/paper/ball_history.yaml (6 runs)")
+def ball_history_e08(ctx: Context) -> str:
+    return _ball_history(ctx, "ball_history_e08", 0.8)
+
+
+def _bar_scales(run: Run):
+    L, E, rho = _need(run, "model.length"), _need(run, "model.young"), _need(run, "model.density")
+    A, v0 = _need(run, "model.area"), abs(_need(run, "model.initial.velocity"))
+    c = math.sqrt(E / rho)
+    return {"t_b": 2 * L / c, "L": L, "v0": v0, "F0": rho * c * v0 * A}
+
+
+def _bar_history(ctx: Context, name: str, e: float, what: str) -> str:
+    c = _paper_campaign(ctx, "bar_history", "cases/paper/bar_history.yaml")
+    rows = _where(c, contact__impact__restitution=e)
+    col, ref = {"u": ("u_contact", "u_ref"), "v": ("v_contact", "v_ref"), "force": ("force_contact", "force_ref")}[what]
+    _style()
+    fig, axs = plt.subplots(len(rows), 1, figsize=(10, 2.3 * len(rows) + 1), sharex=True, sharey=True,
+                            constrained_layout=True)
+    axs = np.atleast_1d(axs)
+    lines = ["| scheme | contact duration / t_b | mean force / F0 | rebound velocity / v0 |", "|---|---|---|---|"]
+    chatter = False
+    for ax, (_, row) in zip(axs, rows.iterrows()):
+        r = c.run(int(row["index"]))
+        k = _bar_scales(r)
+        scale = {"u": k["L"], "v": k["v0"], "force": k["F0"]}[what]
+        h = r.table("history", usecols=["t", col, ref])
+        t = h["t"] / k["t_b"]
+        y, yr = h[col] / scale, h[ref] / scale
+        sch = row["integrator.plugin"]
+        st = SCHEME_STYLE.get(sch, {})
+        # chatter: the contact node alternates from one step to the next; draw the
+        # raw signal light and its running mean over 6 steps (whole periods of 2 and 3 steps) bold
+        jumps = float(np.abs(np.diff(y.to_numpy())).max(initial=0))
+        if e > 0 and what != "u" and jumps > 0.5:
+            chatter = True
+            ax.plot(t, y, color=st.get("color"), lw=0.5, alpha=0.35, label=f"{SCHEMES.get(sch, sch)}, every step")
+            ax.plot(t, y.rolling(6, center=True, min_periods=1).mean(), color=st.get("color"), lw=1.8,
+                    label=f"{SCHEMES.get(sch, sch)}, mean over 6 steps")
+        else:
+            ax.plot(t, y, color=st.get("color"), lw=1.5, label=SCHEMES.get(sch, sch))
+        ax.plot(t, yr, color="black", lw=1.2, ls="--", dashes=(5, 3), label="1D wave solution")
+        ax.legend(loc="upper right", ncol=3)
+        if what == "v":  # the release, enlarged (the paper's insets)
+            t_rel = 1.0 + _need(r, "model.walls.left.gap") / k["v0"] / k["t_b"]
+            ins = ax.inset_axes([0.6, 0.05, 0.38, 0.42])
+            sel = (t > t_rel - 0.08) & (t < t_rel + 0.25)
+            ins.plot(t[sel], y[sel], color=st.get("color"), lw=1.0, marker=".", ms=2.5)
+            ins.plot(t[sel], yr[sel], color="black", lw=1.0, dashes=(5, 3))
+            ins.set_title("release, enlarged", fontsize=8)
+            ins.tick_params(labelsize=7)
+        ax.set_ylabel({"u": "u / L", "v": "v / v₀", "force": "F / F₀"}[what])
+        lines.append(f"| {SCHEMES.get(sch, sch)} | {r.value('reference.contact_duration') / k['t_b']:.4f} | "
+                     f"{r.value('reference.mean_force') / k['F0']:.4f} | "
+                     f"{r.value('reference.rebound_velocity') / k['v0']:.4f} |")
+    axs[-1].set_xlabel("time t / t_b (t_b = 2L/c, the exact contact duration)")
+    what_w = {"u": "displacement u / L", "v": "velocity v / v₀", "force": "contact force F / F₀"}[what]
+    if what == "force":
+        axs[-1].set_xlim(0, 2)  # the contact and its ends; zero force elsewhere
+    fig.suptitle(f"Impacting bar, e = {e:g}: {what_w} of the contact node (paper Fig. 6)"
+                 + ("\nthe node chatters on the wall from step to step: light, every step; bold, the mean over 6 steps"
+                    if chatter else ""))
+    lines.append(f"wrote {_save(fig, ctx, name)}")
+    return "\n".join(lines)
+
+
+for _e, _es in ((0.0, "e0"), (1.0, "e1")):
+    for _w, _ww in (("u", "u"), ("v", "v"), ("force", "force")):
+        def _make(ctx: Context, _e=_e, _es=_es, _w=_w, _ww=_ww) -> str:
+            return _bar_history(ctx, f"bar_history_{_ww}_{_es}", _e, _w)
+        _make.__name__ = f"bar_history_{_ww}_{_es}"
+        _make.__doc__ = f"Fig. 6: {_w} of the contact node, e = {_e:g}, one panel per scheme."
+        globals()[_make.__name__] = _make
+        _figure(_make.__name__, f"Fig. 6: contact-node {_w} against the 1D wave solution, e = {_e:g}, one panel "
+                "per scheme", cost="a second: cases/paper/bar_history.yaml (6 runs)")(_make)
+
+
+def _convergence(ctx: Context, name: str, c: Campaign, e: float, ycol: str, ylabel: str, fine: float,
+                 guides: Sequence[float], title: str) -> str:
+    """Error against the time step per scheme, log-log, with the least-squares slopes
+    over every step and over the steps <= fine, and slope guides of distinct dashes
+    through the middle of the data."""
+    rows = _where(c, contact__impact__restitution=e)
+    rows = rows[rows[ycol].notna() & (rows[ycol] > 0)]
+    _style()
+    fig, ax = plt.subplots(figsize=(8.6, 5.6), constrained_layout=True)
+    lines = [f"| e | scheme | slope, all Δt (points) | slope, Δt ≤ {fine:g} s (points) |", "|---|---|---|---|"]
+    for sch in [k for k in SCHEME_STYLE if k in set(rows["integrator.plugin"])]:
+        g = rows[rows["integrator.plugin"] == sch].sort_values("time.dt")
+        fa = power_law_fit(g["time.dt"], g[ycol])
+        gf = g[g["time.dt"] <= fine * (1 + 1e-9)]
+        ff = power_law_fit(gf["time.dt"], gf[ycol]) if gf["time.dt"].nunique() >= 2 else None
+        st = dict(SCHEME_STYLE[sch])
+        ax.plot(g["time.dt"], g[ycol], lw=1.0, label=f"{SCHEMES[sch]}: slope {fa.exponent:.2f}"
+                + (f" (Δt ≤ {fine:g} s: {ff.exponent:.2f})" if ff else ""), **st)
+        lines.append(f"| {e:g} | {SCHEMES[sch]} | {fa.exponent:.2f} ({fa.n}) | "
+                     f"{(f'{ff.exponent:.2f} ({ff.n})') if ff else '-'} |")
+    x = rows["time.dt"].astype(float)
+    xx = np.geomspace(x.min(), x.max(), 20)
+    xm = math.sqrt(x.min() * x.max())
+    ym = math.exp(np.log(rows[ycol].astype(float)).mean())
+    for slope, dash in zip(guides, [(1, 2), (8, 3), (4, 2, 1, 2)]):
+        ax.plot(xx, ym * (xx / xm) ** slope, color="gray", lw=1.2, dashes=dash,
+                label=f"slope {'½' if slope == 0.5 else f'{slope:g}'} (guide)")
+    ax.set(xscale="log", yscale="log", xlabel="time step Δt [s]", ylabel=ylabel, title=title)
+    ax.legend(loc="lower right")
+    lines.append(f"wrote {_save(fig, ctx, name)}")
+    return "\n".join(lines)
+
+
+for _e, _es in ((1.0, "e1"), (0.8, "e08")):
+    def _make(ctx: Context, _e=_e, _es=_es) -> str:
+        c = _paper_campaign(ctx, "ball_convergence", "cases/paper/ball_convergence.yaml")
+        return _convergence(ctx, f"ball_convergence_{_es}", c, _e, "reference.eta",
+                            "η = Σ|u − u_analytic| / Σ|u_analytic| (relative L1 error of u)", 1e-3, [1.0],
+                            f"Bouncing ball, e = {_e:g}: error against the time step (paper Fig. 5)\n"
+                            "paper: slope ≈ 1 for all three, Moreau–Jean ≈ NSN, below CD-Lagrange")
+    _make.__name__ = f"ball_convergence_{_es}"
+    globals()[_make.__name__] = _make
+    _figure(_make.__name__, f"Fig. 5: ball error against Δt, three schemes, e = {_e:g}, fitted slopes",
+            cost="half a minute: cases/paper/ball_convergence.yaml (300 runs)")(_make)
+
+for _e, _es in ((0.0, "e0"), (1.0, "e1")):
+    for _w in ("u", "v"):
+        def _make(ctx: Context, _e=_e, _es=_es, _w=_w) -> str:
+            c = _paper_campaign(ctx, "bar_convergence", "cases/paper/bar_convergence.yaml")
+            word = "displacement" if _w == "u" else "velocity"
+            return _convergence(ctx, f"bar_convergence_{_w}_{_es}", c, _e, f"reference.eta_{_w}",
+                                f"η_{_w}: relative L1 error of the contact-node {word} after rebound", 1e-6,
+                                [1.0, 0.5], f"Impacting bar, e = {_e:g}: {word} error against Δt = 0.999 h/c "
+                                "(paper Fig. 7)")
+        _make.__name__ = f"bar_convergence_{_w}_{_es}"
+        globals()[_make.__name__] = _make
+        _figure(_make.__name__, f"Fig. 7: bar contact-node {_w} error against Δt (= 0.999 h/c), e = {_e:g}, "
+                "fitted slopes, guides of slope 1 and ½",
+                cost="minutes: cases/paper/bar_convergence.yaml (300 runs, up to 5000 elements)")(_make)
+
+
 # --------------------------------------------------------------------------- command line
 
 def _source_tree() -> Optional[Path]:
