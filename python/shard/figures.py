@@ -183,13 +183,9 @@ def confined_length_data(c: Campaign):
     return d, {"g_c": gc, "area": area, "density": rho, "strain_rate": rate}
 
 
-@_figure("confined_length", "Fig. 13: G/L and N_f G_c/L against L (log-log) with fits and the paper's exponents; "
-         "Ĝ/N_f against L (results/confined_length)")
-def confined_length(ctx: Context) -> str:
-    st = ctx.stored("confined_length")
-    extra = [p for p in [st / "recorded_runs_0-15.csv"] if p.exists()]
-    c = load_campaign(st, extra)
-    d, k = confined_length_data(c)
+def _length_report(d: pd.DataFrame, k: Dict[str, float]):
+    """The tables of a length study: seed means per L, the fits over the runs, over
+    the seed means, counting cracks, per seed and over ranges of lengths."""
     kinetic = lambda L: k["density"] * np.asarray(L) ** 2 * k["strain_rate"] ** 2 / 24  # noqa: E731
     lines = ["# confined bar over its length: seed means with 95% Student-t intervals (G per unit section)",
              "| L [mm] | runs | G/L [J/m] | N_f G_c/L [J/m] | Ĝ/N_f | kinetic bound [J/m] |", "|---|---|---|---|---|---|"]
@@ -217,9 +213,18 @@ def confined_length(ctx: Context) -> str:
         for (_, a), (_, b) in zip(rg.iterrows(), rn.iterrows()):
             lines.append(f"| {a['x_lo'] * 1e3:.3g}–{a['x_hi'] * 1e3:.3g} | {int(a['n'])} | {a['exponent']:.2f} ± "
                          f"{a['ci95']:.2f} | {b['exponent']:.2f} ± {b['ci95']:.2f} |")
+    return lines, means, fg, fn, kinetic
 
-    _style()
-    fig, (a, b) = plt.subplots(1, 2, figsize=(13, 5.2), constrained_layout=True)
+
+def _length_ticks(ax, Ls) -> None:
+    ticks = [t for t in (1, 1.5, 2, 2.5, 3, 4, 5, 7, 10) if Ls.min() * 1e3 / 1.2 <= t <= Ls.max() * 1e3 * 1.2]
+    ax.set_xticks(ticks, labels=[f"{t:g}" for t in ticks])
+    ax.minorticks_off()
+
+
+def _length_panel(a, d, means, fg, fn, kinetic) -> None:
+    """G/L and N_f G_c/L against L, log-log: runs, seed means, fits, the paper's exponents
+    and the kinetic bound."""
     Ls = np.array([m[0] for m in means])
     xx = np.geomspace(Ls.min() / 1.15, Ls.max() * 1.15, 50)
     mid = math.sqrt(Ls.min() * Ls.max())
@@ -233,21 +238,53 @@ def confined_length(ctx: Context) -> str:
         a.plot(xx * 1e3, f(mid) * (xx / mid) ** paper, "--", color=col, lw=1.2, dashes=(6, 3),
                label=f"paper: $L^{{{paper}}}$")
     a.plot(xx * 1e3, kinetic(xx), ":", color="black", lw=1.5, label="kinetic bound ρL²ε̇²/24")
-    a.set(xscale="log", yscale="log", xlabel="bar length L [mm]", ylabel="energy per length [J/m] (per m² of section)",
-          title="(a) fracture energy and N_f G_c per length")
-    a.set_xticks([1, 1.5, 2, 3, 5, 7, 10], labels=["1", "1.5", "2", "3", "5", "7", "10"])
+    a.set(xscale="log", yscale="log", xlabel="bar length L [mm]", ylabel="energy per length [J/m] (per m² of section)")
+    _length_ticks(a, Ls)
     a.legend(loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=3)
+
+
+@_figure("confined_length", "Fig. 13: G/L and N_f G_c/L against L (log-log) with fits and the paper's exponents; "
+         "Ĝ/N_f against L (results/confined_length)")
+def confined_length(ctx: Context) -> str:
+    st = ctx.stored("confined_length")
+    extra = [p for p in [st / "recorded_runs_0-15.csv"] if p.exists()]
+    c = load_campaign(st, extra)
+    d, k = confined_length_data(c)
+    lines, means, fg, fn, kinetic = _length_report(d, k)
+    _style()
+    fig, (a, b) = plt.subplots(1, 2, figsize=(13, 5.2), constrained_layout=True)
+    _length_panel(a, d, means, fg, fn, kinetic)
+    a.set_title("(a) fracture energy and N_f G_c per length")
+    Ls = np.array([m[0] for m in means])
     b.plot(d["L"] * 1e3, d["g_hat_per_fragment"], "o", ms=3.5, color="#9ecae1", label="each run")
     b.errorbar(Ls * 1e3, [m[3].mean for m in means], yerr=[m[3].ci95 for m in means], fmt="o-", color="#08519c",
                capsize=3, label="seed mean ± 95%")
     b.plot([1, 10], [2, 10], "D", ms=8, mfc="none", mec="black", label="paper: ≈ 2 at 1 mm, ≈ 10 at 10 mm")
     b.set(xscale="log", xlabel="bar length L [mm]", ylabel=r"$\hat{G}/N_f = \mathcal{G}\,/\,(N_f\, G_c A)$",
           title="(b) fracture energy per fragment")
-    b.set_xticks([1, 1.5, 2, 3, 5, 7, 10], labels=["1", "1.5", "2", "3", "5", "7", "10"])
+    _length_ticks(b, Ls)
     b.legend(loc="upper left")
     fig.suptitle(f"Confined bar over its length (paper Fig. 13): {len(d)} runs, "
                  f"{d['seed'].nunique()} seeds")
     lines.append(f"wrote {_save(fig, ctx, 'confined_length')}")
+    return "\n".join(lines)
+
+
+@_figure("confined_length_small_g", "Fig. 13 reduced: G/L and N_f G_c/L against L on the small confined bar "
+         "(1-4 mm, 3 seeds), fits and the paper's exponents",
+         cost="about 4 minutes with -j 2: tests/cases/fracture/confined_length_small.yaml (12 runs)")
+def confined_length_small_g(ctx: Context) -> str:
+    c = _campaign_input(ctx, "confined_length_small", "tests/cases/fracture/confined_length_small.yaml")
+    d, k = confined_length_data(c)
+    lines, means, fg, fn, kinetic = _length_report(d, k)
+    _style()
+    fig, a = plt.subplots(figsize=(8.5, 6.4), constrained_layout=True)
+    _length_panel(a, d, means, fg, fn, kinetic)
+    run = _first_case(c)
+    a.set_title(f"Small confined bar over its length (Fig. 13, reduced): {d['L'].min() * 1e3:g}–"
+                f"{d['L'].max() * 1e3:g} mm, {int(_need(run, 'model.elements') / _need(run, 'model.length') / 1e3)} "
+                f"elements per mm, {d['seed'].nunique()} seeds")
+    lines.append(f"wrote {_save(fig, ctx, 'confined_length_small_g')}")
     return "\n".join(lines)
 
 
@@ -375,6 +412,68 @@ def restitution_seed1(ctx: Context) -> str:
                           f"Confined bar, {_need(run, 'model.length') * 1e3:g} mm, {int(_need(run, 'model.elements'))} "
                           "elements (paper Figs. 14–15): seed 1, one run per e")
     return "\n".join(_restitution_text(rows, paired) + [f"wrote {p}"])
+
+
+def _e_axis(ax, es) -> None:
+    ax.set_xticks(np.arange(len(es)), labels=[f"{e:g}" for e in es])
+    ax.set_xlim(-0.5, len(es) - 0.5)
+    ax.set_xlabel("restitution coefficient e (one step per value)")
+
+
+def _restitution_small(ctx: Context, name: str) -> str:
+    c = _paper_campaign(ctx, "restitution_small", "tests/cases/fracture/restitution_small.yaml")
+    d, rows, paired = restitution_table(c)
+    es = [r["e"] for r in rows]
+    slot = {e: i for i, e in enumerate(es)}
+    x = d["e"].map(slot).to_numpy(dtype=float)
+    jitter = (d["seed"].rank(method="dense").to_numpy() - 1) / max(d["seed"].nunique(), 1) * 0.3 - 0.15
+    xs = np.arange(len(es), dtype=float)
+    run = _first_case(c)
+    _style()
+    fig, ax = plt.subplots(figsize=(8.6, 5.2), constrained_layout=True)
+    lines = _restitution_text(rows, paired)
+    if name.endswith("g_hat"):
+        ax.plot(x + jitter, d["g_hat"], "o", ms=4, mfc="none", color="#9e9e9e", label="each run (seeds side by side)")
+        ax.errorbar(xs, [r["g_hat"].mean for r in rows], yerr=[r["g_hat"].ci95 for r in rows], fmt="o-",
+                    color="#08519c", capsize=3, label="seed mean ± 95%")
+        low = [i for i, e in enumerate(es) if e < 0.999]
+        if low:
+            ax.plot([min(low) - 0.3, max(low) + 0.3], [1.8, 1.8], color="black", dashes=(6, 3),
+                    label="paper's bar: ≈ 1.8 below e = 0.999")
+        if 1.0 in slot:
+            ax.plot([slot[1.0]], [4.0], "D", ms=9, mfc="none", mec="black", label="paper's bar: ≈ 4 at e = 1")
+        ax.set_ylabel(r"$\hat{G}/N_f = \mathcal{G}\,/\,(N_f\, G_c A)$")
+        ax.set_title("fracture energy per fragment")
+    else:
+        for key, col, mk, lab in (("g", "#cb181d", "o", "fracture $\\mathcal{G}$"),
+                                  ("contact", "#2171b5", "s", "contact")):
+            ax.plot(x + jitter, d[key] / 1e3, mk, ms=4, mfc="none", color=col, alpha=0.5)
+            m = [mean_ci(d.loc[d["e"] == e, key]) for e in es]
+            ax.errorbar(xs, [v.mean / 1e3 for v in m], yerr=[v.ci95 / 1e3 for v in m], fmt=mk + "-", color=col,
+                        capsize=3, label=f"{lab}: seed mean ± 95% (open: runs)")
+        inj = c.ok["energy.initial"] + c.ok["energy.external_work"]
+        ax.axhline(inj.mean() / 1e3, color="black", lw=1.2, dashes=(6, 3), label="injected energy (mean)")
+        ax.set_ylabel("dissipated energy [kJ] (per m² of section)")
+        ax.set_ylim(0, None)
+        ax.set_title("fracture and contact dissipation")
+    _e_axis(ax, es)
+    ax.legend(loc="best")
+    fig.suptitle(f"Small confined bar, {_need(run, 'model.length') * 1e3:g} mm, {int(_need(run, 'model.elements'))} "
+                 f"elements, {d['seed'].nunique()} seeds, against e (paper Figs. 14–15, reduced)")
+    lines.append(f"wrote {_save(fig, ctx, name)}")
+    return "\n".join(lines)
+
+
+@_figure("restitution_small_g_hat", "Figs. 14-15 reduced: Ĝ/N_f against e on the small confined bar, 3 seeds",
+         cost="about 8 minutes with -j 2: tests/cases/fracture/restitution_small.yaml (21 runs)")
+def restitution_small_g_hat(ctx: Context) -> str:
+    return _restitution_small(ctx, "restitution_small_g_hat")
+
+
+@_figure("restitution_small_dissipation", "Figs. 14-15 reduced: fracture and contact dissipation against e, small "
+         "confined bar", cost="about 8 minutes with -j 2: tests/cases/fracture/restitution_small.yaml (21 runs)")
+def restitution_small_dissipation(ctx: Context) -> str:
+    return _restitution_small(ctx, "restitution_small_dissipation")
 
 
 # --------------------------------------------------------------------------- fragment sizes
@@ -941,6 +1040,72 @@ for _e, _es in ((0.0, "e0"), (1.0, "e1")):
         _figure(_make.__name__, f"Fig. 7: bar contact-node {_w} error against Δt (= 0.999 h/c), e = {_e:g}, "
                 "fitted slopes, guides of slope 1 and ½",
                 cost="minutes: cases/paper/bar_convergence.yaml (300 runs, up to 5000 elements)")(_make)
+
+
+@_figure("bar_dispersion_v_nsn", "Fig. 7, why: NSN's velocity error against the mesh at three Courant numbers",
+         cost="about a minute with -j 2: cases/paper/bar_dispersion.yaml (42 runs)")
+def bar_dispersion_v_nsn(ctx: Context) -> str:
+    c = _paper_campaign(ctx, "bar_dispersion", "cases/paper/bar_dispersion.yaml")
+    rows = _where(c, integrator__plugin="nsn")
+    rows = rows[rows["reference.eta_v"].notna()]
+    _style()
+    fig, ax = plt.subplots(figsize=(8.6, 5.4), constrained_layout=True)
+    lines = ["| Δt | meshes | η_v ~ N_e^... |", "|---|---|---|"]
+    styles = [dict(marker="o", ls="-"), dict(marker="s", ls="--"), dict(marker="^", ls="-.")]
+    for st, (dt, g) in zip(styles * 3, rows.groupby("time.dt", sort=True)):
+        g = g.sort_values("model.elements")
+        f = power_law_fit(g["model.elements"], g["reference.eta_v"])
+        label = str(dt).replace(" * h_min / c", " h/c").replace("*", "×")
+        ax.plot(g["model.elements"], g["reference.eta_v"], ms=5, lw=1.3,
+                label=f"Δt = {label}: slope {f.exponent:.2f} ± {f.exponent_ci95:.2f}", **st)
+        lines.append(f"| {label} | {f.n} | {f} |")
+    n = rows["model.elements"].astype(float)
+    xx = np.geomspace(n.min(), n.max(), 20)
+    ym = math.exp(np.log(rows["reference.eta_v"].astype(float)).mean())
+    xm = math.sqrt(n.min() * n.max())
+    ax.plot(xx, ym * (xx / xm) ** -1.0, color="gray", lw=1.2, dashes=(1, 2), label="slope −1 (guide)")
+    ax.set(xscale="log", yscale="log", xlabel="elements N_e", ylabel="η_v: relative L1 error of the contact-node velocity",
+           title="Impacting bar, e = 0, NSN: velocity error against the mesh, per time step")
+    ax.legend(loc="lower left")
+    lines.append(f"wrote {_save(fig, ctx, 'bar_dispersion_v_nsn')}")
+    return "\n".join(lines)
+
+
+@_figure("readme", "the README figure: the e = 0.8 ball (NSN, CD-Lagrange, analytic) and the damaged bar's contact "
+         "node and energy balance under NSN", cost="about 20 s: ball_e08.yaml twice and damaged_bar.yaml")
+def readme(ctx: Context) -> str:
+    nsn = _run_input(ctx, "ball_nsn", "cases/paper/ball_e08.yaml", {})
+    cdl = _run_input(ctx, "ball_cdl", "cases/paper/ball_e08.yaml", {"integrator.plugin": "cd_lagrange"})
+    bar = _run_input(ctx, "damaged_bar", "cases/paper/damaged_bar.yaml", {"output.every": 20})
+    _style()
+    fig, (a, b) = plt.subplots(1, 2, figsize=(12, 4.8), constrained_layout=True)
+    h = nsn.table("history", usecols=["t", "u", "u_ref"])
+    hc = cdl.table("history", usecols=["t", "u"])
+    a.plot(h["t"], h["u_ref"], color="#bbbbbb", lw=3.5, label="analytic (rest at the Zeno time)")
+    a.plot(h["t"], h["u"], color="#1f77b4", lw=1.5, label="NSN")
+    a.plot(hc["t"], hc["u"], color="#d62728", lw=1.1, dashes=(4, 2), label="CD-Lagrange")
+    a.set(xlabel="time t [s]", ylabel="height u [m]",
+          title=f"Bouncing ball, e = {nsn.case_value('contact.impact.restitution'):g}, Δt = {_need(nsn, 'time.dt'):g} s")
+    a.legend(loc="upper right")
+    hb = bar.table("history", usecols=["t", "u_contact", "u_ref", "balance_drift"])
+    b.plot(hb["t"] * 1e6, hb["u_contact"] * 1e9, color="#1f77b4", lw=2, label="contact node, NSN")
+    b.plot(hb["t"] * 1e6, hb["u_ref"] * 1e9, color="#777777", lw=1.3, dashes=(5, 3), label="1D wave solution")
+    b.set(xlabel="time t [µs]", ylabel="contact-node displacement u [nm]")
+    b2 = b.twinx()
+    b2.plot(hb["t"] * 1e6, hb["balance_drift"].abs().where(hb["balance_drift"] != 0), color="#2ca02c", lw=1,
+            label="|energy balance drift| (right axis)")
+    b2.set(yscale="log", ylabel=r"$|\mathcal{H} + C_{dis} + G - W_{ext}|$ / largest energy")
+    b2.grid(False)
+    h1, l1 = b.get_legend_handles_labels()
+    h2, l2 = b2.get_legend_handles_labels()
+    b.legend(h1 + h2, l1 + l2, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=3)
+    b.set_title(f"Damaged bar, {int(_need(bar, 'model.elements'))} elements, "
+                f"{int(_need(bar, 'fracture.initial.count'))} damaged interfaces, NSN at "
+                f"{bar.value('time.dt_over_dt_c'):.2g} Δt_c")
+    lines = [f"ball: NSN η = {nsn.value('reference.eta'):.3g}, CD-Lagrange η = {cdl.value('reference.eta'):.3g}; "
+             f"damaged bar: largest drift {bar.value('energy.max_balance_drift'):.2e}",
+             f"wrote {_save(fig, ctx, 'readme')}"]
+    return "\n".join(lines)
 
 
 # --------------------------------------------------------------------------- command line
