@@ -1108,6 +1108,52 @@ def readme(ctx: Context) -> str:
     return "\n".join(lines)
 
 
+def read_spacetime(path) -> tuple:
+    """A run's spacetime_stress.dat or spacetime_damage.dat (a gnuplot nonuniform
+    matrix: first row the column count then x [m]; each further row t [s] then the
+    values): (x, t, values[t, x])."""
+    path = Path(path)
+    try:
+        rows = [np.array(line.split(), dtype=float) for line in path.read_text().splitlines()
+                if line.strip() and not line.startswith("#")]
+    except (OSError, ValueError) as e:
+        raise ShardDataError(f"{path}: not a space-time matrix: {e}") from e
+    if len(rows) < 2:
+        raise ShardDataError(f"{path}: no rows")
+    x = rows[0][1:]
+    body = np.vstack([r for r in rows[1:] if r.size == x.size + 1])
+    return x, body[:, 0], body[:, 1:]
+
+
+@_figure("free_ring_spacetime", "Fig. 10-like: stress and damage over space and time, free expanding bar, ε̂ = 1, "
+         "first 1.5 µs", cost="about 30 s: cases/paper/free_ring_case.yaml with output.spacetime")
+def free_ring_spacetime(ctx: Context) -> str:
+    run = _run_input(ctx, "free_ring_case", "cases/paper/free_ring_case.yaml", {"output.spacetime": True})
+    x, t, stress = read_spacetime(run.path / "spacetime_stress.dat")
+    _, td, damage = read_spacetime(run.path / "spacetime_damage.dat")
+    keep = t <= 1.5e-6 * (1 + 1e-9)
+    _style()
+    fig, (a, b) = plt.subplots(1, 2, figsize=(13, 5.4), constrained_layout=True, sharey=True)
+    lim = float(np.nanpercentile(np.abs(stress[keep]), 99.5)) / 1e6
+    m = a.pcolormesh(x * 1e3, t[keep] * 1e6, stress[keep] / 1e6, cmap="RdBu_r", vmin=-lim, vmax=lim, shading="nearest",
+                     rasterized=True)
+    fig.colorbar(m, ax=a, label="stress σ [MPa] (clipped at the 99.5th percentile of |σ|)")
+    kd = td <= 1.5e-6 * (1 + 1e-9)
+    m2 = b.pcolormesh(x * 1e3, td[kd] * 1e6, damage[kd], cmap="YlOrRd", vmin=0, vmax=1, shading="nearest",
+                      rasterized=True)
+    fig.colorbar(m2, ax=b, label="damage δ_max / δ_c (1: a crack)")
+    a.set(xlabel="position x [mm]", ylabel="time t [µs]", title="(a) stress")
+    b.set(xlabel="position x [mm]", title="(b) damage of the cohesive interfaces")
+    for ax in (a, b):
+        ax.grid(False)
+    fig.suptitle(f"Free expanding bar, L = {_need(run, 'model.length') * 1e3:g} mm, {int(_need(run, 'model.elements'))} "
+                 f"elements, ε̇ = {_need(run, 'model.initial.strain_rate'):g} /s: the first 1.5 µs "
+                 f"({run.value('fracture.fragments')} fragments at the end of the run)")
+    lines = [f"fragments {run.value('fracture.fragments')}, settled at {run.value('stop_time', math.nan) * 1e6:.2f} µs, "
+             f"largest drift {run.value('energy.max_balance_drift'):.2e}", f"wrote {_save(fig, ctx, 'free_ring_spacetime')}"]
+    return "\n".join(lines)
+
+
 # --------------------------------------------------------------------------- command line
 
 def _source_tree() -> Optional[Path]:
