@@ -1154,6 +1154,51 @@ def free_ring_spacetime(ctx: Context) -> str:
     return "\n".join(lines)
 
 
+def confined_box_table(c: Campaign) -> pd.DataFrame:
+    """Per box size α_box: runs, the seeds' N_f, mean ± 95% of N_f, 𝒢 and Ĝ/N_f."""
+    ok = _ok(c, ["var.alpha_box", "fracture.fragments", "fracture.dissipation", "fracture.g_hat_per_fragment"])
+    rows = []
+    for a, g in ok.groupby("var.alpha_box", sort=True):
+        rows.append({"alpha_box": float(a), "runs": len(g), "n_f_runs": list(g["fracture.fragments"].astype(int)),
+                     "n_f": mean_ci(g["fracture.fragments"]), "g": mean_ci(g["fracture.dissipation"]),
+                     "g_hat": mean_ci(g["fracture.g_hat_per_fragment"])})
+    return pd.DataFrame(rows)
+
+
+@_figure("confined_box_fragments", "box-size study: N_f and Ĝ/N_f against α_box on the paper's confined bar, "
+         "3 seeds (--input confined_box=DIR)",
+         cost="about 2 core-hours: cases/paper/confined_box.yaml (15 runs of the 5 mm bar)")
+def confined_box_fragments(ctx: Context) -> str:
+    c = _campaign_input(ctx, "confined_box", "cases/paper/confined_box.yaml")
+    t = confined_box_table(c)
+    ok = c.ok
+    _style()
+    fig, (a, b) = plt.subplots(1, 2, figsize=(12, 4.8), constrained_layout=True)
+    seeds = sorted(ok["fracture.strength.seed"].unique()) if "fracture.strength.seed" in ok else []
+    for i, sd in enumerate(seeds):
+        g = ok[ok["fracture.strength.seed"] == sd].sort_values("var.alpha_box")
+        for ax, key in ((a, "fracture.fragments"), (b, "fracture.g_hat_per_fragment")):
+            ax.plot(g["var.alpha_box"], g[key], marker="os^dv"[i % 5], ms=4, mfc="none", lw=0.8, color="#9e9e9e",
+                    label=f"seed {int(sd)}")
+    for ax, key in ((a, "n_f"), (b, "g_hat")):
+        ax.errorbar(t["alpha_box"], [m.mean for m in t[key]], yerr=[m.ci95 for m in t[key]], fmt="o-",
+                    color="#08519c", lw=2, capsize=3, label="seed mean ± 95%")
+        ax.axvline(100, color="black", lw=1, dashes=(6, 3), label="the paper's studies: α_box = 100")
+        ax.set(xscale="log", xlabel="box size α_box (walls at α_box × the release opening)")
+        ax.legend(loc="best")
+    a.set(ylabel="number of fragments N_f", title="(a) fragments")
+    b.set(ylabel=r"$\hat{G}/N_f = \mathcal{G}\,/\,(N_f\, G_c A)$", title="(b) fracture energy per fragment")
+    run = _first_case(c)
+    fig.suptitle(f"Confined bar, {_need(run, 'model.length') * 1e3:g} mm, {int(_need(run, 'model.elements'))} elements, "
+                 "e = 1: against the box size")
+    lines = ["| α_box | runs | N_f (seeds) | mean N_f | 𝒢 [J] | Ĝ/N_f |", "|---|---|---|---|---|---|"]
+    for _, r in t.iterrows():
+        lines.append(f"| {r['alpha_box']:g} | {r['runs']} | {' / '.join(map(str, r['n_f_runs']))} | {r['n_f'].mean:.1f} | "
+                     f"{_fmt_ci(r['g'])} | {_fmt_ci(r['g_hat'])} |")
+    lines.append(f"wrote {_save(fig, ctx, 'confined_box_fragments')}")
+    return "\n".join(lines)
+
+
 # --------------------------------------------------------------------------- command line
 
 def _source_tree() -> Optional[Path]:
