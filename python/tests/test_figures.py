@@ -35,6 +35,14 @@ class Figures(unittest.TestCase):
                      "free_ring_dt", "damaged_bar_study", "damaged_bar_drift"):
             self.assertIn(want, names)
 
+    def test_every_figure_of_the_docs_has_its_function(self):
+        docs = Path(__file__).resolve().parents[2] / "docs" / "figures"
+        pngs = sorted(p.stem for p in docs.glob("*.png"))
+        self.assertTrue(pngs)
+        self.assertEqual([p for p in pngs if p not in figures.FIGURES], [])
+        self.assertEqual([n for n in figures.FIGURES if n not in pngs], [])
+        self.assertEqual(sorted(p.name for p in docs.iterdir() if p.suffix != ".png"), [])  # no gnuplot scripts left
+
     def test_unknown_figure(self):
         p = module("no_such_figure", "--out", str(self.tmp))
         self.assertEqual(p.returncode, 2)
