@@ -452,7 +452,7 @@ def _restitution_small(ctx: Context, name: str) -> str:
             ax.errorbar(xs, [v.mean / 1e3 for v in m], yerr=[v.ci95 / 1e3 for v in m], fmt=mk + "-", color=col,
                         capsize=3, label=f"{lab}: seed mean ± 95% (open: runs)")
         inj = c.ok["energy.initial"] + c.ok["energy.external_work"]
-        ax.axhline(inj.mean() / 1e3, color="black", lw=1.2, dashes=(6, 3), label="injected energy (mean)")
+        ax.axhline(inj.mean() / 1e3, color="black", lw=1.2, dashes=(6, 3), label="injected energy (mean over the runs)")
         ax.set_ylabel("dissipated energy [kJ] (per m² of section)")
         ax.set_ylim(0, None)
         ax.set_title("fracture and contact dissipation")
