@@ -680,7 +680,7 @@ def free_ring_dt(ctx: Context) -> str:
         else:
             i = pen.index((scheme, ratio, r))
             kw = dict(color=cmap(0.85 * i / max(len(pen) - 1, 1)), lw=1.4,
-                      label=f"penalty, {ratio:.2f} Δt_c" + ("" if r.status == "ok" else " (unstable, stopped)"))
+                      label=f"penalty, {ratio:.2f} Δt_c" + ("" if r.status == "ok" else f" (stopped: {r.status})"))
         axs[0].plot(h["t"] * 1e6, h["fragments"], **kw)
         axs[1].plot(h["t"] * 1e6, h["balance_drift"].abs().where(h["balance_drift"] != 0), **kw)
     axs[0].set(xlabel="time t [µs]", ylabel="number of fragments N_f", title="(a) fragments over time")

@@ -79,6 +79,28 @@ class CliAndRun(unittest.TestCase):
             self.assertAlmostEqual(m.ci95, row["reference.eta.ci95"], delta=1e-9 * m.ci95)
 
 
+class SimulatingFigures(unittest.TestCase):
+    """Figures that run their campaigns, on campaigns shrunk to seconds."""
+
+    def test_free_ring_dt_on_a_small_bar(self):
+        from shard import figures
+        tmp = Path(tempfile.mkdtemp(prefix="shard-frdt-"))
+        try:
+            ctx = figures.Context(out=tmp / "figs", exe=exe(), source=ROOT, work=tmp, log=lambda m: None)
+            figures._campaign_input(ctx, "free_ring_dt", "cases/paper/free_ring_dt.yaml",
+                                    settings={"model.length": 5e-4, "model.origin": -2.5e-4, "model.elements": 200,
+                                              "time.end": "5 * t0"})
+            ctx.inputs["free_ring_dt"] = tmp / "free_ring_dt"
+            text = figures.free_ring_dt(ctx)
+            rows = [line for line in text.splitlines() if line.startswith("| penalty") or line.startswith("| NSN")]
+            self.assertEqual([r.split(" | ")[1] for r in rows], ["0.20", "0.30", "0.40", "0.50", "0.99", "0.99"])
+            self.assertTrue(rows[-1].startswith("| NSN | 0.99 | ok |"), rows[-1])
+            self.assertTrue(rows[-1].endswith("| 1.00 |"), rows[-1])  # its loop over its own
+            self.assertTrue((tmp / "figs/free_ring_dt.png").exists())
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
 class Stored(unittest.TestCase):
     def test_restitution_store(self):
         c = io.load_campaign(RESULTS / "restitution")
