@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from shard import cli, io, stats
+from shard.fit import power_law_fit
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "results"
@@ -77,6 +78,34 @@ class CliAndRun(unittest.TestCase):
                                        "reference.eta"])
             self.assertAlmostEqual(m.mean, row["reference.eta.mean"], delta=1e-12 * m.mean)
             self.assertAlmostEqual(m.ci95, row["reference.eta.ci95"], delta=1e-9 * m.ci95)
+
+
+class AgainstTheHost(unittest.TestCase):
+    def test_power_law_fit_matches_the_campaign_slopes(self):
+        # a campaign plot with log axes writes the least-squares slope, its standard
+        # error and 95% interval per curve (plots/NAME.slopes.csv, computed in C)
+        tmp = Path(tempfile.mkdtemp(prefix="shard-slopes-"))
+        try:
+            f = tmp / "c.yaml"
+            f.write_text(f"name: slopes\nbase: {ROOT / 'cases/paper/ball_e08.yaml'}\n"
+                         "sweep:\n  integrator.plugin: [nsn, cd_lagrange]\n"
+                         "  time.dt: [1e-3, 2e-3, 3e-3, 5e-3, 8e-3]\n"
+                         "plots:\n  - {file: eta, x: time.dt, y: reference.eta, series: integrator.plugin, "
+                         "logx: true, logy: true}\n")
+            c = cli.campaign(f, tmp / "out", exe=exe())
+            slopes = io.read_csv(tmp / "out/plots/eta.slopes.csv")
+            self.assertEqual(len(slopes), 2)
+            for _, row in slopes.iterrows():
+                g = c.ok[c.ok["integrator.plugin"] == row["curve"]]
+                fit = power_law_fit(g["time.dt"], g["reference.eta"])
+                self.assertEqual(fit.n, row["points"])
+                # the file has 4 significant digits (%.4g): equal to within its rounding
+                for mine, theirs in ((fit.exponent, row["slope"]), (fit.line.slope_se, row["slope_se"]),
+                                     (fit.exponent_ci95, row["slope_ci95"])):
+                    half_unit = 0.5 * 10 ** (math.floor(math.log10(abs(theirs))) - 3)
+                    self.assertAlmostEqual(mine, theirs, delta=half_unit * 1.0001)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 class SimulatingFigures(unittest.TestCase):
