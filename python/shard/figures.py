@@ -946,7 +946,7 @@ def _bar_history(ctx: Context, name: str, e: float, what: str) -> str:
         else:
             ax.plot(t, y, color=st.get("color"), lw=1.5, label=SCHEMES.get(sch, sch))
         ax.plot(t, yr, color="black", lw=1.2, ls="--", dashes=(5, 3), label="1D wave solution")
-        ax.legend(loc="upper right", ncol=3)
+        ax.legend(loc="upper left", ncol=3)
         if what == "v":  # the release, enlarged (the paper's insets)
             t_rel = 1.0 + _need(r, "model.walls.left.gap") / k["v0"] / k["t_b"]
             ins = ax.inset_axes([0.6, 0.05, 0.38, 0.42])
