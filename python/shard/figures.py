@@ -272,7 +272,7 @@ def confined_length(ctx: Context) -> str:
 
 @_figure("confined_length_small_g", "Fig. 13 reduced: G/L and N_f G_c/L against L on the small confined bar "
          "(1-4 mm, 3 seeds), fits and the paper's exponents",
-         cost="about 4 minutes with -j 2: tests/cases/fracture/confined_length_small.yaml (12 runs)")
+         cost="about 5 minutes with -j 2: tests/cases/fracture/confined_length_small.yaml (12 runs)")
 def confined_length_small_g(ctx: Context) -> str:
     c = _campaign_input(ctx, "confined_length_small", "tests/cases/fracture/confined_length_small.yaml")
     d, k = confined_length_data(c)
@@ -465,13 +465,13 @@ def _restitution_small(ctx: Context, name: str) -> str:
 
 
 @_figure("restitution_small_g_hat", "Figs. 14-15 reduced: Ĝ/N_f against e on the small confined bar, 3 seeds",
-         cost="about 8 minutes with -j 2: tests/cases/fracture/restitution_small.yaml (21 runs)")
+         cost="about 6 minutes with -j 2: tests/cases/fracture/restitution_small.yaml (21 runs)")
 def restitution_small_g_hat(ctx: Context) -> str:
     return _restitution_small(ctx, "restitution_small_g_hat")
 
 
 @_figure("restitution_small_dissipation", "Figs. 14-15 reduced: fracture and contact dissipation against e, small "
-         "confined bar", cost="about 8 minutes with -j 2: tests/cases/fracture/restitution_small.yaml (21 runs)")
+         "confined bar", cost="about 6 minutes with -j 2: tests/cases/fracture/restitution_small.yaml (21 runs)")
 def restitution_small_dissipation(ctx: Context) -> str:
     return _restitution_small(ctx, "restitution_small_dissipation")
 
@@ -1039,11 +1039,11 @@ for _e, _es in ((0.0, "e0"), (1.0, "e1")):
         globals()[_make.__name__] = _make
         _figure(_make.__name__, f"Fig. 7: bar contact-node {_w} error against Δt (= 0.999 h/c), e = {_e:g}, "
                 "fitted slopes, guides of slope 1 and ½",
-                cost="minutes: cases/paper/bar_convergence.yaml (300 runs, up to 5000 elements)")(_make)
+                cost="about a minute with -j 2: cases/paper/bar_convergence.yaml (264 runs, up to 5000 elements)")(_make)
 
 
 @_figure("bar_dispersion_v_nsn", "Fig. 7, why: NSN's velocity error against the mesh at three Courant numbers",
-         cost="about a minute with -j 2: cases/paper/bar_dispersion.yaml (42 runs)")
+         cost="about 35 s with -j 2: cases/paper/bar_dispersion.yaml (42 runs)")
 def bar_dispersion_v_nsn(ctx: Context) -> str:
     c = _paper_campaign(ctx, "bar_dispersion", "cases/paper/bar_dispersion.yaml")
     rows = _where(c, integrator__plugin="nsn")
@@ -1126,7 +1126,7 @@ def read_spacetime(path) -> tuple:
 
 
 @_figure("free_ring_spacetime", "Fig. 10-like: stress and damage over space and time, free expanding bar, ε̂ = 1, "
-         "first 1.5 µs", cost="about 30 s: cases/paper/free_ring_case.yaml with output.spacetime")
+         "first 1.5 µs", cost="about 45 s: cases/paper/free_ring_case.yaml with output.spacetime")
 def free_ring_spacetime(ctx: Context) -> str:
     run = _run_input(ctx, "free_ring_case", "cases/paper/free_ring_case.yaml", {"output.spacetime": True})
     x, t, stress = read_spacetime(run.path / "spacetime_stress.dat")
@@ -1167,7 +1167,7 @@ def confined_box_table(c: Campaign) -> pd.DataFrame:
 
 @_figure("confined_box_fragments", "box-size study: N_f and Ĝ/N_f against α_box on the paper's confined bar, "
          "3 seeds (--input confined_box=DIR)",
-         cost="about 2 core-hours: cases/paper/confined_box.yaml (15 runs of the 5 mm bar)")
+         cost="hours (1.9 core-hours in docs/reproduction.md): cases/paper/confined_box.yaml, 15 runs of the 5 mm bar")
 def confined_box_fragments(ctx: Context) -> str:
     c = _campaign_input(ctx, "confined_box", "cases/paper/confined_box.yaml")
     t = confined_box_table(c)
