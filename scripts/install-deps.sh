@@ -2,7 +2,8 @@
 # Install the Debian packages shard needs (only those missing). Debian 12.
 set -euo pipefail
 pkgs=(cmake make gcc clang pkg-config libyaml-dev zlib1g-dev libcunit1-dev liblapack-dev libblas-dev gnuplot-nox git libopenmpi-dev openmpi-bin
-      libsiconos-numerics-dev) # the last: the optional siconos LCP solver plugin
+      libsiconos-numerics-dev # the optional siconos LCP solver plugin
+      python3-numpy python3-pandas python3-matplotlib python3-yaml) # the Python analysis package (python/shard)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -8,7 +8,9 @@
 # The install prefix is /usr/local when run as root, ~/.local otherwise
 # (Debian puts ~/.local/bin on the PATH at login once it exists), or --prefix
 # DIR / $SHARD_PREFIX. The installed shard finds its plugins relative to
-# itself (DIR/lib/shard/plugins). --no-install leaves shard in build/bin only;
+# itself (DIR/lib/shard/plugins), and the Python analysis package `shard`
+# (python/shard, docs/analysis.md) into DIR/lib/python3/dist-packages (put
+# it on PYTHONPATH, as the script prints, unless python3 already reads it). --no-install leaves shard in build/bin only;
 # --no-run skips the demo run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,13 +39,18 @@ shard=build/bin/shard
 if [ "$install" -eq 1 ]; then
   cmake --install build --prefix "$prefix" >/dev/null
   shard="$prefix/bin/shard"
-  echo "installed: $shard (plugins in $prefix/lib/shard/plugins); after a rebuild, install again with"
+  echo "installed: $shard (plugins in $prefix/lib/shard/plugins; Python package in $prefix/lib/python3/dist-packages/shard);"
+  echo "after a rebuild, install again with"
   echo "  cmake --install build --prefix $prefix"
   case ":$PATH:" in
     *":$prefix/bin:"*) ;;
     *) echo "note: $prefix/bin is not on your PATH; add it (export PATH=\"$prefix/bin:\$PATH\")," \
             "log in again, or call $shard" ;;
   esac
+  pydir="$prefix/lib/python3/dist-packages"
+  if ! PYTHONPATH= /usr/bin/python3 -c "import sys; sys.exit('$pydir' not in sys.path)" 2>/dev/null; then
+    echo "note: for 'import shard' in Debian's python3, export PYTHONPATH=\"$pydir\${PYTHONPATH:+:\$PYTHONPATH}\""
+  fi
 fi
 if [ "$run" -eq 1 ]; then
   "$shard" run cases/paper/ball_e08.yaml -o out/ball_e08

@@ -1,0 +1,110 @@
+"""The tables behind the figures, on small campaigns written here with known answers:
+failed runs left out, seed pairing, constants read from the runs' resolved case."""
+import math
+import shutil
+import tempfile
+import unittest
+from pathlib import Path
+
+import pandas as pd
+
+from shard import figures, io
+
+T2 = 4.302652729749464  # t_{0.975, 2}
+
+
+def write_campaign(root: Path, rows, case_text: str) -> io.Campaign:
+    root.mkdir(parents=True, exist_ok=True)
+    pd.DataFrame(rows).to_csv(root / "campaign.csv", index=False)
+    run = root / "runs" / "0000"
+    run.mkdir(parents=True, exist_ok=True)
+    (run / "case.resolved.yaml").write_text(case_text)
+    return io.load_campaign(root)
+
+
+class FigureTables(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = Path(tempfile.mkdtemp(prefix="shard-figdata-"))
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def test_restitution_table_pairs_seeds_and_skips_failed_runs(self):
+        # e = 0: N_f 80, 76, 78; e = 1: N_f 70, 70, 66 (differences 10, 6, 12: mean 9.33, sd 3.06)
+        base = {"energy.initial": 1000.0, "energy.external_work": 19000.0}
+        rows = []
+        for i, (e, seed, nf, g, cd, gh) in enumerate([(0, 1, 80, 7000, 8000, 1.8), (1, 1, 70, 14000, 0, 4.0),
+                                                      (0, 2, 76, 7100, 8100, 1.9), (1, 2, 70, 13900, 0, 4.1),
+                                                      (0, 3, 78, 6900, 7900, 1.7), (1, 3, 66, 13800, 0, 4.2)]):
+            rows.append({"index": i, "status": "ok", "contact.impact.restitution": e, "fracture.strength.seed": seed,
+                         "fracture.fragments": nf, "fracture.dissipation": g, "energy.contact_dissipation": cd,
+                         "fracture.g_hat_per_fragment": gh, **base})
+        rows.append({"index": 6, "status": "failed", "contact.impact.restitution": 0, "fracture.strength.seed": 4})
+        c = write_campaign(self.tmp / "rest", rows, "model: {length: 5e-3, elements: 10}\n")
+        d, table, paired = figures.restitution_table(c)
+        self.assertEqual(len(d), 6)
+        e0 = table[0]
+        self.assertEqual((e0["e"], e0["runs"]), (0.0, 3))
+        self.assertAlmostEqual(e0["n_f"].mean, 78.0)
+        self.assertAlmostEqual(e0["n_f"].ci95, T2 * 2 / math.sqrt(3), delta=1e-9)
+        # fracture / injected 0.35, 0.355, 0.345
+        self.assertAlmostEqual(e0["frac"].mean, 0.35, delta=1e-12)
+        self.assertAlmostEqual(e0["frac"].ci95, T2 * 0.005 / math.sqrt(3), delta=1e-9)
+        self.assertEqual((paired["lo"], paired["hi"], paired["n"], paired["more"]), (0, 1, 3, 3))
+        self.assertAlmostEqual(paired["n_f"].mean, 28 / 3, delta=1e-12)
+        self.assertAlmostEqual(paired["n_f"].ci95, T2 * math.sqrt(28 / 3) / math.sqrt(3), delta=1e-9)
+        self.assertAlmostEqual(paired["g"].mean, -6900, delta=1e-9)
+        self.assertAlmostEqual(paired["g"].ci95, T2 * 100 / math.sqrt(3), delta=1e-9)
+        text = "\n".join(figures._restitution_text(table, paired))
+        self.assertIn("seed-paired, e = 0 minus e = 1, 3 seeds: N_f +9.3 ± 7.6 (higher at e = 0 in 3 of 3), "
+                      "fracture energy -6900 ± 248 J", text)
+        d1, table1, _ = figures.restitution_table(c, seed=2)
+        self.assertEqual([r["runs"] for r in table1], [1, 1])
+        self.assertTrue(math.isnan(table1[0]["n_f"].ci95))
+
+    def test_length_constants_come_from_the_case(self):
+        # G_c = 25 and a section of 2 m² in the case: N_f G_c / L and G / (A L) use them
+        rows = [{"index": 0, "status": "ok", "model.length": 0.001, "fracture.strength.seed": 1,
+                 "fracture.dissipation": 400.0, "fracture.fragments": 8, "fracture.g_hat_per_fragment": 1.0},
+                {"index": 1, "status": "ok", "model.length": 0.004, "fracture.strength.seed": 1,
+                 "fracture.dissipation": 6400.0, "fracture.fragments": 32, "fracture.g_hat_per_fragment": 4.0}]
+        case = ("model: {length: 1e-3, area: 2, density: 1000, initial: {strain_rate: 1e4}}\n"
+                "fracture: {g_c: 25}\n")
+        c = write_campaign(self.tmp / "len", rows, case)
+        d, k = figures.confined_length_data(c)
+        self.assertEqual(k, {"g_c": 25.0, "area": 2.0, "density": 1000.0, "strain_rate": 1e4})
+        self.assertAlmostEqual(d["NfGc_over_L"].iloc[0], 8 * 25 / 0.001)
+        self.assertAlmostEqual(d["G_over_L"].iloc[1], 6400 / 2 / 0.004)
+        # an expression where a number is needed is an error naming the file and key
+        (self.tmp / "len/runs/0000/case.resolved.yaml").write_text(case.replace("g_c: 25", "g_c: 2 * x"))
+        with self.assertRaises(io.ShardDataError) as cm:
+            figures.confined_length_data(io.load_campaign(self.tmp / "len"))
+        self.assertIn("fracture.g_c is '2 * x', not a number", str(cm.exception))
+
+    def test_pooled_sizes_in_words_and_ks(self):
+        sizes = pd.DataFrame({"contact.impact.restitution": [0, 0, 0, 1, 1, 1], "runs": [1, 1, 1, 2, 2, 2],
+                              "size": [1e-6] * 6, "size_over_mean": [0.5, 1, 1.5, 1.6, 1.7, 1.8],
+                              "cumulative_number": [0.33, 0.67, 1, 0.33, 0.67, 1]})
+        s = figures.pooled_size_samples(sizes)
+        self.assertEqual(list(s), ["e = 0", "e = 1"])
+        with self.assertRaises(io.ShardDataError):
+            figures.pooled_size_samples(pd.DataFrame({"index": [0], "status": ["ok"]}))
+
+    def test_confined_box_figure(self):
+        rows = []
+        for i, (a, seed, nf) in enumerate([(1, 1, 27), (1, 2, 25), (10, 1, 60), (10, 2, 52)]):
+            rows.append({"index": i, "status": "ok", "var.alpha_box": a, "fracture.strength.seed": seed,
+                         "fracture.fragments": nf, "fracture.dissipation": 13000.0 + nf,
+                         "fracture.g_hat_per_fragment": 13000.0 / nf / 50})
+        write_campaign(self.tmp / "box", rows, "model: {length: 5e-3, elements: 5000}\n")
+        ctx = figures.Context(out=self.tmp / "figs", inputs={"confined_box": self.tmp / "box"}, log=lambda m: None)
+        text = figures.FIGURES["confined_box_fragments"].func(ctx)
+        self.assertIn("| 1 | 2 | 27 / 25 | 26.0 |", text)
+        self.assertIn("| 10 | 2 | 60 / 52 | 56.0 |", text)
+        self.assertTrue((self.tmp / "figs/confined_box_fragments.png").exists())
+
+
+if __name__ == "__main__":
+    unittest.main()
