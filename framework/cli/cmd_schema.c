@@ -11,6 +11,7 @@
 #include "case/schema.h"
 #include "commands.h"
 #include "io/outputs.h"
+#include "model/models.h"
 
 static int usage(FILE *out, int code) {
   fprintf(out, "usage: shard [--plugin-path DIR[:DIR...]] schema [case|campaign] [--markdown]\n"
@@ -39,7 +40,9 @@ int shard_cmd_schema(const shard_cli *cli, int argc, char **argv) {
     }
   }
   if (outputs) { /* no plugins involved */
-    if (shard_out_write_markdown(stdout) != SHARD_OK || fflush(stdout) != 0) {
+    shard_out_model_doc models[8];
+    const size_t n = shard_models_docs(models, 8);
+    if (shard_out_write_markdown(stdout, models, n) != SHARD_OK || fflush(stdout) != 0) {
       fprintf(stderr, "shard schema: cannot write the output\n");
       return SHARD_EXIT_FAIL;
     }

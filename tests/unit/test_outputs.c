@@ -9,17 +9,25 @@
 
 #include "cu_runner.h"
 #include "io/outputs.h"
+#include "model/line_outputs.h"
+#include "model/models.h"
 #include "run_helpers.h"
+
+/* a history: the run's columns, then the line model's */
+static const shard_out_table *const HISTORY[] = {&shard_out_history, &shard_line_history};
+#define ONE(t) ((const shard_out_table *const[]){t}), 1
+#define HIST HISTORY, 2
 
 /* ---- helpers -------------------------------------------------------------------- */
 
-/* the header a run with these flags writes, from the table */
-static void expected_header(const shard_out_table *t, unsigned flags, char *out, size_t n) {
+/* the header a run with these flags writes, from the tables (in turn) */
+static void expected_header(const shard_out_table *const *t, size_t nt, unsigned flags, char *out, size_t n) {
   size_t k = 0;
   out[0] = '\0';
-  for (size_t i = 0; i < t->n_fields; ++i)
-    if (shard_out_writes(&t->fields[i], flags))
-      k += (size_t)snprintf(out + k, n - k, "%s%s", k ? "," : "", t->fields[i].name);
+  for (size_t j = 0; j < nt; ++j)
+    for (size_t i = 0; i < t[j]->n_fields; ++i)
+      if (shard_out_writes(&t[j]->fields[i], flags))
+        k += (size_t)snprintf(out + k, n - k, "%s%s", k ? "," : "", t[j]->fields[i].name);
 }
 
 static int count_fields(const char *line, size_t len) {
@@ -30,12 +38,12 @@ static int count_fields(const char *line, size_t len) {
 
 /* dir/name: the header is the table's, every row has as many fields, no
  * field is "nan", "inf" or "-nan"; returns the rows */
-static int check_csv(const char *dir, const char *name, const shard_out_table *t, unsigned flags) {
+static int check_csv(const char *dir, const char *name, const shard_out_table *const *t, size_t nt, unsigned flags) {
   char *text = rh_read_file(dir, name, NULL);
   CU_CHECK_MSG(text != NULL, "%s/%s missing", dir, name);
   if (!text) return -1;
   char want[4096];
-  expected_header(t, flags, want, sizeof want);
+  expected_header(t, nt, flags, want, sizeof want);
   const char *eol = strchr(text, '\n');
   CU_ASSERT_PTR_NOT_NULL_FATAL(eol);
   CU_CHECK_MSG(strlen(want) == (size_t)(eol - text) && !strncmp(text, want, strlen(want)),
@@ -130,17 +138,21 @@ static void check_summary(const char *dir, unsigned flags) {
   CU_ASSERT_FATAL(n > 10);
   for (int i = 0; i < n; ++i) {
     const shard_out_field *fd = shard_out_find(&shard_out_summary, keys[i].key, flags);
+    if (!fd) fd = shard_out_find(&shard_line_summary, keys[i].key, flags);
     CU_CHECK_MSG(fd != NULL, "%.300s/summary.yaml: key '%.100s' is not in the summary table for this run", dir,
                  keys[i].key);
     CU_CHECK_MSG(strcmp(keys[i].value, "-1") && strcmp(keys[i].value, "-1.0") && !strstr(keys[i].value, "nan") &&
                      !strstr(keys[i].value, "inf"),
                  "%.300s: %.100s: %.100s (missing values are ~)", dir, keys[i].key, keys[i].value);
   }
-  for (size_t i = 0; i < shard_out_summary.n_fields; ++i) {
-    const shard_out_field *fd = &shard_out_summary.fields[i];
-    if (!shard_out_writes(fd, flags) || (fd->when & SHARD_OUT_SOMETIMES)) continue;
-    CU_CHECK_MSG(value_of(keys, n, fd->name) != NULL, "%s/summary.yaml: documented key '%s' not written", dir,
-                 fd->name);
+  const shard_out_table *tables[] = {&shard_out_summary, &shard_line_summary};
+  for (size_t j = 0; j < 2; ++j) {
+    for (size_t i = 0; i < tables[j]->n_fields; ++i) {
+      const shard_out_field *fd = &tables[j]->fields[i];
+      if (!shard_out_writes(fd, flags) || (fd->when & SHARD_OUT_SOMETIMES)) continue;
+      CU_CHECK_MSG(value_of(keys, n, fd->name) != NULL, "%s/summary.yaml: documented key '%s' not written", dir,
+                   fd->name);
+    }
   }
 }
 
@@ -166,12 +178,13 @@ static int package_fields(const char *dir, const char *path, char *out, size_t n
   return p != NULL;
 }
 
-static void check_package(const char *dir, const shard_out_table *t, unsigned flags) {
+static void check_package(const char *dir, const shard_out_table *const *t, size_t nt, unsigned flags) {
   char got[4096], want[4096];
-  CU_CHECK_MSG(package_fields(dir, t->file, got, sizeof got), "%s/datapackage.json has no resource %s", dir, t->file);
-  expected_header(t, flags, want, sizeof want);
-  CU_CHECK_MSG(!strcmp(got, want), "%.200s: datapackage.json fields of %.40s\n  got:  %.300s\n  want: %.300s", dir, t->file, got,
-               want);
+  CU_CHECK_MSG(package_fields(dir, t[0]->file, got, sizeof got), "%s/datapackage.json has no resource %s", dir,
+               t[0]->file);
+  expected_header(t, nt, flags, want, sizeof want);
+  CU_CHECK_MSG(!strcmp(got, want), "%.200s: datapackage.json fields of %.40s\n  got:  %.300s\n  want: %.300s", dir,
+               t[0]->file, got, want);
 }
 
 /* ---- tests ---------------------------------------------------------------------- */
@@ -181,9 +194,9 @@ static void test_outputs_particle_run(void) {
   const char *sets[] = {"time.end=0.5"};
   CU_ASSERT_EQUAL_FATAL(rh_run("cases/paper/ball_e1", "outputs", sets, 1, out, sizeof out, NULL, 0), 0);
   const unsigned flags = SHARD_OUT_PARTICLE | SHARD_OUT_REF_BALL;
-  CU_ASSERT(check_csv(out, "history.csv", &shard_out_history, flags) > 10);
+  CU_ASSERT(check_csv(out, "history.csv", HIST, flags) > 10);
   check_summary(out, flags);
-  check_package(out, &shard_out_history, flags);
+  check_package(out, HIST, flags);
   char got[4096];
   CU_ASSERT(!package_fields(out, "fragments.csv", got, sizeof got)); /* no fracture: no fragment files */
   /* e = 1: the exact ball never comes to rest: no Zeno time, `~` (formerly inf) */
@@ -199,9 +212,9 @@ static void test_outputs_bar_reference_missing_errors(void) {
   const char *sets[] = {"time.end=2.54e-4 / 5.0 + 0.5 * t_b"};
   CU_ASSERT_EQUAL_FATAL(rh_run("cases/paper/bar_impact_e0", "outputs_short", sets, 1, out, sizeof out, NULL, 0), 0);
   const unsigned flags = SHARD_OUT_BAR | SHARD_OUT_REF_BAR;
-  CU_ASSERT(check_csv(out, "history.csv", &shard_out_history, flags) > 10);
+  CU_ASSERT(check_csv(out, "history.csv", HIST, flags) > 10);
   check_summary(out, flags);
-  check_package(out, &shard_out_history, flags);
+  check_package(out, HIST, flags);
   kv keys[256];
   const int n = summary_keys(out, keys, 256);
   CU_ASSERT_STRING_EQUAL(value_of(keys, n, "reference.eta_u"), "~");
@@ -224,7 +237,7 @@ static void test_outputs_bar_without_contact_node(void) {
   CU_ASSERT_EQUAL_FATAL(rh_run("tests/cases/fracture/ring_small", "outputs_short", sets, 3, out, sizeof out, NULL, 0),
                         0);
   const unsigned flags = SHARD_OUT_BAR | SHARD_OUT_FRACTURE | SHARD_OUT_LOADING | SHARD_OUT_STOP;
-  CU_ASSERT(check_csv(out, "history.csv", &shard_out_history, flags) > 1);
+  CU_ASSERT(check_csv(out, "history.csv", HIST, flags) > 1);
   char *h = rh_read_file(out, "history.csv", NULL);
   CU_ASSERT_PTR_NOT_NULL_FATAL(h);
   CU_ASSERT_STRING_EQUAL(field_of(h, 1, "u_contact"), "");
@@ -244,18 +257,18 @@ static void test_outputs_fracture_run(void) {
   char out[512];
   CU_ASSERT_EQUAL_FATAL(rh_run("tests/cases/fracture/ring_small", "outputs", NULL, 0, out, sizeof out, NULL, 0), 0);
   const unsigned flags = SHARD_OUT_BAR | SHARD_OUT_FRACTURE | SHARD_OUT_LOADING | SHARD_OUT_STOP;
-  CU_ASSERT(check_csv(out, "history.csv", &shard_out_history, flags) > 10);
-  const int nfrag = check_csv(out, "fragments.csv", &shard_out_fragments, flags);
+  CU_ASSERT(check_csv(out, "history.csv", HIST, flags) > 10);
+  const int nfrag = check_csv(out, "fragments.csv", ONE(&shard_line_fragments), flags);
   CU_ASSERT(nfrag > 1);
-  CU_ASSERT_EQUAL(check_csv(out, "fragment_sizes.csv", &shard_out_fragment_sizes, flags), nfrag);
-  CU_ASSERT(check_csv(out, "fragment_histogram.csv", &shard_out_fragment_histogram, flags) > 1);
-  CU_ASSERT(check_csv(out, "interfaces.csv", &shard_out_interfaces, flags) >= nfrag - 1);
+  CU_ASSERT_EQUAL(check_csv(out, "fragment_sizes.csv", ONE(&shard_line_fragment_sizes), flags), nfrag);
+  CU_ASSERT(check_csv(out, "fragment_histogram.csv", ONE(&shard_line_fragment_histogram), flags) > 1);
+  CU_ASSERT(check_csv(out, "interfaces.csv", ONE(&shard_line_interfaces), flags) >= nfrag - 1);
   check_summary(out, flags);
-  check_package(out, &shard_out_history, flags);
-  check_package(out, &shard_out_fragments, flags);
-  check_package(out, &shard_out_fragment_sizes, flags);
-  check_package(out, &shard_out_fragment_histogram, flags);
-  check_package(out, &shard_out_interfaces, flags);
+  check_package(out, HIST, flags);
+  check_package(out, ONE(&shard_line_fragments), flags);
+  check_package(out, ONE(&shard_line_fragment_sizes), flags);
+  check_package(out, ONE(&shard_line_fragment_histogram), flags);
+  check_package(out, ONE(&shard_line_interfaces), flags);
   kv keys[256];
   const int n = summary_keys(out, keys, 256);
   CU_ASSERT(strtod(value_of(keys, n, "fracture.max_step_insertions_time"), NULL) > 0);
@@ -265,13 +278,18 @@ static void test_outputs_fracture_run(void) {
 /* every field of every table has a unit word and a description, and the
  * generated Markdown lists each of them */
 static void test_outputs_tables_documented(void) {
-  const shard_out_table *all[] = {&shard_out_history,   &shard_out_fragments,      &shard_out_fragment_sizes,
-                                  &shard_out_fragment_histogram, &shard_out_interfaces, &shard_out_summary,
-                                  &shard_out_campaign_runs, &shard_out_statistics, &shard_out_pooled_sizes};
+  const shard_out_table *all[] = {&shard_out_history,    &shard_line_history,       &shard_line_fragments,
+                                  &shard_line_fragment_sizes, &shard_line_fragment_histogram, &shard_line_interfaces,
+                                  &shard_out_summary,    &shard_line_summary,       &shard_out_campaign_runs,
+                                  &shard_out_statistics, &shard_out_pooled_sizes};
   char *md = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&md, &len);
-  CU_ASSERT_EQUAL(shard_out_write_markdown(f), SHARD_OK);
+  shard_out_model_doc models[8];
+  const size_t nm = shard_models_docs(models, 8);
+  CU_ASSERT_EQUAL(nm, 1); /* particle and bar share their tables */
+  CU_ASSERT_STRING_EQUAL(models[0].names, "particle, bar");
+  CU_ASSERT_EQUAL(shard_out_write_markdown(f, models, nm), SHARD_OK);
   fclose(f);
   for (size_t t = 0; t < sizeof all / sizeof all[0]; ++t)
     for (size_t i = 0; i < all[t]->n_fields; ++i) {

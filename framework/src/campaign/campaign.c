@@ -19,6 +19,7 @@
 #include "run/run.h"
 #include "core/sha256.h"
 #include "io/yaml_tree.h"
+#include "model/models.h"
 
 #define MAX_AXES 64
 #define MAX_PARAMS 128
@@ -706,7 +707,7 @@ static int statistic_column(const shard_campaign *c, const char *col) {
   for (size_t i = 0; i < c->n_params; ++i) /* parameter columns are no statistic columns */
     if (strcmp(c->params[i].key, col) == 0) return 0;
   const shard_out_field *f = shard_out_find(&shard_out_campaign_runs, col, ~0u);
-  if (!f) f = shard_out_find(&shard_out_summary, col, ~0u);
+  if (!f) f = shard_models_find_summary(col);
   return f && (f->type == SHARD_OUT_NUMBER || f->type == SHARD_OUT_INTEGER);
 }
 
@@ -719,8 +720,11 @@ static int plot_column(loader *L, const shard_campaign_plot *p, const char *col,
   const shard_campaign *c = L->c;
   static const char *const suffixes[] = {"mean", "std", "ci95", "min", "max", "n"};
   if (p->history) {
-    for (size_t i = 0; ns && i < shard_out_history.n_fields; ++i) names_add(L, ns, shard_out_history.fields[i].name);
-    return shard_out_find(&shard_out_history, col, ~0u) != NULL;
+    const shard_out_table *h[16];
+    const size_t nh = shard_models_history_tables(h, 16);
+    for (size_t t = 0; ns && t < nh; ++t)
+      for (size_t i = 0; i < h[t]->n_fields; ++i) names_add(L, ns, h[t]->fields[i].name);
+    return shard_models_find_history(col) != NULL;
   }
   if (p->statistics && c->has_stats) {
     const shard_campaign_statistics *s = &c->stats;
@@ -736,8 +740,9 @@ static int plot_column(loader *L, const shard_campaign_plot *p, const char *col,
       for (size_t k = 0; k < 6 && !known; ++k) known = strcmp(dot + 1, suffixes[k]) == 0 && statistic_column(c, base);
     }
     if (ns) {
-      const shard_out_table *tabs[] = {&shard_out_campaign_runs, &shard_out_summary};
-      for (size_t t = 0; t < 2; ++t)
+      const shard_out_table *tabs[16] = {&shard_out_campaign_runs};
+      const size_t nt = 1 + shard_models_summary_tables(tabs + 1, 15);
+      for (size_t t = 0; t < nt; ++t)
         for (size_t i = 0; i < tabs[t]->n_fields; ++i)
           if (statistic_column(c, tabs[t]->fields[i].name))
             for (size_t k = 0; k < 5; ++k)
@@ -749,10 +754,13 @@ static int plot_column(loader *L, const shard_campaign_plot *p, const char *col,
     names_add(L, ns, "index");
     for (size_t i = 0; i < c->n_params; ++i) names_add(L, ns, c->params[i].key);
     for (size_t i = 0; i < shard_out_campaign_runs.n_fields; ++i) names_add(L, ns, shard_out_campaign_runs.fields[i].name);
-    for (size_t i = 0; i < shard_out_summary.n_fields; ++i) names_add(L, ns, shard_out_summary.fields[i].name);
+    const shard_out_table *st[16];
+    const size_t nst = shard_models_summary_tables(st, 16);
+    for (size_t t = 0; t < nst; ++t)
+      for (size_t i = 0; i < st[t]->n_fields; ++i) names_add(L, ns, st[t]->fields[i].name);
   }
   return strcmp(col, "index") == 0 || find_param(L->c, col) || shard_out_find(&shard_out_campaign_runs, col, ~0u) ||
-         shard_out_find(&shard_out_summary, col, ~0u);
+         shard_models_find_summary(col);
 }
 
 /* A column named in x, y, yerror or reference_columns: one the plot's data has. */
@@ -854,8 +862,9 @@ static void load_statistics(loader *L, const yt_node *key, const yt_node *v) {
       yt_error_at(L->d, at, "'statistics.columns': '%s' is listed twice", list[i]);
     else if (!q && !statistic_column(c, list[i])) { /* a numeric run column or summary key (docs/outputs.md) */
       name_list ns = {0};
-      const shard_out_table *tabs[] = {&shard_out_campaign_runs, &shard_out_summary};
-      for (size_t t = 0; t < 2; ++t)
+      const shard_out_table *tabs[16] = {&shard_out_campaign_runs};
+      const size_t nt = 1 + shard_models_summary_tables(tabs + 1, 15);
+      for (size_t t = 0; t < nt; ++t)
         for (size_t k = 0; k < tabs[t]->n_fields; ++k)
           if (statistic_column(c, tabs[t]->fields[k].name)) names_add(L, &ns, tabs[t]->fields[k].name);
       const char *sug = shard_suggest(list[i], ns.v, ns.n);

@@ -16,6 +16,7 @@
 #include "campaign/campaign_table.h"
 #include "case/case.h"
 #include "io/outputs.h"
+#include "model/models.h"
 
 /* the fields of the package, with the text they own */
 typedef struct fields {
@@ -119,14 +120,14 @@ static shard_out_field column_field(fields *fs, const shard_campaign *c, const s
   const char *name = shard_table_col_name(t, k);
   const shard_out_field *f = shard_out_find(&shard_out_campaign_runs, name, ~0u);
   if (f) return *f;
-  if (is_param(c, name) || (!c && !shard_out_find(&shard_out_summary, name, ~0u))) {
+  if (is_param(c, name) || (!c && !shard_models_find_summary(name))) {
     const char *unit = "", *doc = NULL;
     const int known = case_key(name, c ? shard_campaign_registry(c) : NULL, &unit, &doc);
     return (shard_out_field){name, column_type(t, k), known ? unit : "", 0, NULL,
                              known ? keep(fs, "case key %s (swept or derived): %s", name, doc)
                                    : keep(fs, "case key %s (swept or derived; see the plugin's parameters)", name)};
   }
-  if ((f = shard_out_find(&shard_out_summary, name, ~0u))) return *f;
+  if ((f = shard_models_find_summary(name))) return *f;
   return (shard_out_field){name, column_type(t, k), "", 0, NULL, "(not a documented column)"};
 }
 

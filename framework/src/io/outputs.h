@@ -79,52 +79,16 @@ typedef struct shard_out_table {
   X(H_ALGORITHMIC_ENERGY, "algorithmic_energy", SHARD_OUT_NUMBER, "J", 0, "%.15g",                                     \
     "the scheme's stored energy H (E - dt^2/8 a'Ma for Newmark forms, else E)")                                        \
   X(H_BALANCE_DRIFT, "balance_drift", SHARD_OUT_NUMBER, "1", 0, "%.6e",                                                \
-    "energy balance error since the start over the largest energy so far (relative)")                                  \
-  X(H_U, "u", SHARD_OUT_NUMBER, "m", SHARD_OUT_PARTICLE, "%.15g", "particle position")                                 \
-  X(H_V, "v", SHARD_OUT_NUMBER, "m/s", SHARD_OUT_PARTICLE, "%.15g", "particle velocity")                               \
-  X(H_A, "a", SHARD_OUT_NUMBER, "m/s^2", SHARD_OUT_PARTICLE, "%.15g", "particle acceleration")                         \
-  X(H_GAP, "gap", SHARD_OUT_NUMBER, "m", SHARD_OUT_PARTICLE, "%.15g", "gap to the obstacle (negative: overlap)")      \
-  X(H_IMPULSE, "impulse", SHARD_OUT_NUMBER, "N s", SHARD_OUT_PARTICLE, "%.15g", "contact impulse of the step")         \
-  X(H_FORCE, "force", SHARD_OUT_NUMBER, "N", SHARD_OUT_PARTICLE, "%.15g",                                              \
-    "contact force (impulse / dt, or the penalty force)")                                                              \
-  X(H_U_CONTACT, "u_contact", SHARD_OUT_NUMBER, "m", SHARD_OUT_BAR, "%.15g",                                           \
-    "displacement of the bar's contact node (empty without a reference contact node)")                                 \
-  X(H_V_CONTACT, "v_contact", SHARD_OUT_NUMBER, "m/s", SHARD_OUT_BAR, "%.15g",                                         \
-    "velocity of the bar's contact node (empty without a reference contact node)")                                     \
-  X(H_FORCE_CONTACT, "force_contact", SHARD_OUT_NUMBER, "N", SHARD_OUT_BAR, "%.15g",                                   \
-    "force at the bar's contact node (0 without contact)")                                                             \
-  X(H_MOMENTUM, "momentum", SHARD_OUT_NUMBER, "kg m/s", SHARD_OUT_BAR, "%.15g", "total linear momentum of the bar")   \
-  X(H_COHESIVE_REVERSIBLE, "cohesive_reversible", SHARD_OUT_NUMBER, "J", SHARD_OUT_FRACTURE, "%.15g",                  \
-    "recoverable energy stored in the cohesive interfaces")                                                            \
-  X(H_COHESIVE_WORK, "cohesive_work", SHARD_OUT_NUMBER, "J", SHARD_OUT_FRACTURE, "%.15g",                              \
-    "work done on the cohesive interfaces since the start")                                                            \
-  X(H_FRACTURE_DISSIPATION, "fracture_dissipation", SHARD_OUT_NUMBER, "J", SHARD_OUT_FRACTURE, "%.15g",                \
-    "energy dissipated by fracture: cohesive_work - cohesive_reversible")                                              \
-  X(H_INTERFACES, "interfaces", SHARD_OUT_INTEGER, "", SHARD_OUT_FRACTURE, NULL, "cohesive interfaces so far")        \
-  X(H_BROKEN, "broken", SHARD_OUT_INTEGER, "", SHARD_OUT_FRACTURE, NULL,                                               \
-    "fully broken interfaces (opening beyond delta_c)")                                                                \
-  X(H_FRAGMENTS, "fragments", SHARD_OUT_INTEGER, "", SHARD_OUT_FRACTURE, NULL, "fragments: broken + 1")               \
-  X(H_INSERTIONS, "insertions", SHARD_OUT_INTEGER, "", SHARD_OUT_FRACTURE, NULL, "cohesive insertions so far")        \
-  X(H_U_REF, "u_ref", SHARD_OUT_NUMBER, "m", SHARD_OUT_REF_BALL, "%.15g",                                              \
-    "reference (exact) position of the bouncing ball")                                                                 \
-  X(H_V_REF, "v_ref", SHARD_OUT_NUMBER, "m/s", SHARD_OUT_REF_BALL, "%.15g",                                            \
-    "reference (exact) velocity of the bouncing ball")                                                                 \
-  X(H_U_REF_BAR, "u_ref", SHARD_OUT_NUMBER, "m", SHARD_OUT_REF_BAR, "%.15g",                                           \
-    "1D wave solution: displacement of the contact node")                                                              \
-  X(H_V_REF_BAR, "v_ref", SHARD_OUT_NUMBER, "m/s", SHARD_OUT_REF_BAR, "%.15g",                                         \
-    "1D wave solution: velocity of the contact node")                                                                  \
-  X(H_FORCE_REF, "force_ref", SHARD_OUT_NUMBER, "N", SHARD_OUT_REF_BAR, "%.15g", "1D wave solution: contact force")
+    "energy balance error since the start over the largest energy so far (relative)")
 
 #define SHARD_OUT_ID_(id, ...) id,
 enum shard_history_column { SHARD_HISTORY_COLUMNS(SHARD_OUT_ID_) SHARD_HISTORY_N };
 #undef SHARD_OUT_ID_
 
 /* the tables of the files */
+/* the run's own: its history columns and summary keys; the model's follow
+ * them (its tables: model/interface.h, shard_model_outputs) */
 extern const shard_out_table shard_out_history;            /* history.csv */
-extern const shard_out_table shard_out_fragments;          /* fragments.csv */
-extern const shard_out_table shard_out_fragment_sizes;     /* fragment_sizes.csv */
-extern const shard_out_table shard_out_fragment_histogram; /* fragment_histogram.csv */
-extern const shard_out_table shard_out_interfaces;         /* interfaces.csv */
 extern const shard_out_table shard_out_summary;            /* summary.yaml (dotted keys) */
 extern const shard_out_table shard_out_campaign_runs;      /* campaign.csv: the run columns */
 extern const shard_out_table shard_out_statistics;         /* statistics.csv: per statistic column */
@@ -136,6 +100,8 @@ int shard_out_writes(const shard_out_field *f, unsigned flags);
 const shard_out_field *shard_out_find(const shard_out_table *t, const char *name, unsigned flags);
 /* The header line of a CSV: the columns the flags write, comma-separated, "\n". */
 void shard_out_header(FILE *f, const shard_out_table *t, unsigned flags);
+/* The same over the columns of n tables in turn (NULL tables skipped). */
+void shard_out_header_n(FILE *f, const shard_out_table *const *t, size_t n, unsigned flags);
 
 /* ---- datapackage.json --------------------------------------------------------- */
 
@@ -153,14 +119,24 @@ typedef struct shard_out_resource {
  * description; missingValues [""]). */
 int shard_out_write_package(const char *dir, const char *name, const char *description,
                             const shard_out_resource *res, size_t n, shard_msg *msg);
-/* The package of a run directory: the CSVs the flags write (history.csv,
- * and for fracture runs fragments.csv, fragment_sizes.csv,
- * fragment_histogram.csv, interfaces.csv). */
-int shard_out_write_run_package(const char *dir, unsigned flags, shard_msg *msg);
+/* The package of a run directory: history.csv (the run's columns, then the
+ * model's `model_history`) and the model's `files` the flags write. */
+int shard_out_write_run_package(const char *dir, unsigned flags, const shard_out_table *model_history,
+                                const shard_out_table *const *files, size_t n_files, shard_msg *msg);
 
 /* ---- docs ---------------------------------------------------------------------- */
 
-/* The generated part of docs/outputs.md: a table per file. */
-int shard_out_write_markdown(FILE *out);
+/* The outputs of one model for the docs: the model types it serves
+ * ("particle, bar") and its tables. */
+typedef struct shard_out_model_doc {
+  const char *names;
+  const shard_out_table *history, *summary;
+  const shard_out_table *const *files;
+  size_t n_files;
+} shard_out_model_doc;
+
+/* The generated part of docs/outputs.md: a table per file, the run's, then
+ * each model's. */
+int shard_out_write_markdown(FILE *out, const shard_out_model_doc *models, size_t n_models);
 
 #endif

@@ -24,6 +24,7 @@
 #include "contact/contact.h"
 #include "core/diag.h"
 #include "io/checkpoint.h"
+#include "io/outputs.h"
 #include "shard/contact_law.h"
 #include "shard/plugin.h"
 #include "shard/system.h"
@@ -87,7 +88,23 @@ typedef struct shard_summary_writer {
   void (*word)(void *ctx, const char *key, const char *word);
 } shard_summary_writer;
 
+/* The model's outputs as data (io/outputs.h): its history columns (after the
+ * run's own, in this order), its summary keys (after the run's) and the CSV
+ * files it writes; `when` bits of its fields among the run's flags
+ * (info.out_flags). */
+typedef struct shard_model_outputs {
+  const shard_out_table *history;
+  const shard_out_table *summary;
+  const shard_out_table *const *files;
+  size_t n_files;
+} shard_model_outputs;
+
+/* the most history columns a model may declare */
+#define SHARD_MODEL_HISTORY_MAX 64
+
 typedef struct shard_model_ops {
+  const shard_model_outputs *outputs;
+
   /* Build from the case's `model` (and `fracture`) sections; expressions in
    * `scope`. *out_sys: the model's system (integrators see only it). */
   int (*create)(const shard_case *c, const shard_scope *scope, void **out_self, shard_system **out_sys,
@@ -145,8 +162,9 @@ typedef struct shard_model_ops {
   int (*reference_setup)(void *self, const char *type, double e, double dt, shard_msg *msg);
   void (*reference_step)(void *self, double t);
 
-  /* Outputs. history: the model's columns of a history row into x (slots of
-   * io/outputs.h; NAN = empty) at time t with the gaps of the last measure;
+  /* Outputs. history: the model's columns of a history row into x (in the
+   * order of outputs->history; NAN = empty) at time t with the gaps of the
+   * last measure;
    * summary: the model's keys; files: its extra files (fragments,
    * interfaces) into dir, written atomically. */
   void (*history)(void *self, const shard_model_row_in *in, double *x);

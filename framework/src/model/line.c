@@ -13,6 +13,7 @@
 #include "io/fsio.h"
 #include "io/outputs.h"
 #include "io/snapshot.h"
+#include "model/line_outputs.h"
 #include "model/model.h"
 #include "model/reference.h"
 
@@ -253,26 +254,26 @@ static void line_history(void *self, const shard_model_row_in *in, double *x) {
   const line_ref *r = &l->ref;
   const double *u = m->sys.u, *v = m->sys.v, *a = m->sys.a;
   if (m->kind == SHARD_MODEL_PARTICLE) {
-    x[H_U] = u[0], x[H_V] = v[0], x[H_A] = a[0], x[H_GAP] = in->gaps[0], x[H_IMPULSE] = m->impulse[0];
-    x[H_FORCE] = m->ncon ? shard_model_contact_force(m, 0, in->dt) : 0.0;
+    x[L_U] = u[0], x[L_V] = v[0], x[L_A] = a[0], x[L_GAP] = in->gaps[0], x[L_IMPULSE] = m->impulse[0];
+    x[L_FORCE] = m->ncon ? shard_model_contact_force(m, 0, in->dt) : 0.0;
   } else {
     const int32_t d = r->contact_dof;
-    if (d >= 0) x[H_U_CONTACT] = u[d], x[H_V_CONTACT] = v[d];
-    x[H_FORCE_CONTACT] = (d >= 0 && m->ncon) ? shard_model_contact_force(m, r->contact_con, in->dt) : 0.0;
-    x[H_MOMENTUM] = shard_model_momentum(m, v);
+    if (d >= 0) x[L_U_CONTACT] = u[d], x[L_V_CONTACT] = v[d];
+    x[L_FORCE_CONTACT] = (d >= 0 && m->ncon) ? shard_model_contact_force(m, r->contact_con, in->dt) : 0.0;
+    x[L_MOMENTUM] = shard_model_momentum(m, v);
   }
   if (m->fracture) {
     const double rev = in->energy->cohesive_reversible, work = in->energy->cohesive_work;
     const int32_t broken = shard_model_broken(m);
-    x[H_COHESIVE_REVERSIBLE] = rev, x[H_COHESIVE_WORK] = work;
-    x[H_FRACTURE_DISSIPATION] = work - rev, x[H_INTERFACES] = m->niface, x[H_BROKEN] = broken;
-    x[H_FRAGMENTS] = broken + 1, x[H_INSERTIONS] = (double)m->insertions;
+    x[L_COHESIVE_REVERSIBLE] = rev, x[L_COHESIVE_WORK] = work;
+    x[L_FRACTURE_DISSIPATION] = work - rev, x[L_INTERFACES] = m->niface, x[L_BROKEN] = broken;
+    x[L_FRAGMENTS] = broken + 1, x[L_INSERTIONS] = (double)m->insertions;
   }
   if (r->kind == SHARD_REF_BALL) {
     shard_ball_ref tmp = r->ball;
-    shard_ball_ref_eval(&tmp, in->t, &x[H_U_REF], &x[H_V_REF]);
+    shard_ball_ref_eval(&tmp, in->t, &x[L_U_REF], &x[L_V_REF]);
   } else if (r->kind == SHARD_REF_BAR_IMPACT) {
-    shard_bar_ref_eval(&r->bar, in->t, &x[H_U_REF_BAR], &x[H_V_REF_BAR], &x[H_FORCE_REF]);
+    shard_bar_ref_eval(&r->bar, in->t, &x[L_U_REF_BAR], &x[L_V_REF_BAR], &x[L_FORCE_REF]);
   }
 }
 
@@ -376,7 +377,7 @@ static int write_interfaces(const shard_model *m, const char *dir, unsigned out_
   FILE *f = open_memstream(&buf, &len);
   if (!f) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for interfaces.csv");
   const double A = m->scales.area;
-  shard_out_header(f, &shard_out_interfaces, out_flags);
+  shard_out_header(f, &shard_line_interfaces, out_flags);
   for (int32_t i = 0; i < m->niface; ++i) {
     const double d = fmin(m->if_dmax[i] / m->if_deltac[i], 1.0);
     fprintf(f, "%d,%d,%.15g,%.15g,%.15g,%.15g,%.15g,%.15g,%.15g,%.15g,%.15g,%.6g\n", (int)i, (int)m->if_node[i],
@@ -406,14 +407,14 @@ static int write_fragments(const shard_model *m, const char *dir, unsigned out_f
     free(fr), free(sz);
     return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for fragments.csv");
   }
-  shard_out_header(f1, &shard_out_fragments, out_flags);
+  shard_out_header(f1, &shard_line_fragments, out_flags);
   double total = 0.0;
   for (int32_t i = 0; i < nf; ++i) {
     fprintf(f1, "%d,%.15g,%.15g,%.15g,%.15g,%.15g\n", (int)i, fr[i].x_left, fr[i].x_right, fr[i].size, fr[i].mass,
             fr[i].momentum / fr[i].mass);
     total += fr[i].size;
   }
-  shard_out_header(f2, &shard_out_fragment_sizes, out_flags);
+  shard_out_header(f2, &shard_line_fragment_sizes, out_flags);
   double below = 0.0;
   for (int32_t i = 0; i < nf; ++i) {
     below += sz[i];
@@ -422,7 +423,7 @@ static int write_fragments(const shard_model *m, const char *dir, unsigned out_f
   }
   const int32_t nb = nf > 0 ? (int32_t)ceil(sqrt((double)nf)) : 0;
   const double width = nb > 0 ? st.max / nb : 0.0;
-  shard_out_header(f3, &shard_out_fragment_histogram, out_flags);
+  shard_out_header(f3, &shard_line_fragment_histogram, out_flags);
   for (int32_t b = 0, i = 0; b < nb; ++b) {
     const double hi = b == nb - 1 ? st.max : (b + 1) * width;
     int32_t c = 0;
@@ -516,7 +517,13 @@ static int line_ck_read(void *self, shard_ck_reader *rd, int64_t step, double dt
   return SHARD_OK;
 }
 
+static const shard_out_table *const line_files_tables[] = {&shard_line_fragments, &shard_line_fragment_sizes,
+                                                            &shard_line_fragment_histogram, &shard_line_interfaces};
+static const shard_model_outputs line_outputs = {&shard_line_history, &shard_line_summary, line_files_tables,
+                                                 sizeof line_files_tables / sizeof line_files_tables[0]};
+
 const shard_model_ops shard_line_model_ops = {
+    .outputs = &line_outputs,
     .create = line_create,
     .destroy = line_destroy,
     .info = line_info,

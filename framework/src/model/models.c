@@ -5,14 +5,64 @@
 
 #include "model/line.h"
 
+static const struct {
+  const char *type;
+  const shard_model_ops *ops;
+} models[] = {{"particle", &shard_line_model_ops}, {"bar", &shard_line_model_ops}};
+#define N_MODELS (sizeof models / sizeof models[0])
+
 const shard_model_ops *shard_model_ops_for(const shard_case *c, shard_msg *msg) {
-  static const struct {
-    const char *type;
-    const shard_model_ops *ops;
-  } models[] = {{"particle", &shard_line_model_ops}, {"bar", &shard_line_model_ops}};
   const char *type = shard_case_string(c, "model.type");
-  for (size_t i = 0; type && i < sizeof models / sizeof models[0]; ++i)
+  for (size_t i = 0; type && i < N_MODELS; ++i)
     if (strcmp(type, models[i].type) == 0) return models[i].ops;
   shard_msg_set(msg, SHARD_ERR_INPUT, "unknown model type '%s'", type ? type : "(none)");
   return NULL;
 }
+
+size_t shard_models_docs(shard_out_model_doc *out, size_t max) {
+  static char names[N_MODELS][128];
+  size_t n = 0;
+  for (size_t i = 0; i < N_MODELS; ++i) {
+    const shard_model_outputs *o = models[i].ops->outputs;
+    size_t k = 0;
+    while (k < n && out[k].history != o->history) ++k; /* models sharing their tables: one entry */
+    if (k == n) {
+      if (n == max) break;
+      snprintf(names[n], sizeof names[n], "%s", models[i].type);
+      out[n++] = (shard_out_model_doc){names[k], o->history, o->summary, o->files, o->n_files};
+    } else {
+      const size_t len = strlen(names[k]);
+      snprintf(names[k] + len, sizeof names[k] - len, ", %s", models[i].type);
+    }
+  }
+  return n;
+}
+
+static size_t tables(int summary, const shard_out_table **out, size_t max) {
+  size_t n = 0;
+  if (n < max) out[n++] = summary ? &shard_out_summary : &shard_out_history;
+  for (size_t i = 0; i < N_MODELS && n < max; ++i) {
+    const shard_model_outputs *o = models[i].ops->outputs;
+    const shard_out_table *t = summary ? o->summary : o->history;
+    size_t k = 0;
+    while (k < n && out[k] != t) ++k;
+    if (t && k == n) out[n++] = t;
+  }
+  return n;
+}
+
+size_t shard_models_summary_tables(const shard_out_table **out, size_t max) { return tables(1, out, max); }
+size_t shard_models_history_tables(const shard_out_table **out, size_t max) { return tables(0, out, max); }
+
+static const shard_out_field *find(int summary, const char *name) {
+  const shard_out_table *t[16];
+  const size_t n = tables(summary, t, 16);
+  for (size_t i = 0; i < n; ++i) {
+    const shard_out_field *f = shard_out_find(t[i], name, ~0u);
+    if (f) return f;
+  }
+  return NULL;
+}
+
+const shard_out_field *shard_models_find_summary(const char *name) { return find(1, name); }
+const shard_out_field *shard_models_find_history(const char *name) { return find(0, name); }

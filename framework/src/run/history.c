@@ -23,7 +23,10 @@ unsigned run_out_flags(const run *r) {
   return f;
 }
 
-void run_history_header(run *r) { shard_out_header(r->hist, &shard_out_history, run_out_flags(r)); }
+void run_history_header(run *r) {
+  const shard_out_table *t[] = {&shard_out_history, r->mops->outputs->history};
+  shard_out_header_n(r->hist, t, 2, run_out_flags(r));
+}
 
 /* The history so far is unwritable (a full disk, say): the error with the
  * file named, as the run's failure at `step`. */
@@ -54,16 +57,21 @@ int run_history_row(run *r, int64_t step, double t, int event, shard_msg *msg) {
   const shard_model_energy e = {.kinetic = r->kinetic, .elastic = r->elastic, .penalty = r->penalty,
                                 .cohesive_reversible = r->coh_rev, .cohesive_work = r->coh_work};
   const shard_model_row_in in = {.t = t, .dt = r->dt, .gaps = r->gap, .energy = &e};
-  r->mops->history(r->model, &in, x);
+  const shard_out_table *mt = r->mops->outputs->history;
+  double xm[SHARD_MODEL_HISTORY_MAX];
+  for (size_t i = 0; i < mt->n_fields; ++i) xm[i] = NAN;
+  r->mops->history(r->model, &in, xm);
   FILE *f = r->hist;
   const unsigned flags = run_out_flags(r);
-  for (int i = 0; i < SHARD_HISTORY_N; ++i) {
-    const shard_out_field *fd = &shard_out_history.fields[i];
+  for (size_t i = 0; i < SHARD_HISTORY_N + mt->n_fields; ++i) {
+    const int own = i < SHARD_HISTORY_N; /* the run's columns, then the model's */
+    const shard_out_field *fd = own ? &shard_out_history.fields[i] : &mt->fields[i - SHARD_HISTORY_N];
+    const double xi = own ? x[i] : xm[i - SHARD_HISTORY_N];
     if (!shard_out_writes(fd, flags)) continue;
     if (i > 0) fputc(',', f); /* step, column 0, is in every history */
-    if (!isfinite(x[i])) continue;
-    if (fd->fmt) fprintf(f, fd->fmt, x[i]);
-    else fprintf(f, "%lld", (long long)x[i]);
+    if (!isfinite(xi)) continue;
+    if (fd->fmt) fprintf(f, fd->fmt, xi);
+    else fprintf(f, "%lld", (long long)xi);
   }
   fputc('\n', f);
   r->rows++;

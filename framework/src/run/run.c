@@ -403,6 +403,9 @@ static int run_setup(run *r, shard_msg *msg) {
   int st = r->mops->create(r->c, &sc, &r->model, &r->sys, r->diag, msg);
   if (st != SHARD_OK) return st;
   r->mops->info(r->model, &r->info);
+  if (r->mops->outputs->history->n_fields > SHARD_MODEL_HISTORY_MAX)
+    return shard_msg_set(msg, SHARD_ERR_INTERNAL, "model '%s' declares %zu history columns, at most %d", r->info.name,
+                         r->mops->outputs->history->n_fields, SHARD_MODEL_HISTORY_MAX);
   r->restitution = calloc((size_t)r->sys->ncon_max + 1, sizeof(double));
   if (!r->restitution) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
   r->sys->restitution = r->restitution;
@@ -539,7 +542,10 @@ int shard_run_case(const shard_case *c, const shard_registry *reg, const shard_r
     if (st2 != SHARD_OK && st == SHARD_OK) st = shard_msg_set(msg, st2, "%s", io.text);
   }
   /* datapackage.json: the units and meaning of the CSVs beside it */
-  if (shard_out_write_run_package(opt->out_dir, run_out_flags(&r), &io) != SHARD_OK && st == SHARD_OK)
+  const shard_model_outputs *mo = r.mops->outputs;
+  if (shard_out_write_run_package(opt->out_dir, run_out_flags(&r), mo->history, mo->files, mo->n_files, &io) !=
+          SHARD_OK &&
+      st == SHARD_OK)
     st = shard_msg_set(msg, SHARD_ERR_IO, "%s", io.text);
   for (int attempt = 0; attempt < 2; ++attempt) { /* a second time when the first found the summary incomplete */
     char *sbuf = NULL;
