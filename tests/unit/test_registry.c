@@ -181,8 +181,12 @@ static void test_registry_valid_plugins_run(void) {
   const shard_loaded_plugin *lp = shard_registry_find(r, SHARD_KIND_LCP_SOLVER, "test_lcp");
   CU_ASSERT_PTR_NOT_NULL_FATAL(lp);
   const shard_lcp_solver_ops *lops = lp->desc->ops;
-  shard_param_value vals[6] = {{1, 500, 500, 0, 0}, {1, 1e-12, 0, 0, 0}, {1, 1.0, 0, 0, 0},
-                               {1, 0, 0, 1, 0},     {1, 0, 0, 0, "stop"}, {0, 0, 0, 0, 0}};
+  shard_param_value vals[6] = {{.set = 1, .real = 500, .integer = 500},
+                               {.set = 1, .real = 1e-12},
+                               {.set = 1, .real = 1.0},
+                               {.set = 1, .boolean = 1},
+                               {.set = 1, .string = "stop"},
+                               {.set = 0}};
   shard_params prm = {lp->desc->params, lp->desc->n_params, vals};
   void *self = NULL;
   CU_ASSERT_EQUAL_FATAL(lops->create(&prm, &self, &msg), SHARD_OK);
@@ -203,7 +207,7 @@ static void test_registry_valid_plugins_run(void) {
   const shard_loaded_plugin *fp = shard_registry_find(r, SHARD_KIND_CONTACT_LAW, "test_force_law");
   CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
   const shard_contact_law_ops *fops = fp->desc->ops;
-  shard_param_value kv = {1, 100.0, 0, 0, 0};
+  shard_param_value kv = {.set = 1, .real = 100.0};
   shard_params fprm = {fp->desc->params, 1, &kv};
   CU_ASSERT_EQUAL_FATAL(fops->create(&fprm, NULL, &self, &msg), SHARD_OK);
   double g[2] = {-0.01, 0.5}, f[2], k[2], e[2];

@@ -46,6 +46,10 @@ typedef struct shard_param_value {
   long long integer;  /* INT */
   int boolean;        /* BOOL */
   const char *string; /* STRING and CHOICE (host-owned, valid during create) */
+  /* SHARD_PARAM_LIST keys (REAL / INT): every value, n_list of them (one for a
+   * scalar or a default, none when unset); `real` holds the first */
+  const double *list;
+  uint32_t n_list;
 } shard_param_value;
 
 /* What `create` receives: the spec table and one value per spec, same order. */

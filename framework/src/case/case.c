@@ -46,7 +46,8 @@ typedef struct slot {
   const shard_param_spec *specs;   /* the variant's keys, NULL when unresolved */
   uint32_t n_specs;
   const shard_loaded_plugin *plugin;
-  shard_param_value *values;       /* plugin slots: storage for shard_case_plugin */
+  shard_param_value *values;       /* storage for the variant's resolved keys (shard_case_section_params) */
+  shard_param_value *host_values;  /* ... and for the section's own keys */
 } slot;
 
 struct shard_case {
@@ -822,7 +823,10 @@ int shard_case_load(const char *path, const char *const *sets, int n_sets, const
   }
   for (uint32_t i = 0; st == SHARD_OK && i < shard_case_n_sections; ++i) {
     slot *sl = &c->slots[i];
-    if (sl->plugin && sl->n_specs && !(sl->values = calloc(sl->n_specs, sizeof *sl->values))) st = SHARD_ERR_NOMEM;
+    const shard_case_section *s = section(i);
+    if (sl->n_specs && !(sl->values = calloc(sl->n_specs, sizeof *sl->values))) st = SHARD_ERR_NOMEM;
+    if (st == SHARD_OK && s->n_specs && !(sl->host_values = calloc(s->n_specs, sizeof *sl->host_values)))
+      st = SHARD_ERR_NOMEM;
   }
   if (st == SHARD_ERR_NOMEM && shard_diag_count(diag) == before) shard_diag_error(diag, path, 0, 0, "", "out of memory");
   shard_diag_sort(diag);
@@ -837,7 +841,7 @@ int shard_case_load(const char *path, const char *const *sets, int n_sets, const
 
 void shard_case_destroy(shard_case *c) {
   if (!c) return;
-  for (uint32_t i = 0; i < shard_case_n_sections; ++i) free(c->slots[i].values);
+  for (uint32_t i = 0; i < shard_case_n_sections; ++i) free(c->slots[i].values), free(c->slots[i].host_values);
   yt_arena_destroy(c->arena);
   free(c->path);
   free(c);
@@ -1005,6 +1009,44 @@ const char *shard_case_string(const shard_case *c, const char *path) {
   return find_key(c, path, &k) ? key_text(c, path, &k, &node) : NULL;
 }
 
+/* The specs of section `base` resolved into vals: defaults filled in,
+ * expressions evaluated in scope, a list key's values into case storage. */
+static int resolve_values(const shard_case *c, const char *base, const shard_param_spec *specs, uint32_t n,
+                          shard_param_value *vals, const shard_scope *scope, shard_diag *diag) {
+  int st = SHARD_OK;
+  for (uint32_t i = 0; i < n; ++i) {
+    const shard_param_spec *s = &specs[i];
+    shard_param_value *v = &vals[i];
+    char full[KEY_MAX];
+    join(full, base, s->key);
+    const yt_node *n0 = yt_get_path(c->root, full);
+    const yt_node *seq = n0 && n0->kind == YT_SEQ && (s->flags & SHARD_PARAM_LIST) ? n0 : NULL;
+    const yt_node *nd = n0 && n0->kind == YT_SCALAR && !yt_is_null(n0) ? n0 : NULL;
+    const char *text = nd ? nd->text : seq ? "" : s->def;
+    memset(v, 0, sizeof *v);
+    if (!text) continue;
+    v->set = 1;
+    v->string = text;
+    v->boolean = strcmp(text, "true") == 0;
+    if (s->type != SHARD_PARAM_REAL && s->type != SHARD_PARAM_INT) continue;
+    if (seq) { /* a list: every item, the first also as the value */
+      double *items = seq->n ? yt_alloc(c->arena, seq->n * sizeof *items) : NULL;
+      if (seq->n && !items) return SHARD_ERR_NOMEM;
+      for (size_t k = 0; k < seq->n; ++k)
+        if (eval_text(c, seq->items[k], seq->items[k]->text, s, full, scope, 0, &items[k], diag) != SHARD_OK)
+          st = SHARD_ERR_INPUT;
+      v->list = items, v->n_list = (uint32_t)seq->n;
+      v->set = seq->n > 0;
+      v->real = seq->n ? items[0] : 0.0;
+    } else {
+      if (eval_text(c, nd, text, s, full, scope, 0, &v->real, diag) != SHARD_OK) st = SHARD_ERR_INPUT;
+      v->list = &v->real, v->n_list = 1;
+    }
+    v->integer = (long long)v->real;
+  }
+  return st;
+}
+
 int shard_case_plugin(const shard_case *c, const char *slot_path, const shard_scope *scope,
                       const shard_loaded_plugin **out_plugin, shard_params *out_params, shard_diag *diag) {
   int si = section_index(slot_path);
@@ -1021,28 +1063,28 @@ int shard_case_plugin(const shard_case *c, const char *slot_path, const shard_sc
       shard_diag_error(diag, c->path, 0, 0, "", "'%s' is not set", slot_path);
     return SHARD_ERR_INPUT;
   }
-  int st = SHARD_OK;
-  for (uint32_t i = 0; i < sl->n_specs; ++i) {
-    const shard_param_spec *s = &sl->specs[i];
-    shard_param_value *v = &sl->values[i];
-    char full[KEY_MAX];
-    join(full, slot_path, s->key);
-    const yt_node *n = yt_get_path(c->root, full);
-    if (n && (n->kind != YT_SCALAR || yt_is_null(n))) n = NULL;
-    const char *text = n ? n->text : s->def;
-    memset(v, 0, sizeof *v);
-    if (!text) continue;
-    v->set = 1;
-    v->string = text;
-    v->boolean = strcmp(text, "true") == 0;
-    if (s->type == SHARD_PARAM_REAL || s->type == SHARD_PARAM_INT) {
-      if (eval_text(c, n, text, s, full, scope, 0, &v->real, diag) != SHARD_OK) st = SHARD_ERR_INPUT;
-      v->integer = (long long)v->real;
-    }
-  }
+  const int st = resolve_values(c, slot_path, sl->specs, sl->n_specs, sl->values, scope, diag);
   if (st != SHARD_OK) return st;
   *out_plugin = sl->plugin;
   *out_params = (shard_params){sl->specs, sl->n_specs, sl->values};
+  return SHARD_OK;
+}
+
+int shard_case_section_params(const shard_case *c, const char *path, int host, const shard_scope *scope,
+                              shard_params *out, shard_diag *diag) {
+  const int si = section_index(path);
+  if (si < 0 || !section_active(c, si)) {
+    shard_diag_error(diag, c->path, 0, 0, "", "'%s' is not a section of this case", path);
+    return SHARD_ERR_INPUT;
+  }
+  const slot *sl = &c->slots[si];
+  const shard_case_section *s = section((uint32_t)si);
+  const shard_param_spec *specs = host ? s->specs : sl->specs;
+  const uint32_t n = host ? s->n_specs : sl->n_specs;
+  shard_param_value *vals = host ? sl->host_values : sl->values;
+  const int st = n ? resolve_values(c, path, specs, n, vals, scope, diag) : SHARD_OK;
+  if (st != SHARD_OK) return st;
+  *out = (shard_params){specs, n, vals};
   return SHARD_OK;
 }
 

@@ -94,6 +94,16 @@ const char *shard_case_string(const shard_case *c, const char *path); /* STRING 
 int shard_case_plugin(const shard_case *c, const char *slot, const shard_scope *scope,
                       const shard_loaded_plugin **out_plugin, shard_params *out_params, shard_diag *diag);
 
+/* The keys of a section resolved for whoever reads them as parameters:
+ * `host` nonzero, the section's own keys (case_spec.c, e.g. fracture's g_c
+ * and strength.*); zero, the keys of the variant it selects (a model type's,
+ * or a plugin slot's as shard_case_plugin). Defaults filled in, expressions
+ * evaluated in scope, a list key's values in `list`. Storage owned by the
+ * case (valid until the next call for the same section). SHARD_OK, or
+ * SHARD_ERR_INPUT (diag) when the section is absent or a value fails. */
+int shard_case_section_params(const shard_case *c, const char *section, int host, const shard_scope *scope,
+                              shard_params *out, shard_diag *diag);
+
 /* The fully resolved case as YAML (every key, defaults filled in). */
 int shard_case_write_resolved(const shard_case *c, FILE *out);
 

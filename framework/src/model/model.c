@@ -264,25 +264,11 @@ static int32_t add_constraint(shard_model *m, int32_t d0, double h0, int32_t d1,
   return i;
 }
 
-#define CASE_REAL(path, var)                                                             \
-  do {                                                                                   \
-    if (shard_case_real(c, path, scope, &(var), diag) != SHARD_OK) st = SHARD_ERR_INPUT; \
-  } while (0)
-#define CASE_INT(path, var)                                                             \
-  do {                                                                                  \
-    if (shard_case_int(c, path, scope, &(var), diag) != SHARD_OK) st = SHARD_ERR_INPUT; \
-  } while (0)
-
-static int build_particle(shard_model *m, const shard_case *c, const shard_scope *scope, shard_diag *diag,
-                          shard_msg *msg) {
-  double mass = 1, u0 = 0, v0 = 0, grav = 0, floor_x = 0;
+static int build_particle(shard_model *m, const shard_case *c, const shard_params *p, shard_msg *msg) {
+  const double mass = shard_params_real(p, "mass"), u0 = shard_params_real(p, "position");
+  const double v0 = shard_params_real(p, "velocity"), grav = shard_params_real(p, "gravity");
+  const double floor_x = shard_params_real(p, "floor");
   int st = SHARD_OK;
-  CASE_REAL("model.mass", mass);
-  CASE_REAL("model.position", u0);
-  CASE_REAL("model.velocity", v0);
-  CASE_REAL("model.gravity", grav);
-  CASE_REAL("model.floor", floor_x);
-  if (st != SHARD_OK) return shard_msg_set(msg, st, "invalid particle model");
   if (shard_case_has(c, "fracture"))
     return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: a particle cannot fracture: remove the 'fracture' section",
                          shard_case_path(c));
@@ -328,31 +314,24 @@ static int initial_velocity(shard_model *m, shard_msg *msg) {
   return SHARD_OK;
 }
 
-static int build_bar(shard_model *m, const shard_case *c, const shard_scope *scope, shard_diag *diag,
-                     shard_msg *msg) {
-  double L = 0, A = 1, E = 0, rho = 0, X0 = 0, pert = 0, v0 = 0, rate = 0, gl = -1, gr = -1, vsplit = INFINITY, eps = 0;
-  long long ne = 0, seed = 1;
+/* a key's value, or `absent` when the case does not give it */
+static double real_or(const shard_params *p, const char *key, double absent) {
+  return shard_params_has(p, key) ? shard_params_real(p, key) : absent;
+}
+
+static int build_bar(shard_model *m, const shard_case *c, const shard_params *p, shard_msg *msg) {
+  const double L = shard_params_real(p, "length"), A = shard_params_real(p, "area");
+  const double E = shard_params_real(p, "young"), rho = shard_params_real(p, "density");
+  const double X0 = shard_params_real(p, "origin"), pert = shard_params_real(p, "perturbation");
+  const double v0 = shard_params_real(p, "initial.velocity"), rate = shard_params_real(p, "initial.strain_rate");
+  const double eps = shard_params_real(p, "initial.strain");
+  const long long ne = shard_params_int(p, "elements"), seed = shard_params_int(p, "seed");
+  const double vsplit = real_or(p, "initial.velocity_left_of", INFINITY);
+  const double gl = real_or(p, "walls.left.gap", -1), gr = real_or(p, "walls.right.gap", -1);
+  const double vl = real_or(p, "loading.left_velocity", NAN), vr = real_or(p, "loading.right_velocity", NAN);
   int st = SHARD_OK;
-  CASE_REAL("model.length", L);
-  CASE_REAL("model.area", A);
-  CASE_REAL("model.young", E);
-  CASE_REAL("model.density", rho);
-  CASE_REAL("model.origin", X0);
-  CASE_REAL("model.perturbation", pert);
-  CASE_REAL("model.initial.velocity", v0);
-  CASE_REAL("model.initial.strain_rate", rate);
-  CASE_REAL("model.initial.strain", eps);
-  CASE_INT("model.elements", ne);
-  CASE_INT("model.seed", seed);
-  if (shard_case_has(c, "model.initial.velocity_left_of")) CASE_REAL("model.initial.velocity_left_of", vsplit);
-  if (shard_case_has(c, "model.walls.left.gap")) CASE_REAL("model.walls.left.gap", gl);
-  if (shard_case_has(c, "model.walls.right.gap")) CASE_REAL("model.walls.right.gap", gr);
-  double vl = NAN, vr = NAN;
-  if (shard_case_has(c, "model.loading.left_velocity")) CASE_REAL("model.loading.left_velocity", vl);
-  if (shard_case_has(c, "model.loading.right_velocity")) CASE_REAL("model.loading.right_velocity", vr);
-  if (st != SHARD_OK) return shard_msg_set(msg, st, "invalid bar model");
   const int32_t nn = (int32_t)ne + 1;
-  const int frac = shard_case_has(c, "fracture");
+  const int frac = m->fr.specs != NULL;
   const int32_t nfacet = frac ? nn - 2 : 0;
   const int32_t nwall = (gl >= 0) + (gr >= 0);
   if ((st = alloc_model(m, nn + nfacet, nwall + nfacet, (int32_t)ne, nfacet, msg)) != SHARD_OK) return st;
@@ -407,12 +386,10 @@ static int build_bar(shard_model *m, const shard_case *c, const shard_scope *sco
   for (int32_t j = 0; j < nn; ++j) mmin = fmin(mmin, m->mass[j]);
   m->scales.mass_min = mmin;
   if (frac) {
-    double gc = 0;
-    CASE_REAL("fracture.g_c", gc);
-    m->g_c = gc;
-    m->insertion = shard_case_bool(c, "fracture.insertion");
-    if (st == SHARD_OK) st = shard_strength_draw(c, scope, m->X, nn, m->facet_strength, diag, msg);
-    if (st != SHARD_OK) return st;
+    m->g_c = shard_params_real(&m->fr, "g_c");
+    m->insertion = shard_params_bool(&m->fr, "insertion");
+    if ((st = shard_strength_draw(&m->fr, shard_case_path(c), m->X, nn, m->facet_strength, msg)) != SHARD_OK)
+      return st;
   }
   return SHARD_OK;
 }
@@ -424,9 +401,14 @@ int shard_model_build(const shard_case *c, const shard_scope *scope, shard_model
   if (!m) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
   m->wall_left = m->wall_right = m->floor = -1;
   const char *type = shard_case_string(c, "model.type");
-  int st;
-  if (type && strcmp(type, "particle") == 0) m->kind = SHARD_MODEL_PARTICLE, st = build_particle(m, c, scope, diag, msg);
-  else if (type && strcmp(type, "bar") == 0) m->kind = SHARD_MODEL_BAR, st = build_bar(m, c, scope, diag, msg);
+  /* the model's keys and the fracture section's, resolved: the rest reads them by name */
+  shard_params p;
+  int st = shard_case_section_params(c, "model", 0, scope, &p, diag);
+  if (st == SHARD_OK && shard_case_has(c, "fracture")) st = shard_case_section_params(c, "fracture", 1, scope, &m->fr, diag);
+  if (st != SHARD_OK)
+    st = shard_msg_set(msg, st, "invalid %s model", type && strcmp(type, "particle") == 0 ? "particle" : "bar");
+  else if (type && strcmp(type, "particle") == 0) m->kind = SHARD_MODEL_PARTICLE, st = build_particle(m, c, &p, msg);
+  else if (type && strcmp(type, "bar") == 0) m->kind = SHARD_MODEL_BAR, st = build_bar(m, c, &p, msg);
   else st = shard_msg_set(msg, SHARD_ERR_INPUT, "unknown model type '%s'", type ? type : "(none)");
   /* W couples a row with at most: 2 DOFs x (5 stiffness neighbours) x 2 rows per DOF */
   if (st == SHARD_OK) st = shard_contact_create(&m->contact, m->ndof_max, m->ncon_max, 24, msg);
@@ -550,36 +532,33 @@ int shard_model_set_tsl(shard_model *m, const shard_tsl_ops *ops, void *self, in
   m->tsl_self = self;
   m->tsl_zero_in_compression = zero_in_compression;
   m->tsl_kmax = shard_tsl_max_stiffness(ops, self) * m->scales.area;
-  long long count = 0, seed = 1;
+  const shard_params *fr = &m->fr;
+  const long long count = shard_params_int(fr, "initial.count"), seed = shard_params_int(fr, "initial.seed");
   int st = SHARD_OK;
-  CASE_INT("fracture.initial.count", count);
-  CASE_INT("fracture.initial.seed", seed);
-  if (st != SHARD_OK) return shard_msg_set(msg, st, "invalid fracture.initial");
   if (count > m->nfacet)
     return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: fracture.initial.count = %lld exceeds the %d internal nodes",
                          shard_case_path(c), count, (int)m->nfacet);
   /* nominal strength for the initial interfaces */
-  double nominal = 0;
-  CASE_REAL("fracture.strength.nominal", nominal);
-  if (st != SHARD_OK) return shard_msg_set(msg, st, "invalid fracture.strength");
+  const double nominal = shard_params_real(fr, "strength.nominal");
   /* listed interfaces: initial.position (nearest internal node), then
    * initial.node, each with its damage (one value for all, or one each) */
   const int cap = m->nfacet > 0 ? (int)m->nfacet : 1;
-  double *pos = malloc((size_t)cap * sizeof *pos), *nodes = malloc((size_t)cap * sizeof *nodes);
-  double *dmg = malloc(2 * (size_t)cap * sizeof *dmg);
+  const shard_param_value *lists[3] = {shard_params_find(fr, "initial.position"), shard_params_find(fr, "initial.node"),
+                                       shard_params_find(fr, "initial.damage")};
+  static const char *const list_key[3] = {"position", "node", "damage"};
+  int nl[3];
+  for (int k = 0; k < 3; ++k) {
+    nl[k] = lists[k] ? (int)lists[k]->n_list : 0;
+    if (nl[k] > (k == 2 ? 2 * cap : cap))
+      return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: fracture.initial.%s has %d values, at most %d are accepted",
+                           shard_case_path(c), list_key[k], nl[k], k == 2 ? 2 * cap : cap);
+  }
+  const double *pos = nl[0] ? lists[0]->list : NULL, *nodes = nl[1] ? lists[1]->list : NULL;
+  const double *dmg = nl[2] ? lists[2]->list : NULL;
+  const int npos = nl[0], nnode = nl[1], ndmg = nl[2];
   int32_t *listed = malloc(2 * (size_t)cap * sizeof *listed);
-  if (!pos || !nodes || !dmg || !listed) {
-    free(pos), free(nodes), free(dmg), free(listed);
-    return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
-  }
-  int npos = 0, nnode = 0, ndmg = 0, n_listed = 0;
-  st = shard_case_real_list(c, "fracture.initial.position", scope, pos, cap, &npos, diag);
-  if (st == SHARD_OK) st = shard_case_real_list(c, "fracture.initial.node", scope, nodes, cap, &nnode, diag);
-  if (st == SHARD_OK) st = shard_case_real_list(c, "fracture.initial.damage", scope, dmg, 2 * cap, &ndmg, diag);
-  if (st != SHARD_OK) {
-    free(pos), free(nodes), free(dmg), free(listed);
-    return shard_msg_set(msg, st, "invalid fracture.initial");
-  }
+  if (!listed) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
+  int n_listed = 0;
   if (npos + nnode > 0 && m->nfacet < 1)
     st = shard_msg_set(msg, SHARD_ERR_INPUT, "%s: fracture.initial: the bar has no internal node", shard_case_path(c));
   for (int k = 0; st == SHARD_OK && k < npos; ++k) {
@@ -616,7 +595,7 @@ int shard_model_set_tsl(shard_model *m, const shard_tsl_ops *ops, void *self, in
   int32_t n = 0;
   for (int k = 0; st == SHARD_OK && k < n_listed; ++k) split_node(m, listed[k], nominal, dmg[ndmg == 1 ? 0 : k]), ++n;
   const double damage = ndmg ? dmg[0] : 0.0;
-  free(pos), free(nodes), free(dmg), free(listed);
+  free(listed);
   if (st != SHARD_OK) return st;
   if (count > 0) {
     /* draw `count` distinct facets: partial Fisher-Yates over the facet list */

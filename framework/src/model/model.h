@@ -66,6 +66,7 @@ typedef struct shard_model {
   int32_t *con_pos; /* 4 per constraint: same with its two DOFs (or 1 used) */
 
   /* extrinsic cohesive fracture (docs/theory.md §8): candidate facets at internal nodes */
+  shard_params fr;            /* the fracture section's keys (specs NULL without one; storage: the case) */
   int fracture;               /* the case has a fracture section */
   int insertion;              /* new insertions allowed */
   double g_c;                 /* fracture energy [J/m^2] */

@@ -5,10 +5,13 @@
 
 #include <stdint.h>
 
-#include "case/case.h"
+#include "shard/params.h"
+#include "shard/status.h"
 
-/* X: nn node positions (increasing); out: nn-2 facet strengths (internal nodes). */
-int shard_strength_draw(const shard_case *c, const shard_scope *scope, const double *X, int32_t nn, double *out,
-                        shard_diag *diag, shard_msg *msg);
+/* From the fracture section's keys `fr` (strength.*, resolved; `path` the
+ * case file for messages): X, nn node positions (increasing); out: nn-2
+ * facet strengths (internal nodes). */
+int shard_strength_draw(const shard_params *fr, const char *path, const double *X, int32_t nn, double *out,
+                        shard_msg *msg);
 
 #endif

@@ -92,7 +92,10 @@ static int scope_lookup(void *ctx, const char *name, double *out) {
 static void scope_why(void *ctx, const char *name, char *buf, size_t n) {
   run *r = ctx;
   if (!r->model_ready) {
-    snprintf(buf, n, "'%s' is not known before the model is built (it cannot be used in the model's own keys)", name);
+    snprintf(buf, n,
+             "'%s' is not known before the model is built (it cannot be used in the keys of the model or of the "
+             "fracture section)",
+             name);
     return;
   }
   const struct {
