@@ -634,7 +634,7 @@ static void test_case_plugin_wrong_kind(void) {
 }
 
 static void test_case_unknown_variant(void) {
-  expect_case_error("model: {type: ball, position: 1}\n" REST, "1:15", "unknown model type 'ball'; available: particle, bar");
+  expect_case_error("model: {type: ball, position: 1}\n" REST, "1:15", "unknown model type 'ball'; available: particle, bar, chain");
   expect_case_error("model: {type: bar, length: 1, young: 1, density: 1, elements: 2, position: 1}\n" REST, "1:66",
                     "unknown key 'position' in 'model'");
 }

@@ -287,17 +287,23 @@ static void test_outputs_tables_documented(void) {
   FILE *f = open_memstream(&md, &len);
   shard_out_model_doc models[8];
   const size_t nm = shard_models_docs(models, 8);
-  CU_ASSERT_EQUAL(nm, 1); /* particle and bar share their tables */
+  CU_ASSERT_EQUAL_FATAL(nm, 2); /* particle and bar share their tables; the chain has its own */
   CU_ASSERT_STRING_EQUAL(models[0].names, "particle, bar");
+  CU_ASSERT_STRING_EQUAL(models[1].names, "chain");
+  CU_ASSERT(models[0].history == &shard_line_history && models[0].summary == &shard_line_summary);
   CU_ASSERT_EQUAL(shard_out_write_markdown(f, models, nm), SHARD_OK);
   fclose(f);
-  for (size_t t = 0; t < sizeof all / sizeof all[0]; ++t)
-    for (size_t i = 0; i < all[t]->n_fields; ++i) {
-      const shard_out_field *fd = &all[t]->fields[i];
-      CU_CHECK_MSG(fd->unit && fd->description && strlen(fd->description) > 3, "%s: %s", all[t]->file, fd->name);
+  const shard_out_table *tabs[32];
+  size_t nt = 0;
+  for (size_t t = 0; t < sizeof all / sizeof all[0]; ++t) tabs[nt++] = all[t];
+  tabs[nt++] = models[1].history, tabs[nt++] = models[1].summary; /* the chain's */
+  for (size_t t = 0; t < nt; ++t)
+    for (size_t i = 0; i < tabs[t]->n_fields; ++i) {
+      const shard_out_field *fd = &tabs[t]->fields[i];
+      CU_CHECK_MSG(fd->unit && fd->description && strlen(fd->description) > 3, "%s: %s", tabs[t]->file, fd->name);
       char row[256];
       snprintf(row, sizeof row, "| `%s` | ", fd->name);
-      CU_CHECK_MSG(strstr(md, row) != NULL, "the Markdown has no row for %s: %s", all[t]->file, fd->name);
+      CU_CHECK_MSG(strstr(md, row) != NULL, "the Markdown has no row for %s: %s", tabs[t]->file, fd->name);
     }
   free(md);
 }

@@ -56,6 +56,17 @@ static const shard_param_spec bar_specs[] = {
      "release (docs/theory.md section 8)"},
 };
 
+static const shard_param_spec chain_specs[] = {
+    {"masses", R, 0, 0, SHARD_INF, "kg", REQ | POS | SHARD_PARAM_LIST, 0,
+     "the point masses, left to right (a list: the chain has as many masses)"},
+    {"stiffness", R, 0, 0, SHARD_INF, "N/m", SHARD_PARAM_LIST, 0,
+     "stiffness of the springs between neighbouring masses: one value for all, or one per spring (masses - 1)"},
+    {"initial.velocity", R, "0", -SHARD_INF, SHARD_INF, "m/s", SHARD_PARAM_LIST, 0,
+     "initial velocity: one value for all masses, or one per mass"},
+    {"walls.left.gap", R, 0, 0, SHARD_INF, "m", 0, 0, "rigid wall at this distance left of the first mass (absent: no wall)"},
+    {"walls.right.gap", R, 0, 0, SHARD_INF, "m", 0, 0, "rigid wall at this distance right of the last mass (absent: no wall)"},
+};
+
 static const shard_param_spec fracture_specs[] = {
     {"g_c", R, 0, 0, SHARD_INF, "J/m^2", REQ | POS, 0, "fracture energy G_c of every facet"},
     {"insertion", B, "true", 0, 0, "", 0, 0, "insert new cohesive interfaces when a facet's stress exceeds its strength"},
@@ -84,6 +95,8 @@ static const shard_param_spec fracture_specs[] = {
 static const shard_case_variant model_variants[] = {
     {"particle", "a point mass under gravity above a floor", particle_specs, SHARD_NPARAMS(particle_specs)},
     {"bar", "a 1D P1 bar with lumped mass, walls and (later) cohesive facets", bar_specs, SHARD_NPARAMS(bar_specs)},
+    {"chain", "point masses joined by springs of their own stiffness, between optional rigid walls", chain_specs,
+     SHARD_NPARAMS(chain_specs)},
 };
 
 static const shard_param_spec time_specs[] = {

@@ -8,6 +8,7 @@
 
 #include "loader/plugin_calls.h"
 #include "core/rng.h"
+#include "core/tridiag.h"
 #include "model/strength.h"
 
 /* ---- gaps, penalty and cohesive forces ------------------------------------- */
@@ -703,20 +704,6 @@ void shard_model_release(shard_model *m) {
 
 /* ---- stable step (docs/theory.md §8) ------------------------------------------------------ */
 
-/* Number of eigenvalues below x of the symmetric tridiagonal (diag d, off e)
- * by the Sturm sequence of its LDL^T pivots. */
-static int64_t sturm_count(const double *d, const double *e, int32_t n, double x) {
-  int64_t neg = 0;
-  double q = d[0] - x;
-  for (int32_t i = 0;;) {
-    if (q == 0.0) q = -1e-300;
-    neg += q < 0;
-    if (++i == n) break;
-    q = (d[i] - x) - e[i - 1] * e[i - 1] / q;
-  }
-  return neg;
-}
-
 double shard_model_dt_default(const shard_model *m, double max_spring) {
   /* Exact lambda_max of M^-1/2 K_max M^-1/2 (docs/theory.md §8), K_max = bulk + every
    * added spring at its largest stiffness. In 1D the model is a chain: with
@@ -766,20 +753,7 @@ double shard_model_dt_default(const shard_model *m, double max_spring) {
     if (m->wall_left >= 0) d[0] += max_spring;
     if (m->wall_right >= 0) d[n - 1] += max_spring;
   }
-  double hi = 0;
-  for (int32_t i = 0; i < n; ++i) {
-    d[i] /= ms[i];
-    if (i < n - 1) e[i] /= sqrt(ms[i] * ms[i + 1]);
-  }
-  for (int32_t i = 0; i < n; ++i) hi = fmax(hi, d[i] + (i > 0 ? fabs(e[i - 1]) : 0) + (i < n - 1 ? fabs(e[i]) : 0));
-  double lo = 0;
-  if (hi > 0) {
-    for (int it = 0; it < 200 && hi - lo > 1e-15 * hi; ++it) {
-      const double mid = 0.5 * (lo + hi);
-      if (sturm_count(d, e, n, mid) < n) lo = mid; /* some eigenvalue at or above mid */
-      else hi = mid;
-    }
-  }
+  const double hi = shard_chain_lambda_max(d, e, ms, n);
   free(d), free(e), free(ms);
   return hi > 0 ? 2.0 / sqrt(hi) : INFINITY;
 }

@@ -3,12 +3,13 @@
 
 #include <string.h>
 
+#include "model/chain.h"
 #include "model/line.h"
 
 static const struct {
   const char *type;
   const shard_model_ops *ops;
-} models[] = {{"particle", &shard_line_model_ops}, {"bar", &shard_line_model_ops}};
+} models[] = {{"particle", &shard_line_model_ops}, {"bar", &shard_line_model_ops}, {"chain", &shard_chain_model_ops}};
 #define N_MODELS (sizeof models / sizeof models[0])
 
 const shard_model_ops *shard_model_ops_for(const shard_case *c, shard_msg *msg) {
