@@ -65,7 +65,7 @@ check $'base: base.yaml\nsweep:\n  time.dt: [1e-3, 2e-3]\nderived:\n  time.edn: 
   "c.yaml:5:3: error: derived key 'time.edn' is not a key of the case: unknown key 'edn' in 'time'" \
   "1 error"
 # the paper campaigns validate, every run as a case (--dry-run lists them)
-for spec in ball_convergence:300 bar_convergence:264 bar_dispersion:42 ball_history:6 bar_history:6 damaged_bar_study:30 \
+for spec in ball_convergence:300 bar_convergence:264 bar_dispersion:42 mj_order:140 ball_history:6 bar_history:6 damaged_bar_study:30 \
   damaged_bar_nsn_study:5 free_ring:18 free_ring_penalty:18 free_ring_dt:6 confined_length:30 confined_box:15 \
   restitution:56; do
   f=${spec%%:*} n=${spec##*:}
