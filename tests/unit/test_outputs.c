@@ -227,6 +227,13 @@ static void test_outputs_bar_reference_missing_errors(void) {
   const double ev = strtod(value_of(keys, m, "reference.eta_v"), NULL);
   CU_CHECK_MSG(eu > 0 && eu < 0.1 && ev > 0 && ev < 0.5, "eta_u %g eta_v %g", eu, ev);
   check_summary(out, flags);
+  /* a bar that starts on the wall (gap 0) and stops in contact: u_ref = 0 at
+   * every step, so no relative error exists: ~ (formerly num / 1e-300, ~1e291) */
+  const char *on_wall[] = {"time.end=1e-9"};
+  CU_ASSERT_EQUAL_FATAL(rh_run("cases/paper/damaged_bar", "outputs_on_wall", on_wall, 1, out, sizeof out, NULL, 0), 0);
+  const int w = summary_keys(out, keys, 256);
+  CU_ASSERT_STRING_EQUAL(value_of(keys, w, "reference.type"), "bar_impact");
+  CU_ASSERT_STRING_EQUAL(value_of(keys, w, "reference.eta"), "~");
 }
 
 /* a bar without a wall: no contact node, u_contact and v_contact empty

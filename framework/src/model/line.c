@@ -340,7 +340,7 @@ static int line_summary(void *self, const shard_model_summary_in *in, const shar
   }
   if (r->kind == SHARD_REF_BALL) {
     w->word(ctx, "reference.type", "ball");
-    w->num(ctx, "reference.eta", r->eta_all_num / r->eta_all_den);
+    w->num(ctx, "reference.eta", r->eta_all_den > 0 ? r->eta_all_num / r->eta_all_den : NAN);
     w->num(ctx, "reference.zeno_time", r->ball.t_zeno);
   } else if (r->kind == SHARD_REF_BAR_IMPACT) {
     const double mom = shard_model_momentum(m, m->sys.v) / shard_model_total_mass(m);
@@ -355,7 +355,8 @@ static int line_summary(void *self, const shard_model_summary_in *in, const shar
     w->num(ctx, "reference.force_ref", r->bar.F0);
     w->num(ctx, "reference.rebound_velocity", mom);
     w->num(ctx, "reference.velocity_ref", -r->bar.v0);
-    w->num(ctx, "reference.eta", r->eta_all_num / fmax(r->eta_all_den, 1e-300));
+    /* no relative error while the reference displacement has been 0 (a bar on the wall) */
+    w->num(ctx, "reference.eta", r->eta_all_den > 0 ? r->eta_all_num / r->eta_all_den : NAN);
     /* relative L1 errors over the rebound window (t_c + t_b, t_c + 4 t_b], and during contact */
     w->num(ctx, "reference.eta_u", r->eta_den > 0 ? r->eta_num / r->eta_den : NAN);
     w->num(ctx, "reference.eta_v", r->etav_den > 0 ? r->etav_num / r->etav_den : NAN);

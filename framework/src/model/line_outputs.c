@@ -56,7 +56,8 @@ static const shard_out_field summary_fields[] = {
     {"reference.rebound_velocity", R_, "m/s", BREF, NULL, "velocity of the centre of mass at the end"},
     {"reference.velocity_ref", R_, "m/s", BREF, NULL, "exact rebound velocity -v0 (e = 1 wave solution)"},
     {"reference.eta", R_, "1", BREF, NULL,
-     "relative L1 error of the contact node's displacement over the whole run: sum |u - u_ref| / sum |u_ref|"},
+     "relative L1 error of the contact node's displacement over the whole run: sum |u - u_ref| / sum |u_ref| (~: "
+     "u_ref has been 0 at every step, a bar that starts on the wall and stops before it leaves)"},
     {"reference.eta_u", R_, "1", BREF, NULL,
      "relative L1 error of the contact node's displacement after the rebound, over the steps in (t_c + t_b, t_c + "
      "4 t_b]: sum |u - u_ref| / sum |u_ref| (~: the run ends before that window)"},
