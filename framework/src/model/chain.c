@@ -60,7 +60,6 @@ typedef struct chain {
   double pen_f[2], pen_k[2], pen_e[2], gap[2];
   double *impulse;
   shard_step_stats stats;
-  shard_contact *contact;
   double mass_min;
 } chain;
 
@@ -109,33 +108,18 @@ static int sys_stiffness(shard_system *sys, const double *u, const shard_csr **o
 
 static void sys_gaps(shard_system *sys, const double *u, double *out_g) { gaps_at(chain_of(sys), u, out_g); }
 
-static int sys_contact_operator(shard_system *sys, const int32_t *rows, int32_t n, double kcoef,
-                                const shard_csr **out_w, shard_msg *msg) {
-  chain *c = chain_of(sys);
-  return shard_contact_operator(c->contact, &c->h, c->minv, &c->kcsr, rows, n, kcoef, out_w, msg);
-}
-
-static int sys_lcp_solve(shard_system *sys, const shard_csr *w, const double *q, uint32_t flags, double *z,
-                         shard_msg *msg) {
-  chain *c = chain_of(sys);
-  return shard_contact_lcp_solve(c->contact, w, q, flags, z, &c->stats, msg);
-}
-
 static void sys_prescribe(shard_system *sys, double t, double *v, double *a) { (void)sys, (void)t, (void)v, (void)a; }
 
 static const shard_system_ops chain_system_ops = {
     .force = sys_force,
     .stiffness = sys_stiffness,
     .gaps = sys_gaps,
-    .contact_operator = sys_contact_operator,
-    .lcp_solve = sys_lcp_solve,
     .prescribe = sys_prescribe,
 };
 
 static void chain_destroy(void *self) {
   chain *c = self;
   if (!c) return;
-  shard_contact_destroy(c->contact);
   free(c->mass), free(c->minv), free(c->k), free(c->sys.u), free(c->sys.v), free(c->sys.a), free(c->sys.aux);
   free(c->k_rowptr), free(c->k_col), free(c->k_val), free(c->k_diag), free(c->impulse);
   free(c);
@@ -208,17 +192,11 @@ static int chain_create(const shard_case *cs, const shard_scope *scope, void **o
     }
   for (int32_t r = 0; r <= c->ncon; ++r) c->h_rowptr[r] = r;
   c->h = (shard_csr){c->ncon, n, c->h_rowptr, c->h_col, c->h_val};
-  /* a wall row couples only with the other wall's row (through K when n <= 2) */
-  int st = shard_contact_create(&c->contact, n, c->ncon > 0 ? c->ncon : 1, 4, msg);
-  if (st != SHARD_OK) {
-    chain_destroy(c);
-    return st;
-  }
   shard_system *s = &c->sys;
   s->struct_size = sizeof *s;
   s->ndof = s->ndof_max = n, s->ncon = s->ncon_max = c->ncon;
   s->mass = c->mass, s->minv = c->minv, s->h = &c->h, s->impulse = c->impulse;
-  s->stats = &c->stats, s->host = c, s->ops = &chain_system_ops;
+  s->stats = &c->stats, s->ops = &chain_system_ops;
   *out_self = c;
   *out_sys = s;
   return SHARD_OK;
@@ -228,6 +206,7 @@ static void chain_info(const void *self, shard_model_info *out) {
   (void)self;
   memset(out, 0, sizeof *out);
   out->name = "chain";
+  out->w_row_degree = 4; /* a wall row couples only with the other wall's row (through K when n <= 2) */
 }
 
 static int scale_get(const void *ctx, const char *name, double *out) {
@@ -257,8 +236,6 @@ static void chain_why(const void *self, const char *name, double v, char *buf, s
     snprintf(buf, n, "derived value '%s' = %g is not a finite positive number for this chain (masses and stiffnesses "
              "overflow or underflow it)", name, v);
 }
-
-static shard_contact *chain_contact(void *self) { return ((chain *)self)->contact; }
 
 static void chain_set_force_law(void *self, const shard_contact_law_ops *ops, void *law) {
   chain *c = self;
@@ -404,7 +381,6 @@ const shard_model_ops shard_chain_model_ops = {
     .scales = chain_scales,
     .derived = chain_derived,
     .why = chain_why,
-    .contact = chain_contact,
     .set_force_law = chain_set_force_law,
     .set_tsl = chain_set_tsl,
     .release_rule = chain_release_rule,

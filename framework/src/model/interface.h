@@ -1,7 +1,9 @@
 /* host: the model interface — what the run (run/) asks of a mechanical model.
  *
  * A model turns its case section into a shard_system (shard/system.h: DOFs,
- * lumped mass, force, stiffness, constraint rows and gaps) and answers
+ * lumped mass, force, stiffness, constraint rows and gaps; the run supplies
+ * the contact services, contact_operator and lcp_solve, and owns sys->host)
+ * and answers
  * everything the run needs that depends on what the model is: its scales
  * and stable step, its energies, its prescribed motion, its fracture
  * topology (insertion, fragments), its analytic reference, its history
@@ -21,7 +23,6 @@
 #include <stdio.h>
 
 #include "case/case.h"
-#include "contact/contact.h"
 #include "core/diag.h"
 #include "io/checkpoint.h"
 #include "io/outputs.h"
@@ -43,6 +44,7 @@ typedef struct shard_model_info {
   int32_t n_presc;      /* prescribed DOFs (0..2) */
   int32_t presc_dof[2]; /* which */
   const double *fext;   /* constant external force per DOF (ndof_max), or NULL when it is zero */
+  int32_t w_row_degree; /* most rows of W = H M^-1 (M - c K) M^-1 H^T a constraint row couples with */
 } shard_model_info;
 
 /* Energies of the current state [J]. */
@@ -123,9 +125,6 @@ typedef struct shard_model_ops {
   int (*derived)(const void *self, const char *name, double *out);
   void (*why)(const void *self, const char *name, double v, char *buf, size_t n);
 
-  /* The contact service behind the system's contact_operator / lcp_solve
-   * (the run sets its solver policy and step). */
-  shard_contact *(*contact)(void *self);
   /* Laws: a force law (penalty) enters force() and stiffness(); a TSL makes
    * the model fracture and creates the case's initial interfaces. */
   void (*set_force_law)(void *self, const shard_contact_law_ops *ops, void *law);

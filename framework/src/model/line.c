@@ -77,6 +77,7 @@ static void line_info(const void *self, shard_model_info *out) {
   int any = 0;
   for (int32_t d = 0; d < m->ndof_max; ++d) any |= m->fext[d] != 0.0; /* fext is set once, at build */
   out->fext = any ? m->fext : NULL;
+  out->w_row_degree = 24; /* a row: 2 DOFs x (5 stiffness neighbours) x 2 rows per DOF */
 }
 
 static shard_scales line_scales(const void *self) { return shard_model_named_scales(((const line *)self)->m); }
@@ -106,8 +107,6 @@ static void line_why(const void *self, const char *name, double v, char *buf, si
            "(model.young = %g Pa, model.density = %g kg/m^3, model.area = %g m^2, h_min = %g m)",
            name, v, s->young, s->density, s->area, s->h_min);
 }
-
-static shard_contact *line_contact(void *self) { return ((line *)self)->m->contact; }
 
 static void line_set_force_law(void *self, const shard_contact_law_ops *ops, void *law) {
   shard_model_set_force_law(((line *)self)->m, ops, law);
@@ -531,7 +530,6 @@ const shard_model_ops shard_line_model_ops = {
     .scales = line_scales,
     .derived = line_derived,
     .why = line_why,
-    .contact = line_contact,
     .set_force_law = line_set_force_law,
     .set_tsl = line_set_tsl,
     .release_rule = line_release_rule,

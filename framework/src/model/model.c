@@ -127,18 +127,6 @@ static int sys_stiffness(shard_system *sys, const double *u, const shard_csr **o
   return SHARD_OK;
 }
 
-static int sys_contact_operator(shard_system *sys, const int32_t *rows, int32_t n, double kcoef,
-                                const shard_csr **out_w, shard_msg *msg) {
-  shard_model *m = model_of(sys);
-  return shard_contact_operator(m->contact, &m->h, m->minv, &m->k, rows, n, kcoef, out_w, msg);
-}
-
-static int sys_lcp_solve(shard_system *sys, const shard_csr *w, const double *q, uint32_t flags, double *z,
-                         shard_msg *msg) {
-  shard_model *m = model_of(sys);
-  return shard_contact_lcp_solve(m->contact, w, q, flags, z, &m->stats, msg);
-}
-
 static void sys_prescribe(shard_system *sys, double t, double *v, double *a) {
   shard_model *m = model_of(sys);
   (void)t;
@@ -150,8 +138,6 @@ static const shard_system_ops model_ops = {
     .force = sys_force,
     .stiffness = sys_stiffness,
     .gaps = sys_gaps,
-    .contact_operator = sys_contact_operator,
-    .lcp_solve = sys_lcp_solve,
     .prescribe = sys_prescribe,
 };
 
@@ -411,8 +397,6 @@ int shard_model_build(const shard_case *c, const shard_scope *scope, shard_model
   else if (type && strcmp(type, "particle") == 0) m->kind = SHARD_MODEL_PARTICLE, st = build_particle(m, c, &p, msg);
   else if (type && strcmp(type, "bar") == 0) m->kind = SHARD_MODEL_BAR, st = build_bar(m, c, &p, msg);
   else st = shard_msg_set(msg, SHARD_ERR_INPUT, "unknown model type '%s'", type ? type : "(none)");
-  /* W couples a row with at most: 2 DOFs x (5 stiffness neighbours) x 2 rows per DOF */
-  if (st == SHARD_OK) st = shard_contact_create(&m->contact, m->ndof_max, m->ncon_max, 24, msg);
   if (st != SHARD_OK) {
     shard_model_destroy(m);
     return st;
@@ -422,14 +406,13 @@ int shard_model_build(const shard_case *c, const shard_scope *scope, shard_model
   s->struct_size = sizeof *s;
   s->ndof = m->ndof, s->ndof_max = m->ndof_max, s->ncon = m->ncon, s->ncon_max = m->ncon_max;
   s->mass = m->mass, s->minv = m->minv, s->h = &m->h, s->restitution = m->restitution, s->impulse = m->impulse;
-  s->stats = &m->stats, s->host = m, s->ops = &model_ops;
+  s->stats = &m->stats, s->ops = &model_ops;
   *out = m;
   return SHARD_OK;
 }
 
 void shard_model_destroy(shard_model *m) {
   if (!m) return;
-  shard_contact_destroy(m->contact);
   void *all[] = {m->X, m->mass, m->minv, m->fext, m->sys.u, m->sys.v, m->sys.a, m->sys.aux, m->el_a, m->el_b,
                  m->el_k, m->el_h, m->h_rowptr, m->h_col, m->h_val, m->g0, m->pen_f, m->pen_k, m->pen_e,
                  m->gap_scratch, m->restitution, m->impulse, m->k_rowptr, m->k_col, m->k_val, m->k_len, m->con_order,

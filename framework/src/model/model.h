@@ -13,7 +13,6 @@
 
 #include "case/case.h"
 #include "io/checkpoint.h"
-#include "contact/contact.h"
 #include "shard/contact_law.h"
 #include "shard/plugin.h"
 #include "shard/system.h"
@@ -110,7 +109,6 @@ typedef struct shard_model {
   double *impulse;
   shard_step_stats stats;
 
-  shard_contact *contact; /* operator assembly + block LCP solves */
 } shard_model;
 
 /* Build the model of the case's `model` section. Expressions are evaluated in

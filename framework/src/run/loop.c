@@ -93,7 +93,6 @@ int run_loop(run *r, int64_t *out_steps, shard_msg *msg) {
   const shard_model_ops *mo = r->mops;
   void *model = r->model;
   const shard_model_info *mi = &r->info;
-  shard_contact *contact = mo->contact(model);
   const int show = r->opt->on_progress != NULL;
   const int event_rows = shard_case_bool(r->c, "output.events");
   const double t0 = now_s();
@@ -111,7 +110,7 @@ int run_loop(run *r, int64_t *out_steps, shard_msg *msg) {
     /* sys->impulse keeps the last step's impulses: integrators warm-start
      * their LCP from them and overwrite every entry */
     memset(sys->stats, 0, sizeof *sys->stats);
-    shard_contact_set_step(contact, k, t_prev);
+    shard_contact_set_step(r->contact, k, t_prev);
     if (r->impact_vd) run_impact_restitution(r, r->impact_vd, sys->ncon); /* e from this step's pre-impact state */
     st = shard_integrator_step(r->iops, r->integ.self, sys, r->dt, msg);
     if (st != SHARD_OK) {

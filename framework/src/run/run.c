@@ -20,6 +20,7 @@
 #include "run/provenance.h"
 #include "run/restart.h"
 #include "run/summary.h"
+#include "run/system.h"
 
 
 static int scope_lookup(void *ctx, const char *name, double *out);
@@ -296,7 +297,7 @@ static int build_plugins(run *r, shard_msg *msg) {
       }
       pol.fallback = (shard_contact_solver){fp->desc->name, fops, r->fallback.self, fp->desc->caps, ftol};
     }
-    if ((st = shard_contact_set_policy(r->mops->contact(r->model), &pol, msg)) != SHARD_OK) {
+    if ((st = shard_contact_set_policy(r->contact, &pol, msg)) != SHARD_OK) {
       shard_msg_prepend(msg, "%s", path);
       return SHARD_ERR_INPUT;
     }
@@ -412,6 +413,7 @@ static int run_setup(run *r, shard_msg *msg) {
   r->restitution = calloc((size_t)r->sys->ncon_max + 1, sizeof(double));
   if (!r->restitution) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
   r->sys->restitution = r->restitution;
+  if ((st = run_system_setup(r, msg)) != SHARD_OK) return st;
   r->model_ready = 1;
   if ((st = build_plugins(r, msg)) != SHARD_OK || (st = setup_time(r, msg)) != SHARD_OK) return st;
   /* e of the reference: the law's constant (NAN for a law that depends on the velocity) */
@@ -457,6 +459,7 @@ static void run_teardown(run *r) {
   r->hist = NULL;
   destroy_plugins(r);
   free(r->u_prev), free(r->v_prev), free(r->gap);
+  run_system_teardown(r);
   if (r->mops) r->mops->destroy(r->model);
   r->model = NULL, r->sys = NULL;
   free(r->restitution), free(r->kin_vn), free(r->kin_gap);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "contact/contact.h"
 #include "io/checkpoint.h"
 #include "io/fsio.h"
 #include "io/outputs.h"
@@ -47,6 +48,13 @@ typedef struct run {
   shard_system *sys;           /* its system */
   shard_model_info info;       /* what it is (refreshed after the reference is set up) */
   double *restitution;         /* impact laws: e per constraint (sys->restitution) */
+  /* the contact services of the system (run/system.c): the model's system
+   * ops with contact_operator and lcp_solve (and stiffness, to keep the last
+   * K) supplied by the run; sys->host is the run */
+  shard_contact *contact;
+  shard_system_ops sys_ops;
+  const shard_system_ops *model_sys_ops;
+  const shard_csr *k_last;
   int model_ready;
   int scope_depth;
 
