@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/tridiag.h"
+#include "io/checkpoint.h"
 #include "io/outputs.h"
 #include "loader/plugin_calls.h"
 
@@ -339,17 +340,17 @@ static int chain_files(void *self, const char *dir, unsigned out_flags, shard_ms
 
 static uint32_t chain_ck_sections(void *self) { return ((chain *)self)->sys.n_aux ? 5u : 4u; }
 
-static void chain_ck_write(void *self, FILE *f) {
+static void chain_ck_write(void *self, const shard_model_ck_io *io) {
   chain *c = self;
   const uint64_t n = (uint64_t)c->n;
-  shard_ck_put_section(f, "u", SHARD_CK_F64, c->sys.u, n);
-  shard_ck_put_section(f, "v", SHARD_CK_F64, c->sys.v, n);
-  shard_ck_put_section(f, "a", SHARD_CK_F64, c->sys.a, n);
-  shard_ck_put_section(f, "impulse", SHARD_CK_F64, c->impulse, 3);
-  if (c->sys.n_aux) shard_ck_put_section(f, "aux", SHARD_CK_F64, c->sys.aux, (uint64_t)c->sys.n_aux * n);
+  io->put(io->ctx, "u", SHARD_CK_F64, c->sys.u, n);
+  io->put(io->ctx, "v", SHARD_CK_F64, c->sys.v, n);
+  io->put(io->ctx, "a", SHARD_CK_F64, c->sys.a, n);
+  io->put(io->ctx, "impulse", SHARD_CK_F64, c->impulse, 3);
+  if (c->sys.n_aux) io->put(io->ctx, "aux", SHARD_CK_F64, c->sys.aux, (uint64_t)c->sys.n_aux * n);
 }
 
-static int chain_ck_read(void *self, shard_ck_reader *rd, int64_t step, double dt, shard_msg *msg) {
+static int chain_ck_read(void *self, const shard_model_ck_io *io, int64_t step, double dt, shard_msg *msg) {
   chain *c = self;
   (void)step, (void)dt;
   const uint64_t n = (uint64_t)c->n;
@@ -364,7 +365,7 @@ static int chain_ck_read(void *self, shard_ck_reader *rd, int64_t step, double d
                 {"aux", c->sys.aux, (uint64_t)c->sys.n_aux * n}};
   const size_t na = c->sys.n_aux ? 5 : 4;
   for (size_t k = 0; k < na; ++k) {
-    const int st = shard_ck_get_section(rd, arrays[k].name, SHARD_CK_F64, arrays[k].p, arrays[k].count, msg);
+    const int st = io->get(io->ctx, arrays[k].name, SHARD_CK_F64, arrays[k].p, arrays[k].count, msg);
     if (st != SHARD_OK) return st;
     for (uint64_t i = 0; i < arrays[k].count; ++i)
       if (!isfinite(arrays[k].p[i]))

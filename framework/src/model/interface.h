@@ -24,7 +24,6 @@
 
 #include "case/case.h"
 #include "core/diag.h"
-#include "io/checkpoint.h"
 #include "io/outputs.h"
 #include "shard/contact_law.h"
 #include "shard/plugin.h"
@@ -100,6 +99,16 @@ typedef struct shard_model_outputs {
   const shard_out_table *const *files;
   size_t n_files;
 } shard_model_outputs;
+
+/* Checkpoint sections, given by the run to ck_write and ck_read: `put` appends
+ * a section (type 1 int32, 2 int64, 3 double, 4 bytes; count elements),
+ * `get` reads the next one, which must have this name, type and count
+ * (SHARD_ERR_INPUT with what differs in msg). */
+typedef struct shard_model_ck_io {
+  void *ctx;
+  void (*put)(void *ctx, const char *name, uint32_t type, const void *data, uint64_t count);
+  int (*get)(void *ctx, const char *name, uint32_t type, void *dst, uint64_t count, shard_msg *msg);
+} shard_model_ck_io;
 
 /* the most history columns a model may declare */
 #define SHARD_MODEL_HISTORY_MAX 64
@@ -185,8 +194,8 @@ typedef struct shard_model_ops {
    * as built from the case and refuses (SHARD_ERR_INPUT, what in msg) a
    * state it cannot be in. */
   uint32_t (*ck_sections)(void *self);
-  void (*ck_write)(void *self, FILE *f);
-  int (*ck_read)(void *self, shard_ck_reader *rd, int64_t step, double dt, shard_msg *msg);
+  void (*ck_write)(void *self, const shard_model_ck_io *io);
+  int (*ck_read)(void *self, const shard_model_ck_io *io, int64_t step, double dt, shard_msg *msg);
 } shard_model_ops;
 
 #endif

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/stats.h"
+#include "io/checkpoint.h"
 #include "io/fsio.h"
 #include "io/outputs.h"
 #include "io/snapshot.h"
@@ -486,19 +487,19 @@ static const char *line_fields_note(const void *self) {
 
 static uint32_t line_ck_sections(void *self) { return shard_model_checkpoint_sections(((line *)self)->m) + 1u; }
 
-static void line_ck_write(void *self, FILE *f) {
+static void line_ck_write(void *self, const shard_model_ck_io *io) {
   line *l = self;
-  shard_model_checkpoint_write(l->m, f);
-  shard_ck_put_section(f, "reference", SHARD_CK_BYTES, &l->ref, sizeof l->ref);
+  shard_model_checkpoint_write(l->m, io);
+  io->put(io->ctx, "reference", SHARD_CK_BYTES, &l->ref, sizeof l->ref);
 }
 
 /* The reference read back: what the set-up derived from the case (kind,
  * contact constraint and DOF, the bar's solution) must be what it was, the
  * ball's cursor what `step` steps advance it to, the counters in range. */
-static int line_ck_read(void *self, shard_ck_reader *rd, int64_t step, double dt, shard_msg *msg) {
+static int line_ck_read(void *self, const shard_model_ck_io *io, int64_t step, double dt, shard_msg *msg) {
   line *l = self;
-  int st = shard_model_checkpoint_read(l->m, rd, msg);
-  if (st == SHARD_OK) st = shard_ck_get_section(rd, "reference", SHARD_CK_BYTES, &l->ref, sizeof l->ref, msg);
+  int st = shard_model_checkpoint_read(l->m, io, msg);
+  if (st == SHARD_OK) st = io->get(io->ctx, "reference", SHARD_CK_BYTES, &l->ref, sizeof l->ref, msg);
   if (st != SHARD_OK) return st;
   const line_ref *r = &l->ref, *set = &l->ref_set;
   if (r->kind != set->kind || r->contact_con != set->contact_con || r->contact_dof != set->contact_dof ||

@@ -853,12 +853,12 @@ uint32_t shard_model_checkpoint_sections(shard_model *m) {
   return 1u + (uint32_t)ck_arrays(m, a);
 }
 
-void shard_model_checkpoint_write(shard_model *m, FILE *f) {
+void shard_model_checkpoint_write(shard_model *m, const shard_model_ck_io *io) {
   ck_array a[32];
   const int n = ck_arrays(m, a);
   const int64_t sc[CK_NSCALARS] = {m->ndof, m->ncon, m->niface, m->released, m->insertions};
-  shard_ck_put_section(f, "model", SHARD_CK_I64, sc, CK_NSCALARS);
-  for (int i = 0; i < n; ++i) shard_ck_put_section(f, a[i].name, a[i].type, a[i].p, a[i].count);
+  io->put(io->ctx, "model", SHARD_CK_I64, sc, CK_NSCALARS);
+  for (int i = 0; i < n; ++i) io->put(io->ctx, a[i].name, a[i].type, a[i].p, a[i].count);
 }
 
 #define CK_BAD(...) shard_msg_set(msg, SHARD_ERR_INPUT, __VA_ARGS__)
@@ -926,15 +926,15 @@ static int ck_validate(const shard_model *m, const int64_t *sc, int32_t niface0,
   return SHARD_OK;
 }
 
-int shard_model_checkpoint_read(shard_model *m, shard_ck_reader *rd, shard_msg *msg) {
+int shard_model_checkpoint_read(shard_model *m, const shard_model_ck_io *io, shard_msg *msg) {
   ck_array a[32];
   const int n = ck_arrays(m, a);
   int64_t sc[CK_NSCALARS];
-  int st = shard_ck_get_section(rd, "model", SHARD_CK_I64, sc, CK_NSCALARS, msg);
+  int st = io->get(io->ctx, "model", SHARD_CK_I64, sc, CK_NSCALARS, msg);
   const int32_t niface0 = m->niface;
   int32_t wall_col[4] = {0};
   for (int32_t i = 0; i < m->nwall && i < 4; ++i) wall_col[i] = m->h_col[m->h_rowptr[i]];
-  for (int i = 0; i < n && st == SHARD_OK; ++i) st = shard_ck_get_section(rd, a[i].name, a[i].type, a[i].p, a[i].count, msg);
+  for (int i = 0; i < n && st == SHARD_OK; ++i) st = io->get(io->ctx, a[i].name, a[i].type, a[i].p, a[i].count, msg);
   if (st == SHARD_OK) st = ck_validate(m, sc, niface0, wall_col, a, n, msg);
   if (st != SHARD_OK) return st; /* the model is left inconsistent: the caller destroys it */
   m->ndof = (int32_t)sc[CK_NDOF], m->ncon = (int32_t)sc[CK_NCON], m->niface = (int32_t)sc[CK_NIFACE];

@@ -13,6 +13,7 @@
 
 #include "case/case.h"
 #include "io/checkpoint.h"
+#include "model/interface.h"
 #include "shard/contact_law.h"
 #include "shard/plugin.h"
 #include "shard/system.h"
@@ -159,8 +160,8 @@ void shard_model_release(shard_model *m);
  * from the case and refuses (SHARD_ERR_INPUT, what in msg) a state it cannot
  * be in; the model is then unusable (destroy it). */
 uint32_t shard_model_checkpoint_sections(shard_model *m);
-void shard_model_checkpoint_write(shard_model *m, FILE *f);
-int shard_model_checkpoint_read(shard_model *m, shard_ck_reader *rd, shard_msg *msg);
+void shard_model_checkpoint_write(shard_model *m, const shard_model_ck_io *io);
+int shard_model_checkpoint_read(shard_model *m, const shard_model_ck_io *io, shard_msg *msg);
 
 /* Attach the force law (penalty) so that force()/stiffness() include it. */
 void shard_model_set_force_law(shard_model *m, const shard_contact_law_ops *ops, void *self);

@@ -14,6 +14,14 @@
 #include "run/history.h"
 
 
+/* the model's sections go into the checkpoint container (io/checkpoint.h) */
+static void ck_put(void *ctx, const char *name, uint32_t type, const void *data, uint64_t count) {
+  shard_ck_put_section(ctx, name, (shard_ck_type)type, data, count);
+}
+static int ck_get(void *ctx, const char *name, uint32_t type, void *dst, uint64_t count, shard_msg *msg) {
+  return shard_ck_get_section(ctx, name, (shard_ck_type)type, dst, count, msg);
+}
+
 /* Extend the running CRC-32 of the partial history to its first `upto` bytes
  * (each checkpoint reads only what was written since the last one). */
 static int history_crc_extend(run *r, int64_t upto, shard_msg *msg) {
@@ -52,7 +60,7 @@ int run_checkpoint_write(run *r, int64_t k, shard_msg *msg) {
                        .nsections = r->mops->ck_sections(r->model) + 1};
   memcpy(h.run_hash, r->run_hash, 64);
   shard_ck_put_header(f, &h);
-  r->mops->ck_write(r->model, f);
+  r->mops->ck_write(r->model, &(shard_model_ck_io){f, ck_put, NULL});
   r->wall_loop_done = r->wall_loop_prior + (now_s() - r->loop_t0);
   r->ck_step = k;
   shard_ck_put_section(f, "run", SHARD_CK_BYTES, (const char *)r + RUN_CK_BEGIN, RUN_CK_END - RUN_CK_BEGIN);
@@ -182,7 +190,7 @@ static size_t checkpoint_size(run *r) {
   if (!f) return SIZE_MAX;
   shard_ck_header h = {0};
   shard_ck_put_header(f, &h);
-  r->mops->ck_write(r->model, f);
+  r->mops->ck_write(r->model, &(shard_model_ck_io){f, ck_put, NULL});
   shard_ck_put_section(f, "run", SHARD_CK_BYTES, (const char *)r + RUN_CK_BEGIN, RUN_CK_END - RUN_CK_BEGIN);
   const int bad = ferror(f);
   fclose(f);
@@ -221,7 +229,7 @@ int run_checkpoint_restore(run *r, shard_msg *msg) {
     st = shard_msg_set(msg, SHARD_ERR_INPUT, "history of %lld rows in %lld bytes after step %lld",
                        (long long)h.hist_rows, (long long)h.hist_bytes, (long long)h.step);
     st = ck_corrupt(msg, path);
-  } else if ((st = r->mops->ck_read(r->model, &rd, h.step, r->dt, msg)) != SHARD_OK ||
+  } else if ((st = r->mops->ck_read(r->model, &(shard_model_ck_io){&rd, NULL, ck_get}, h.step, r->dt, msg)) != SHARD_OK ||
              (st = shard_ck_get_section(&rd, "run", SHARD_CK_BYTES, (char *)r + RUN_CK_BEGIN, RUN_CK_END - RUN_CK_BEGIN,
                                         msg)) != SHARD_OK ||
              (st = shard_ck_close(&rd, msg)) != SHARD_OK || (st = check_run_block(r, &set, h.step, &h, msg)) != SHARD_OK) {
