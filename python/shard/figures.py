@@ -38,7 +38,7 @@ import yaml  # noqa: E402
 from . import cli  # noqa: E402
 from .fit import (power_law_fit, power_law_fit_of_means, power_law_fits_by,  # noqa: E402
                   power_law_fits_over_ranges)
-from .io import Campaign, Run, ShardDataError, load_campaign, load_run  # noqa: E402
+from .io import Campaign, Run, ShardDataError, load_campaign, load_run, read_vtu  # noqa: E402
 from .stats import ks_critical, ks_distance, mean_ci, paired_difference  # noqa: E402
 
 __all__ = ["FIGURES", "Context", "main"]
@@ -530,6 +530,254 @@ def restitution_sizes(ctx: Context) -> str:
     a.legend(loc="lower right")
     fig.suptitle("Fragment sizes of the confined bar at every restitution coefficient, seeds pooled")
     lines.append(f"wrote {_save(fig, ctx, 'restitution_sizes')}")
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- e(v): beyond the paper
+
+def thornton_restitution(v, v_y: float):
+    """Thornton's (1997) restitution of elastic-perfectly plastic spheres against the
+    approach speed v (plugins/contact_laws/thornton_impact): 1 up to the yield
+    velocity v_y, then with x = v_y / v,
+    e = √(6√3/5) √(1 − x²/6) [x / (x + 2√(6/5 − x²/5))]^(1/4)."""
+    v = np.asarray(v, dtype=float)
+    if not v_y > 0:
+        raise ValueError(f"thornton_restitution: v_y must be > 0, got {v_y}")
+    x = np.clip(v_y / np.maximum(v, 1e-300), 0.0, 1.0)
+    e = math.sqrt(6.0 * math.sqrt(3.0) / 5.0) * np.sqrt(1.0 - x * x / 6.0) \
+        * (x / (x + 2.0 * np.sqrt(6.0 / 5.0 - x * x / 5.0))) ** 0.25
+    return np.where(v <= v_y, 1.0, e)
+
+
+def thornton_yield_velocity(y: float, young: float, nu: float, rho: float, pair: bool = False) -> float:
+    """Thornton's yield velocity v_y = 1.56 (Y⁵ / (E*⁴ ρ))^(1/2): the approach speed at
+    which the Hertzian peak pressure of a sphere hitting a rigid wall reaches Y, with
+    E* = E / (1 − ν²); 1.56 = π²/√40, from ½ m v² = (8/15) E* R^(1/2) δ^(5/2) at
+    p0 = (2E*/π)(δ/R)^(1/2) = Y with m = (4/3)πR³ρ, so v_y does not depend on R.
+    pair=True: two equal spheres of the material (E* = E / (2(1 − ν²)), m* = m/2,
+    R* = R/2), whose relative speed at yield is π²/√160 (Y⁵ / (E*⁴ ρ))^(1/2), half of
+    1.56 (...) with that E*."""
+    e_star = young / (1.0 - nu * nu) / (2.0 if pair else 1.0)
+    return (0.5 if pair else 1.0) * 1.56 * math.sqrt(y ** 5 / (e_star ** 4 * rho))
+
+
+def approach_speeds(run_dir, near: float = 1e-7) -> Dict[str, np.ndarray]:
+    """Approach speeds of a bar run from its field snapshots (fields/*.vtu): 'faces',
+    v_left − v_right > 0 at every fragment boundary (the fragment id changes across
+    it) whose gap is below `near` [m], one value per boundary and snapshot: the v_n
+    an impact law sees, sampled; 'ends', the speed of each end towards its wall,
+    one per snapshot (both ends pooled)."""
+    files = sorted(Path(run_dir).glob("fields/fields_*.vtu"))
+    if not files:
+        raise ShardDataError(f"{run_dir}: no field snapshots (fields/*.vtu; run with output.fields_interval)")
+    faces, ends = [], []
+    for f in files:
+        _, a = read_vtu(f)
+        conn, v, frag = a["connectivity"], a["v"], a["fragment"]
+        x = a["X"] + a["u"]
+        left, right = conn[:-1, 1], conn[1:, 0]
+        app = v[left] - v[right]
+        sel = (frag[:-1] != frag[1:]) & (app > 0) & (x[right] - x[left] < near)
+        faces.append(app[sel])
+        ends.append([-v[conn[0, 0]], v[conn[-1, 1]]])
+    return {"faces": np.concatenate(faces), "ends": np.asarray(ends, dtype=float).ravel()}
+
+
+# The contact yield Y of dense alumina (the bar's material) for Thornton's v_y, and its
+# Poisson ratio; E and ρ come from the runs' case. Brittle: Y is where contact stops
+# being elastic, bracketed by the static compressive strength (lower) and the uniaxial
+# yield at the Hugoniot elastic limit, HEL (1 − 2ν)/(1 − ν), with HEL 6.7-11 GPa.
+ALUMINA_POISSON = 0.22
+ALUMINA_CONTACT_YIELD = (("static compressive strength (lower bound)", 2.6e9),
+                         ("hardness / 3, and HEL 6.7 GPa as uniaxial yield (central)", 4.7e9),
+                         ("HEL 11 GPa as uniaxial yield (upper bound)", 8.0e9))
+
+
+def yield_velocity_table(young: float, rho: float) -> List[str]:
+    """Thornton's v_y of the bar's material for each contact yield of ALUMINA_CONTACT_YIELD,
+    against a rigid wall and between two fragments."""
+    out = ["| contact yield Y | source | v_y, fragment on a wall [m/s] | v_y, two fragments [m/s] |",
+           "|---|---|---|---|"]
+    for what, y in ALUMINA_CONTACT_YIELD:
+        out.append(f"| {y / 1e9:g} GPa | {what} | {thornton_yield_velocity(y, young, ALUMINA_POISSON, rho):.3g} | "
+                   f"{thornton_yield_velocity(y, young, ALUMINA_POISSON, rho, pair=True):.3g} |")
+    return out
+
+
+def _law_label(row) -> str:
+    vy = row.get("contact.impact.v_y")
+    if vy is not None and not (isinstance(vy, float) and math.isnan(vy)):
+        return f"e(v), v_y = {float(vy):g} m/s"
+    return f"e = {float(row['contact.impact.restitution']):g}"
+
+
+def _size_sample(c: Campaign, index: int) -> np.ndarray:
+    p = c.run_path(int(index)) / "fragment_sizes.csv"
+    if not p.exists():
+        raise ShardDataError(f"{p}: missing (the run's fragment sizes)")
+    return pd.read_csv(p)["size"].to_numpy(dtype=float)
+
+
+def restitution_ev_table(ev: Campaign, const: Campaign, reference: str = "e = 1"):
+    """One row per restitution law (constant e of `const`, each v_y of `ev`): runs,
+    mean ± 95% over the seeds of N_f, of the mean fragment size [µm], of the fracture
+    and contact dissipation [J] and their shares of the injected energy; the seeds
+    pooled, the KS distance of the fragment sizes (in µm, and over their run's mean)
+    to those of the `reference` law and the 5% critical value; and the seed-paired
+    difference of N_f to the reference."""
+    cols = ["fracture.fragments", "fracture.dissipation", "energy.contact_dissipation", "energy.initial",
+            "energy.external_work", "fracture.strength.seed", "fracture.mean_fragment_size", "index"]
+    parts = []
+    for c in (const, ev):
+        ok = _ok(c, cols + (["contact.impact.v_y"] if c is ev else ["contact.impact.restitution"]))
+        d = pd.DataFrame({"law": [_law_label(r) for _, r in ok.iterrows()],
+                          "seed": ok["fracture.strength.seed"].astype(int).to_numpy(),
+                          "n_f": ok["fracture.fragments"].astype(float).to_numpy(),
+                          "size": ok["fracture.mean_fragment_size"].astype(float).to_numpy() * 1e6,
+                          "g": ok["fracture.dissipation"].astype(float).to_numpy(),
+                          "contact": ok["energy.contact_dissipation"].astype(float).to_numpy(),
+                          "inj": (ok["energy.initial"] + ok["energy.external_work"]).astype(float).to_numpy()})
+        d["sizes"] = [_size_sample(c, i) for i in ok["index"]]
+        parts.append(d)
+    d = pd.concat(parts, ignore_index=True)
+    laws = list(dict.fromkeys(d["law"]))
+    if reference not in laws:
+        raise ShardDataError(f"{const.path}: no ok run of the reference law {reference}")
+    pooled = {k: np.concatenate(list(g["sizes"])) * 1e6 for k, g in d.groupby("law")}
+    norm = {k: np.concatenate([s / s.mean() for s in g["sizes"]]) for k, g in d.groupby("law")}
+    ref = d[d["law"] == reference].set_index("seed")
+    rows = []
+    for law in laws:
+        g = d[d["law"] == law]
+        row = {"law": law, "runs": len(g), "n_f": mean_ci(g["n_f"]), "size": mean_ci(g["size"]),
+               "g": mean_ci(g["g"]), "contact": mean_ci(g["contact"]), "frac": mean_ci(g["g"] / g["inj"]),
+               "total": mean_ci((g["g"] + g["contact"]) / g["inj"]), "fragments": pooled[law].size}
+        if law != reference:
+            row["ks"] = ks_distance(pooled[reference], pooled[law])
+            row["ks_norm"] = ks_distance(norm[reference], norm[law])
+            row["ks_crit"] = ks_critical(pooled[reference].size, pooled[law].size)
+            common = g.set_index("seed").index.intersection(ref.index)
+            if len(common):
+                row["paired"] = paired_difference(g.set_index("seed").loc[common, "n_f"], ref.loc[common, "n_f"])
+        rows.append(row)
+    return d, rows
+
+
+def _restitution_ev_text(rows, reference: str) -> List[str]:
+    def f(m, p, scale=1.0):
+        return f"{m.mean / scale:.{p}f} ± {m.ci95 / scale:.{p}f}" if m.n > 1 else f"{m.mean / scale:.{p}f}"
+    out = [f"| law | runs | N_f | N_f − N_f({reference}), seed-paired | mean size [µm] | 𝒢 [kJ] | "
+           "contact [kJ] | fracture / injected | (fracture + contact) / injected | fragments | "
+           f"KS to {reference}: size | KS: size / run mean | 5% critical |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        ks = (f"{r['ks']:.3f} | {r['ks_norm']:.3f} | {r['ks_crit']:.3f}" if "ks" in r else "— | — | —")
+        pd_ = f"{r['paired'].mean:+.1f} ± {r['paired'].ci95:.1f}" if "paired" in r else "—"
+        out.append(f"| {r['law']} | {r['runs']} | {f(r['n_f'], 1)} | {pd_} | {f(r['size'], 1)} | "
+                   f"{f(r['g'], 2, 1e3)} | {f(r['contact'], 2, 1e3)} | {f(r['frac'], 3)} | {f(r['total'], 3)} | "
+                   f"{r['fragments']} | {ks} |")
+    return out
+
+
+def _constant_e_campaign(ctx: Context, es=(0.5, 0.9, 1)) -> Campaign:
+    """restitution_small.yaml at the constant e of the comparison (--input restitution_small=DIR
+    takes a campaign of it with those e among others)."""
+    if "restitution_small" in ctx.inputs:
+        return load_campaign(ctx.inputs["restitution_small"])
+    file = ctx.case("tests/cases/fracture/restitution_small.yaml")
+    spec = yaml.safe_load(file.read_text(encoding="utf-8"))
+    spec["base"] = str((file.parent / spec["base"]).resolve())
+    spec["sweep"]["contact.impact.restitution"] = list(es)
+    spec.pop("plots", None)
+    reduced = ctx.workdir("restitution_small_const.yaml")
+    reduced.parent.mkdir(parents=True, exist_ok=True)
+    reduced.write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
+    out = ctx.workdir("restitution_small")
+    ctx.log(f"running restitution_small.yaml at e = {list(es)} into {out}")
+    cli.campaign(reduced, out, jobs=2, exe=ctx.exe)
+    return load_campaign(out)
+
+
+@_figure("restitution_ev_small", "beyond the paper: Thornton's e(v) at three yield velocities against constant e "
+         "on the small confined bar, 3 seeds: e(v) over the measured approach speeds, N_f, dissipation split, "
+         "fragment sizes (or --input restitution_ev_small=DIR --input restitution_small=DIR --input speeds=RUN)",
+         cost="about 5 minutes with -j 2: restitution_ev_small.yaml (9 runs), restitution_small.yaml at "
+              "e = 0.5, 0.9, 1 (9 runs) and one run with field snapshots")
+def restitution_ev_small(ctx: Context) -> str:
+    ev = _paper_campaign(ctx, "restitution_ev_small", "tests/cases/fracture/restitution_ev_small.yaml")
+    const = _constant_e_campaign(ctx)
+    speeds_run = _run_input(ctx, "speeds", "tests/cases/fracture/confined_small.yaml",
+                            {"output.fields_interval": 5e-8, "output.every": 10000, "output.events": False})
+    sp = approach_speeds(speeds_run.path)
+    if sp["faces"].size == 0:
+        raise ShardDataError(f"{speeds_run.path}: no closing fragment boundary in its field snapshots "
+                             "(the run must fragment: the small confined bar at e = 1)")
+    reference = "e = 1"
+    d, rows = restitution_ev_table(ev, const, reference)
+    q = np.percentile(sp["faces"], [10, 25, 50, 75, 90, 99])
+    run = _first_case(ev)
+    lines = yield_velocity_table(_need(run, "model.young"), _need(run, "model.density")) + [""]
+    lines += _restitution_ev_text(rows, reference)
+    lines.append(f"approach speeds at fragment boundaries within {1e-7 * 1e6:g} µm (e = 1, seed "
+                 f"{speeds_run.case_value('fracture.strength.seed')}, every 0.05 µs, {sp['faces'].size} samples): "
+                 "p10 p25 p50 p75 p90 p99 = " + " ".join(f"{v:.3g}" for v in q) +
+                 f" m/s, max {sp['faces'].max():.3g}; ends towards the walls up to {sp['ends'].max():.3g} m/s")
+    _style()
+    fig, axs = plt.subplots(1, 4, figsize=(19, 5.0), constrained_layout=True)
+    a, b, c, s = axs
+    v = np.geomspace(0.1, 200, 400)
+    vys = sorted({float(x) for x in ev.ok["contact.impact.v_y"]})
+    cmap = plt.get_cmap("plasma")
+    colors = {f"e(v), v_y = {vy:g} m/s": cmap(0.15 + 0.6 * i / max(len(vys) - 1, 1)) for i, vy in enumerate(vys)}
+    greys = {f"e = {e:g}": str(0.15 + 0.25 * i) for i, e in enumerate(sorted(
+        {float(x) for x in const.ok["contact.impact.restitution"]}, reverse=True))}
+    colors.update(greys)
+    for vy in vys:
+        a.plot(v, thornton_restitution(v, vy), color=colors[f"e(v), v_y = {vy:g} m/s"], lw=1.8,
+               label=f"Thornton, v_y = {vy:g} m/s")
+    for lab, col in greys.items():
+        a.axhline(float(lab.split("=")[1]), color=col, lw=1, dashes=(5, 3), label=f"constant {lab}")
+    a.axvspan(q[1], q[3], color="#74c476", alpha=0.25, label="approach speeds: middle half")
+    a.axvline(q[2], color="#238b45", lw=1.2, label=f"approach speeds: median {q[2]:.3g} m/s")
+    a.axvline(q[4], color="#238b45", lw=1.0, dashes=(2, 2), label=f"approach speeds: 90% below {q[4]:.3g} m/s")
+    a.set(xscale="log", xlabel="approach speed −v_n [m/s] (log scale)", ylabel="restitution coefficient e",
+          ylim=(0, 1.05), title="(a) the laws and the speeds the bar sees")
+    a.legend(loc="lower left", fontsize=7.5)
+    laws = [r["law"] for r in rows]
+    xs = np.arange(len(laws), dtype=float)
+    for i, law in enumerate(laws):
+        g = d[d["law"] == law]
+        b.plot(np.full(len(g), xs[i]) + np.linspace(-0.12, 0.12, len(g)), g["n_f"], "o", ms=4, mfc="none",
+               color="#9e9e9e")
+    b.errorbar(xs, [r["n_f"].mean for r in rows], yerr=[r["n_f"].ci95 for r in rows], fmt="o", color="#08519c",
+               capsize=3, label="seed mean ± 95%")
+    b.plot([], [], "o", mfc="none", color="#9e9e9e", label="each run (seeds side by side)")
+    lo = min(r["n_f"].mean - r["n_f"].ci95 for r in rows if r["n_f"].n > 1) if any(r["n_f"].n > 1 for r in rows) \
+        else d["n_f"].min()
+    b.set(ylabel="number of fragments N_f", title="(b) fragments", ylim=(max(0.0, lo - 0.25 * d["n_f"].max()), None))
+    for key, col, mk, lab, off in (("g", "#cb181d", "o", "fracture $\\mathcal{G}$", -0.1),
+                                   ("contact", "#2171b5", "s", "contact", 0.1)):
+        c.errorbar(xs + off, [r[key].mean / 1e3 for r in rows], yerr=[r[key].ci95 / 1e3 for r in rows], fmt=mk,
+                   color=col, capsize=3, label=f"{lab}: seed mean ± 95%")
+    c.axhline(d["inj"].mean() / 1e3, color="black", lw=1.2, dashes=(6, 3), label="injected energy (mean)")
+    c.set(ylabel="dissipated energy [kJ] (per m² of section)", ylim=(0, 1.3 * d["inj"].mean() / 1e3),
+          title="(c) where the energy goes")
+    for ax in (b, c):
+        ax.set_xticks(xs, labels=[lab.replace("e(v), v_y = ", "Thornton\nv_y = ").replace(" m/s", "")
+                                  for lab in laws], fontsize=8)
+        ax.set_xlim(-0.5, len(laws) - 0.5)
+        ax.set_xlabel("restitution law (constant e; Thornton's e(v) with v_y in m/s)")
+        ax.legend(loc="upper left" if ax is c else "lower left", ncol=2 if ax is c else 1, fontsize=7.5)
+    for law in laws:
+        x = np.sort(np.concatenate(list(d.loc[d["law"] == law, "sizes"]))) * 1e6
+        s.step(x, np.arange(1, x.size + 1) / x.size, where="post", color=colors.get(law, "black"), lw=1.5,
+               label=f"{law} ({x.size} fragments)", **({"dashes": (5, 3)} if law in greys else {}))
+    s.set(xlabel="fragment size [µm]", ylabel="cumulative fraction of fragments", ylim=(0, 1), xlim=(0, None),
+          title="(d) fragment sizes, seeds pooled")
+    s.legend(loc="lower right", fontsize=7.5)
+    fig.suptitle(f"Small confined bar, {_need(run, 'model.length') * 1e3:g} mm, {int(_need(run, 'model.elements'))} "
+                 f"elements, {d['seed'].nunique()} seeds: velocity-dependent restitution (Thornton) against constant e")
+    lines.append(f"wrote {_save(fig, ctx, 'restitution_ev_small')}")
     return "\n".join(lines)
 
 

@@ -20,15 +20,18 @@ import json
 import math
 import os
 import re
+import struct
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 
+import numpy as np
 import pandas as pd
 import yaml
 
 __all__ = ["ShardDataError", "Run", "Campaign", "load_run", "load_campaign", "read_yaml", "read_csv",
-           "read_datapackage_units", "flatten"]
+           "read_datapackage_units", "flatten", "read_vtu"]
 
 PathLike = Union[str, os.PathLike]
 
@@ -282,3 +285,51 @@ def load_campaign(path: PathLike, extra_tables: Sequence[PathLike] = ()) -> Camp
     if "status" not in table.columns:
         raise ShardDataError(f"{table_path}: no column status (not a campaign table)")
     return Campaign(path, table, load("statistics.csv"), load("fragment_sizes.csv"))
+
+
+_VTU_TYPES = {"Float64": "<f8", "Float32": "<f4", "Int64": "<i8", "Int32": "<i4", "UInt8": "u1"}
+_VTU_ARRAY = re.compile(r'<DataArray type="(\w+)" Name="(\w+)"(?: NumberOfComponents="(\d+)")? '
+                        r'format="appended" offset="(\d+)"')
+
+
+def read_vtu(path: PathLike) -> tuple:
+    """One field snapshot of a bar run (fields/fields_NNNNNN.vtu, written with
+    `output.fields_interval`): (time in s, {name: numpy array}) with the point
+    arrays u, v, X (one value per node copy: a crack's two faces are two points),
+    the cell arrays stress, strain, damage, fragment, and connectivity (two point
+    indices per element, left then right). Reads the raw zlib-compressed appended
+    format shard writes (UInt64 block headers)."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as e:
+        raise ShardDataError(f"{path}: cannot read ({e.strerror})") from None
+    head, sep, data = raw.partition(b'<AppendedData encoding="raw">')
+    if not sep or b"_" not in data:
+        raise ShardDataError(f"{path}: not a VTU file with raw appended data")
+    data = data[data.index(b"_") + 1:]
+    text = head.decode("utf-8", "replace")
+    if 'header_type="UInt64"' not in text or "vtkZLibDataCompressor" not in text:
+        raise ShardDataError(f"{path}: expected UInt64 headers and zlib compression")
+    m = re.search(r'Name="TimeValue"[^>]*>\s*([^<\s]+)\s*<', text)
+    if not m:
+        raise ShardDataError(f"{path}: no TimeValue")
+    arrays: Dict[str, Any] = {}
+    for m2 in _VTU_ARRAY.finditer(text):
+        typ, name, off = m2.group(1), m2.group(2), int(m2.group(4))
+        if typ not in _VTU_TYPES:
+            raise ShardDataError(f"{path}: array {name}: unsupported type {typ}")
+        try:
+            nblocks = struct.unpack_from("<Q", data, off)[0]
+            sizes = struct.unpack_from(f"<{nblocks}Q", data, off + 24)
+            p = off + 24 + 8 * nblocks
+            parts = []
+            for size in sizes:
+                parts.append(zlib.decompress(data[p:p + size]))
+                p += size
+        except (struct.error, zlib.error) as e:
+            raise ShardDataError(f"{path}: array {name}: truncated or corrupt ({e})") from None
+        arrays[name] = np.frombuffer(b"".join(parts), dtype=_VTU_TYPES[typ])
+    if "connectivity" in arrays:
+        arrays["connectivity"] = arrays["connectivity"].reshape(-1, 2)
+    return float(m.group(1)), arrays

@@ -6,6 +6,7 @@ import tempfile
 import unittest
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from shard import figures, io
@@ -63,6 +64,83 @@ class FigureTables(unittest.TestCase):
         d1, table1, _ = figures.restitution_table(c, seed=2)
         self.assertEqual([r["runs"] for r in table1], [1, 1])
         self.assertTrue(math.isnan(table1[0]["n_f"].ci95))
+
+    def test_thornton_restitution_known_values(self):
+        vy = 2.0
+        self.assertEqual(list(figures.thornton_restitution([0.5, 1.0, 2.0], vy)), [1.0, 1.0, 1.0])
+        # v = 2 v_y (x = 1/2): √(6√3/5) √(1 − 1/24) [0.5 / (0.5 + 2√1.15)]^(1/4), by hand 0.93066
+        self.assertAlmostEqual(float(figures.thornton_restitution(4.0, vy)), 0.93066, delta=5e-5)
+        # continuous at v_y, decreasing above, ≈ 1.185 (v_y/v)^(1/4) far above
+        self.assertAlmostEqual(float(figures.thornton_restitution(vy * (1 + 1e-9), vy)), 1.0, delta=1e-6)
+        e = figures.thornton_restitution(np.geomspace(2.01, 2e4, 50), vy)
+        self.assertTrue(np.all(np.diff(e) < 0))
+        self.assertAlmostEqual(float(figures.thornton_restitution(2e8, vy)) * (1e8) ** 0.25, 1.1851, delta=1e-3)
+        with self.assertRaises(ValueError):
+            figures.thornton_restitution(1.0, 0.0)
+
+    def test_thornton_yield_velocity(self):
+        # 1.56 = π²/√40: the Hertz impact of a sphere on a rigid wall whose peak pressure reaches Y
+        self.assertAlmostEqual(math.pi ** 2 / math.sqrt(40), 1.56, delta=1e-3)
+        # E* = E/(1 − ν²) = 1 on the wall: 1.56 (Y⁵/ρ)^(1/2)
+        self.assertAlmostEqual(figures.thornton_yield_velocity(1.0, 0.75, 0.5, 1.0), 1.56)
+        self.assertAlmostEqual(figures.thornton_yield_velocity(4.0, 0.75, 0.5, 1.0), 1.56 * 32)      # Y^(5/2)
+        self.assertAlmostEqual(figures.thornton_yield_velocity(1.0, 1.5, 0.5, 4.0), 1.56 / 4 / 2)   # E*^-2 ρ^-1/2
+        # a pair: E* halves (v_y × 4), the reduced mass per R*³ is 4 × (v_y / 2): twice the wall's
+        self.assertAlmostEqual(figures.thornton_yield_velocity(1.0, 0.75, 0.5, 1.0, pair=True), 1.56 * 2)
+        # the pair from the energy directly: ½ (m/2) v² = (8/15) E* (R/2)^½ δ^(5/2), δ = (R/2) (πY/2E*)²
+        R, rho, Y, Es = 1e-3, 3900.0, 4.7e9, 370e9 / (2 * (1 - 0.22 ** 2))
+        m = 4 / 3 * math.pi * R ** 3 * rho
+        delta = R / 2 * (math.pi * Y / (2 * Es)) ** 2
+        v = math.sqrt(8 / 15 * Es * math.sqrt(R / 2) * delta ** 2.5 / (0.25 * m))
+        self.assertAlmostEqual(figures.thornton_yield_velocity(Y, 370e9, 0.22, rho, pair=True), v, delta=1e-3 * v)
+        # alumina: E = 370 GPa, ν = 0.22, ρ = 3900 kg/m³, Y = 4.7 GPa: 0.250 m/s on a wall, 0.500 m/s in pairs
+        self.assertAlmostEqual(figures.thornton_yield_velocity(4.7e9, 370e9, 0.22, 3900), 0.2502, delta=2e-4)
+        self.assertAlmostEqual(figures.thornton_yield_velocity(4.7e9, 370e9, 0.22, 3900, pair=True), 0.5005,
+                               delta=2e-4)
+
+    def test_restitution_ev_table(self):
+        # constant e = 0.5 and e = 1, and v_y = 1: two seeds each, sizes in µm known
+        def camp(name, key, runs):
+            rows = []
+            for i, (val, seed, sizes, g, cd) in enumerate(runs):
+                rows.append({"index": i, "status": "ok", key: val, "fracture.strength.seed": seed,
+                             "fracture.fragments": len(sizes), "fracture.mean_fragment_size": np.mean(sizes) * 1e-6,
+                             "fracture.dissipation": g, "energy.contact_dissipation": cd,
+                             "energy.initial": 1000.0, "energy.external_work": 9000.0})
+                d = self.tmp / name / "runs" / f"{i:04d}"
+                d.mkdir(parents=True, exist_ok=True)
+                pd.DataFrame({"rank": range(1, len(sizes) + 1), "size": np.asarray(sizes) * 1e-6}).to_csv(
+                    d / "fragment_sizes.csv", index=False)
+            rows.append({"index": len(runs), "status": "failed", key: runs[0][0], "fracture.strength.seed": 9})
+            return write_campaign(self.tmp / name, rows, "model: {length: 4e-3, elements: 1500}\n")
+        const = camp("ev_const", "contact.impact.restitution",
+                     [(0.5, 1, [10, 20, 30, 40], 4000.0, 4000.0), (0.5, 2, [10, 30], 4200.0, 3600.0),
+                      (1, 1, [20, 40, 60], 8000.0, 0.0), (1, 2, [50, 70], 7600.0, 0.0)])
+        ev = camp("ev_vy", "contact.impact.v_y",
+                  [(1, 1, [11, 21, 31, 41, 51], 5000.0, 3000.0), (1, 2, [12, 22, 32], 5200.0, 2800.0)])
+        d, rows = figures.restitution_ev_table(ev, const)
+        self.assertEqual([r["law"] for r in rows], ["e = 0.5", "e = 1", "e(v), v_y = 1 m/s"])
+        self.assertEqual([r["runs"] for r in rows], [2, 2, 2])
+        r05, r1, rv = rows
+        self.assertAlmostEqual(r05["n_f"].mean, 3.0)
+        self.assertAlmostEqual(r05["n_f"].ci95, figures.mean_ci([4, 2]).ci95)
+        self.assertAlmostEqual(r05["size"].mean, (25 + 20) / 2)
+        self.assertAlmostEqual(r1["g"].mean, 7800.0)
+        self.assertAlmostEqual(rv["frac"].mean, 0.51)
+        self.assertAlmostEqual(rv["total"].mean, 0.80)
+        # paired to e = 1: v_y = 1 has 5 − 3 and 3 − 2 more fragments
+        self.assertAlmostEqual(rv["paired"].mean, 1.5)
+        self.assertEqual(rv["fragments"], 8)
+        self.assertNotIn("ks", r1)
+        # KS: e = 1 pooled {20, 40, 50, 60, 70} against e = 0.5 {10, 10, 20, 30, 30, 40}: F at 30 is 5/6 vs 1/5
+        self.assertAlmostEqual(r05["ks"], 5 / 6 - 1 / 5)
+        self.assertAlmostEqual(r05["ks_crit"], figures.ks_critical(5, 6))
+        text = "\n".join(figures._restitution_ev_text(rows, "e = 1"))
+        self.assertIn("| e = 1 | 2 | 2.5 ± 6.4 | — | 50.0 ± 127.1 | 7.80 ± 2.54 | 0.00 ± 0.00 |", text)
+        self.assertIn("| e(v), v_y = 1 m/s | 2 | 4.0 ± 12.7 | +1.5 ± 6.4 | ", text)
+        with self.assertRaises(io.ShardDataError) as cm:
+            figures.restitution_ev_table(ev, const, reference="e = 0")
+        self.assertIn("no ok run of the reference law e = 0", str(cm.exception))
 
     def test_length_constants_come_from_the_case(self):
         # G_c = 25 and a section of 2 m² in the case: N_f G_c / L and G / (A L) use them

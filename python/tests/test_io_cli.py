@@ -50,6 +50,37 @@ class CliAndRun(unittest.TestCase):
             run.table("fragments")
         self.assertIn("no fragments.csv", str(cm.exception))
 
+    def test_field_snapshots_and_approach_speeds(self):
+        from shard import figures
+        # the small confined bar for 0.2 µs on 150 elements, a snapshot every 0.05 µs: at t = 0 the
+        # velocity is the initial strain rate times X, u the initial strain times X, no fragment yet
+        run = cli.run(ROOT / "tests/cases/fracture/confined_small.yaml", self.tmp / "fields",
+                      {"model.elements": 150, "time.stop": "end", "time.end": 2e-7, "output.fields_interval": 5e-8},
+                      exe=self.exe)
+        files = sorted((run.path / "fields").glob("fields_*.vtu"))
+        self.assertEqual(len(files), 5)
+        t, a = io.read_vtu(files[0])
+        self.assertEqual(t, 0.0)
+        self.assertEqual(a["connectivity"].shape, (150, 2))
+        self.assertEqual(len(a["v"]), 151)
+        np.testing.assert_allclose(a["v"], 2.559e4 * a["X"], rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(a["X"][[0, -1]], [-2e-3, 2e-3], rtol=1e-14)
+        self.assertTrue(np.all(a["fragment"] == 0))
+        self.assertAlmostEqual(io.read_vtu(files[-1])[0], 2e-7, delta=run.value("time.dt"))  # on a step
+        sp = figures.approach_speeds(run.path)
+        self.assertEqual(sp["faces"].size, 0)  # nothing broken in 0.2 µs
+        self.assertEqual(sp["ends"].size, 10)
+        self.assertAlmostEqual(sp["ends"][0], 0.5 * 2.559e4 * 4e-3, delta=1e-9)  # both ends move out at 51.18 m/s
+        self.assertAlmostEqual(sp["ends"][1], 0.5 * 2.559e4 * 4e-3, delta=1e-9)
+        bad = self.tmp / "bad.vtu"
+        bad.write_bytes(files[0].read_bytes()[:3000])
+        with self.assertRaises(io.ShardDataError) as cm:
+            io.read_vtu(bad)
+        self.assertIn("bad.vtu", str(cm.exception))
+        with self.assertRaises(io.ShardDataError) as cm:
+            figures.approach_speeds(self.tmp)
+        self.assertIn("no field snapshots", str(cm.exception))
+
     def test_error_carries_stderr(self):
         with self.assertRaises(cli.ShardError) as cm:
             cli.run(ROOT / "cases/paper/ball_e08.yaml", self.tmp / "bad", ["nonsense.key=1"], exe=self.exe)
