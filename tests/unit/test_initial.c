@@ -192,7 +192,22 @@ static void test_initial_interface_list_errors(void) {
   }
 }
 
+/* A driven end released at a time needs that time: refused at set-up with
+ * the key named (exit 2), for the model reads it when it is built. */
+static void test_initial_release_time_needed(void) {
+  char out[512], msg[512];
+  const char *sets[] = {"model.loading.left_velocity=-1", "model.loading.release=time"};
+  CU_ASSERT_EQUAL(rh_run("cases/paper/two_bar", "release_time", sets, 2, out, sizeof out, msg, sizeof msg), 2);
+  CU_CHECK_MSG(strstr(msg, "model.loading.release 'time' needs model.loading.release_time") != NULL, "%s", msg);
+  const char *with_time[] = {"model.loading.left_velocity=-1", "model.loading.release=time",
+                             "model.loading.release_time=1e-8", "time.end=5e-8"};
+  CU_ASSERT_EQUAL_FATAL(rh_run("cases/paper/two_bar", "release_time_ok", with_time, 4, out, sizeof out, NULL, 0), 0);
+  const double t = rh_summary(out, "loading.release_time");
+  CU_CHECK_MSG(fabs(t - 1e-8) < 1e-9, "released at %g s, asked 1e-8 s", t);
+}
+
 static const cu_test_def tests[] = {
+    {"test_initial_release_time_needed", test_initial_release_time_needed},
     {"test_initial_split_on_interface", test_initial_split_on_interface},
     {"test_initial_split_on_intact_node", test_initial_split_on_intact_node},
     {"test_initial_newton_cradle", test_initial_newton_cradle},

@@ -923,7 +923,7 @@ static void test_snapshot_built_model(void) {
   void *self = NULL;
   const shard_scales scales = shard_model_named_scales(m);
   CU_ASSERT_EQUAL_FATAL(ops->create(&params, &scales, &self, &msg), SHARD_OK);
-  st = shard_model_set_tsl(m, ops, self, 0, c, NULL, diag, &msg);
+  st = shard_model_set_tsl(m, ops, self, 0, &msg);
   CU_CHECK_MSG(st == SHARD_OK, "set_tsl: %.900s", msg.text);
   CU_ASSERT_EQUAL(m->niface, 1);
   CU_ASSERT_EQUAL(m->ndof, 10);

@@ -129,18 +129,15 @@ static void chain_destroy(void *self) {
 /* one value for all, or one per item: the i-th of a list key */
 static double nth(const shard_param_value *v, int32_t i) { return v->n_list == 1 ? v->list[0] : v->list[i]; }
 
-static int chain_create(const shard_case *cs, const shard_scope *scope, void **out_self, shard_system **out_sys,
-                        shard_diag *diag, shard_msg *msg) {
+static int chain_create(const shard_model_args *a, void **out_self, shard_system **out_sys, shard_msg *msg) {
   *out_self = NULL;
-  const char *path = shard_case_path(cs);
-  if (shard_case_has(cs, "fracture"))
+  const char *path = a->case_path;
+  if (a->fracture)
     return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: the chain model has no fracture: remove the 'fracture' section",
                          path);
-  shard_params p;
-  if (shard_case_section_params(cs, "model", 0, scope, &p, diag) != SHARD_OK)
-    return shard_msg_set(msg, SHARD_ERR_INPUT, "invalid chain model");
-  const shard_param_value *vm = shard_params_find(&p, "masses"), *vk = shard_params_find(&p, "stiffness");
-  const shard_param_value *vv = shard_params_find(&p, "initial.velocity");
+  const shard_params *pp = a->params;
+  const shard_param_value *vm = shard_params_find(pp, "masses"), *vk = shard_params_find(pp, "stiffness");
+  const shard_param_value *vv = shard_params_find(pp, "initial.velocity");
   const int32_t n = vm ? (int32_t)vm->n_list : 0;
   if (n < 1) return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: model.masses gives no mass", path);
   const int32_t nk = vk ? (int32_t)vk->n_list : 0;
@@ -186,10 +183,10 @@ static int chain_create(const shard_case *cs, const shard_scope *scope, void **o
   c->wall[0] = c->wall[1] = -1;
   static const char *const gap_key[2] = {"walls.left.gap", "walls.right.gap"};
   for (int side = 0; side < 2; ++side)
-    if (shard_params_has(&p, gap_key[side])) {
+    if (shard_params_has(pp, gap_key[side])) {
       const int32_t r = c->ncon++;
       c->wall[side] = r;
-      c->h_col[r] = side ? n - 1 : 0, c->h_val[r] = side ? -1.0 : 1.0, c->g0[r] = shard_params_real(&p, gap_key[side]);
+      c->h_col[r] = side ? n - 1 : 0, c->h_val[r] = side ? -1.0 : 1.0, c->g0[r] = shard_params_real(pp, gap_key[side]);
     }
   for (int32_t r = 0; r <= c->ncon; ++r) c->h_rowptr[r] = r;
   c->h = (shard_csr){c->ncon, n, c->h_rowptr, c->h_col, c->h_val};
@@ -243,17 +240,14 @@ static void chain_set_force_law(void *self, const shard_contact_law_ops *ops, vo
   c->force_law = ops, c->force_law_self = law;
 }
 
-static int chain_set_tsl(void *self, const shard_tsl_ops *ops, void *tsl, int zero_in_compression,
-                         const shard_case *cs, const shard_scope *scope, shard_diag *diag, shard_msg *msg) {
-  (void)self, (void)ops, (void)tsl, (void)zero_in_compression, (void)scope, (void)diag;
-  return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: the chain model has no fracture", shard_case_path(cs));
+static int chain_set_tsl(void *self, const shard_tsl_ops *ops, void *tsl, int zero_in_compression, shard_msg *msg) {
+  (void)self, (void)ops, (void)tsl, (void)zero_in_compression;
+  return shard_msg_set(msg, SHARD_ERR_INPUT, "the chain model has no fracture");
 }
 
-static int chain_release_rule(const void *self, const shard_case *cs, const shard_scope *scope,
-                              shard_model_release_rule *out, shard_diag *diag, shard_msg *msg) {
-  (void)self, (void)cs, (void)scope, (void)diag, (void)msg;
+static void chain_release_rule(const void *self, shard_model_release_rule *out) {
+  (void)self;
   *out = (shard_model_release_rule){0, 0.0};
-  return SHARD_OK;
 }
 
 /* 2 / sqrt(lambda_max(M^-1 K)), the walls as springs of max_spring (0: none) */

@@ -22,7 +22,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "case/case.h"
+#include "shard/params.h"
 #include "core/diag.h"
 #include "io/outputs.h"
 #include "shard/contact_law.h"
@@ -113,13 +113,21 @@ typedef struct shard_model_ck_io {
 /* the most history columns a model may declare */
 #define SHARD_MODEL_HISTORY_MAX 64
 
+/* What a model is built from: its case section and the fracture section's
+ * own keys, resolved against their specs (defaults in, expressions
+ * evaluated, list values in `list`), and the case file for messages. */
+typedef struct shard_model_args {
+  const char *type;              /* model.type */
+  const shard_params *params;    /* the model section's keys */
+  const shard_params *fracture;  /* the fracture section's own keys, NULL without one */
+  const char *case_path;
+} shard_model_args;
+
 typedef struct shard_model_ops {
   const shard_model_outputs *outputs;
-
-  /* Build from the case's `model` (and `fracture`) sections; expressions in
-   * `scope`. *out_sys: the model's system (integrators see only it). */
-  int (*create)(const shard_case *c, const shard_scope *scope, void **out_self, shard_system **out_sys,
-                shard_diag *diag, shard_msg *msg);
+  /* Build; *out_sys: the model's system (integrators see only it). Bad
+   * input: SHARD_ERR_INPUT naming the key in msg. */
+  int (*create)(const shard_model_args *args, void **out_self, shard_system **out_sys, shard_msg *msg);
   void (*destroy)(void *self); /* accepts NULL */
   void (*info)(const void *self, shard_model_info *out);
   /* Scales handed to the plugins at create time, by name (shard/plugin.h;
@@ -137,11 +145,9 @@ typedef struct shard_model_ops {
   /* Laws: a force law (penalty) enters force() and stiffness(); a TSL makes
    * the model fracture and creates the case's initial interfaces. */
   void (*set_force_law)(void *self, const shard_contact_law_ops *ops, void *law);
-  int (*set_tsl)(void *self, const shard_tsl_ops *ops, void *tsl, int zero_in_compression, const shard_case *c,
-                 const shard_scope *scope, shard_diag *diag, shard_msg *msg);
-  /* The release rule of the prescribed motion, from the case. */
-  int (*release_rule)(const void *self, const shard_case *c, const shard_scope *scope,
-                      shard_model_release_rule *out, shard_diag *diag, shard_msg *msg);
+  int (*set_tsl)(void *self, const shard_tsl_ops *ops, void *tsl, int zero_in_compression, shard_msg *msg);
+  /* The release rule of the prescribed motion (from its keys). */
+  void (*release_rule)(const void *self, shard_model_release_rule *out);
 
   /* Stable step [s] (INFINITY when nothing limits it, NAN out of memory);
    * max_spring: the largest stiffness [N/m] a constraint spring may take. */

@@ -33,21 +33,35 @@ typedef struct line_ref {
 
 typedef struct line {
   shard_model *m;
+  shard_model_release_rule release; /* loading.release */
   line_ref ref, ref_set; /* current; as set up (what a checkpoint is checked against) */
   shard_snapshots *snap;
   int spacetime;
 } line;
 
-static int line_create(const shard_case *c, const shard_scope *scope, void **out_self, shard_system **out_sys,
-                       shard_diag *diag, shard_msg *msg) {
+static int line_create(const shard_model_args *a, void **out_self, shard_system **out_sys, shard_msg *msg) {
   *out_self = NULL;
   line *l = calloc(1, sizeof *l);
   if (!l) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
   l->ref.contact_con = l->ref.contact_dof = -1;
-  const int st = shard_model_build(c, scope, &l->m, diag, msg);
+  const int st = shard_model_create(a, &l->m, msg);
   if (st != SHARD_OK) {
     free(l);
     return st;
+  }
+  /* when the driven ends are released (docs/theory.md §13) */
+  if (l->m->kind == SHARD_MODEL_BAR && l->m->n_presc) {
+    const char *rel = shard_params_string(a->params, "loading.release");
+    l->release.mode = !rel || strcmp(rel, "never") == 0 ? 0 : strcmp(rel, "external_work") == 0 ? 1 : 2;
+    if (l->release.mode == 2) {
+      if (!shard_params_has(a->params, "loading.release_time")) {
+        shard_model_destroy(l->m);
+        free(l);
+        return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: model.loading.release 'time' needs model.loading.release_time",
+                             a->case_path);
+      }
+      l->release.time = shard_params_real(a->params, "loading.release_time");
+    }
   }
   *out_self = l;
   *out_sys = &l->m->sys;
@@ -113,27 +127,11 @@ static void line_set_force_law(void *self, const shard_contact_law_ops *ops, voi
   shard_model_set_force_law(((line *)self)->m, ops, law);
 }
 
-static int line_set_tsl(void *self, const shard_tsl_ops *ops, void *tsl, int zero_in_compression, const shard_case *c,
-                        const shard_scope *scope, shard_diag *diag, shard_msg *msg) {
-  return shard_model_set_tsl(((line *)self)->m, ops, tsl, zero_in_compression, c, scope, diag, msg);
+static int line_set_tsl(void *self, const shard_tsl_ops *ops, void *tsl, int zero_in_compression, shard_msg *msg) {
+  return shard_model_set_tsl(((line *)self)->m, ops, tsl, zero_in_compression, msg);
 }
 
-static int line_release_rule(const void *self, const shard_case *c, const shard_scope *scope,
-                             shard_model_release_rule *out, shard_diag *diag, shard_msg *msg) {
-  const shard_model *m = ((const line *)self)->m;
-  *out = (shard_model_release_rule){0, 0.0};
-  if (m->kind != SHARD_MODEL_BAR || !m->n_presc) return SHARD_OK;
-  const char *rel = shard_case_string(c, "model.loading.release");
-  out->mode = !rel || strcmp(rel, "never") == 0 ? 0 : strcmp(rel, "external_work") == 0 ? 1 : 2;
-  if (out->mode == 2) {
-    if (!shard_case_has(c, "model.loading.release_time"))
-      return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: model.loading.release 'time' needs model.loading.release_time",
-                           shard_case_path(c));
-    if (shard_case_real(c, "model.loading.release_time", scope, &out->time, diag) != SHARD_OK)
-      return shard_msg_set(msg, SHARD_ERR_INPUT, "invalid model.loading.release_time");
-  }
-  return SHARD_OK;
-}
+static void line_release_rule(const void *self, shard_model_release_rule *out) { *out = ((const line *)self)->release; }
 
 static double line_stable_step(const void *self, shard_model_step which, double max_spring) {
   const shard_model *m = ((const line *)self)->m;

@@ -251,16 +251,16 @@ static int32_t add_constraint(shard_model *m, int32_t d0, double h0, int32_t d1,
   return i;
 }
 
-static int build_particle(shard_model *m, const shard_case *c, const shard_params *p, shard_msg *msg) {
+static int build_particle(shard_model *m, const shard_params *p, shard_msg *msg) {
   const double mass = shard_params_real(p, "mass"), u0 = shard_params_real(p, "position");
   const double v0 = shard_params_real(p, "velocity"), grav = shard_params_real(p, "gravity");
   const double floor_x = shard_params_real(p, "floor");
   int st = SHARD_OK;
-  if (shard_case_has(c, "fracture"))
+  if (m->fr.specs)
     return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: a particle cannot fracture: remove the 'fracture' section",
-                         shard_case_path(c));
+                         m->path);
   if (u0 < floor_x)
-    return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: model.position %g is below the floor %g", shard_case_path(c), u0,
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: model.position %g is below the floor %g", m->path, u0,
                          floor_x);
   if ((st = alloc_model(m, 1, 1, 0, 0, msg)) != SHARD_OK) return st;
   m->ndof = 1;
@@ -306,7 +306,7 @@ static double real_or(const shard_params *p, const char *key, double absent) {
   return shard_params_has(p, key) ? shard_params_real(p, key) : absent;
 }
 
-static int build_bar(shard_model *m, const shard_case *c, const shard_params *p, shard_msg *msg) {
+static int build_bar(shard_model *m, const shard_params *p, shard_msg *msg) {
   const double L = shard_params_real(p, "length"), A = shard_params_real(p, "area");
   const double E = shard_params_real(p, "young"), rho = shard_params_real(p, "density");
   const double X0 = shard_params_real(p, "origin"), pert = shard_params_real(p, "perturbation");
@@ -375,28 +375,23 @@ static int build_bar(shard_model *m, const shard_case *c, const shard_params *p,
   if (frac) {
     m->g_c = shard_params_real(&m->fr, "g_c");
     m->insertion = shard_params_bool(&m->fr, "insertion");
-    if ((st = shard_strength_draw(&m->fr, shard_case_path(c), m->X, nn, m->facet_strength, msg)) != SHARD_OK)
+    if ((st = shard_strength_draw(&m->fr, m->path, m->X, nn, m->facet_strength, msg)) != SHARD_OK)
       return st;
   }
   return SHARD_OK;
 }
 
-int shard_model_build(const shard_case *c, const shard_scope *scope, shard_model **out, shard_diag *diag,
-                      shard_msg *msg) {
+int shard_model_create(const shard_model_args *a, shard_model **out, shard_msg *msg) {
   *out = NULL;
   shard_model *m = calloc(1, sizeof *m);
   if (!m) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
   m->wall_left = m->wall_right = m->floor = -1;
-  const char *type = shard_case_string(c, "model.type");
-  /* the model's keys and the fracture section's, resolved: the rest reads them by name */
-  shard_params p;
-  int st = shard_case_section_params(c, "model", 0, scope, &p, diag);
-  if (st == SHARD_OK && shard_case_has(c, "fracture")) st = shard_case_section_params(c, "fracture", 1, scope, &m->fr, diag);
-  if (st != SHARD_OK)
-    st = shard_msg_set(msg, st, "invalid %s model", type && strcmp(type, "particle") == 0 ? "particle" : "bar");
-  else if (type && strcmp(type, "particle") == 0) m->kind = SHARD_MODEL_PARTICLE, st = build_particle(m, c, &p, msg);
-  else if (type && strcmp(type, "bar") == 0) m->kind = SHARD_MODEL_BAR, st = build_bar(m, c, &p, msg);
-  else st = shard_msg_set(msg, SHARD_ERR_INPUT, "unknown model type '%s'", type ? type : "(none)");
+  m->path = a->case_path;
+  if (a->fracture) m->fr = *a->fracture;
+  int st;
+  if (a->type && strcmp(a->type, "particle") == 0) m->kind = SHARD_MODEL_PARTICLE, st = build_particle(m, a->params, msg);
+  else if (a->type && strcmp(a->type, "bar") == 0) m->kind = SHARD_MODEL_BAR, st = build_bar(m, a->params, msg);
+  else st = shard_msg_set(msg, SHARD_ERR_INPUT, "unknown model type '%s'", a->type ? a->type : "(none)");
   if (st != SHARD_OK) {
     shard_model_destroy(m);
     return st;
@@ -409,6 +404,19 @@ int shard_model_build(const shard_case *c, const shard_scope *scope, shard_model
   s->stats = &m->stats, s->ops = &model_ops;
   *out = m;
   return SHARD_OK;
+}
+
+int shard_model_build(const shard_case *c, const shard_scope *scope, shard_model **out, shard_diag *diag,
+                      shard_msg *msg) {
+  *out = NULL;
+  const char *type = shard_case_string(c, "model.type");
+  shard_params p, fr;
+  const int frac = shard_case_has(c, "fracture");
+  if (shard_case_section_params(c, "model", 0, scope, &p, diag) != SHARD_OK ||
+      (frac && shard_case_section_params(c, "fracture", 1, scope, &fr, diag) != SHARD_OK))
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "invalid %s model", type ? type : "(no type)");
+  const shard_model_args a = {type, &p, frac ? &fr : NULL, shard_case_path(c)};
+  return shard_model_create(&a, out, msg);
 }
 
 void shard_model_destroy(shard_model *m) {
@@ -511,7 +519,7 @@ int32_t shard_model_insert(shard_model *m, int32_t *first_dof) {
 }
 
 int shard_model_set_tsl(shard_model *m, const shard_tsl_ops *ops, void *self, int zero_in_compression,
-                        const shard_case *c, const shard_scope *scope, shard_diag *diag, shard_msg *msg) {
+                        shard_msg *msg) {
   m->tsl = ops;
   m->tsl_self = self;
   m->tsl_zero_in_compression = zero_in_compression;
@@ -521,7 +529,7 @@ int shard_model_set_tsl(shard_model *m, const shard_tsl_ops *ops, void *self, in
   int st = SHARD_OK;
   if (count > m->nfacet)
     return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: fracture.initial.count = %lld exceeds the %d internal nodes",
-                         shard_case_path(c), count, (int)m->nfacet);
+                         m->path, count, (int)m->nfacet);
   /* nominal strength for the initial interfaces */
   const double nominal = shard_params_real(fr, "strength.nominal");
   /* listed interfaces: initial.position (nearest internal node), then
@@ -535,7 +543,7 @@ int shard_model_set_tsl(shard_model *m, const shard_tsl_ops *ops, void *self, in
     nl[k] = lists[k] ? (int)lists[k]->n_list : 0;
     if (nl[k] > (k == 2 ? 2 * cap : cap))
       return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: fracture.initial.%s has %d values, at most %d are accepted",
-                           shard_case_path(c), list_key[k], nl[k], k == 2 ? 2 * cap : cap);
+                           m->path, list_key[k], nl[k], k == 2 ? 2 * cap : cap);
   }
   const double *pos = nl[0] ? lists[0]->list : NULL, *nodes = nl[1] ? lists[1]->list : NULL;
   const double *dmg = nl[2] ? lists[2]->list : NULL;
@@ -544,7 +552,7 @@ int shard_model_set_tsl(shard_model *m, const shard_tsl_ops *ops, void *self, in
   if (!listed) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
   int n_listed = 0;
   if (npos + nnode > 0 && m->nfacet < 1)
-    st = shard_msg_set(msg, SHARD_ERR_INPUT, "%s: fracture.initial: the bar has no internal node", shard_case_path(c));
+    st = shard_msg_set(msg, SHARD_ERR_INPUT, "%s: fracture.initial: the bar has no internal node", m->path);
   for (int k = 0; st == SHARD_OK && k < npos; ++k) {
     int32_t best = 0;
     double bd = INFINITY;
@@ -555,7 +563,7 @@ int shard_model_set_tsl(shard_model *m, const shard_tsl_ops *ops, void *self, in
   for (int k = 0; st == SHARD_OK && k < nnode; ++k) {
     if (!(nodes[k] >= 1 && nodes[k] <= m->nfacet))
       st = shard_msg_set(msg, SHARD_ERR_INPUT, "%s: fracture.initial.node %.0f is not an internal node (1 .. %d)",
-                         shard_case_path(c), nodes[k], (int)m->nfacet);
+                         m->path, nodes[k], (int)m->nfacet);
     else
       listed[n_listed++] = (int32_t)nodes[k];
   }
@@ -565,17 +573,17 @@ int shard_model_set_tsl(shard_model *m, const shard_tsl_ops *ops, void *self, in
         st = shard_msg_set(msg, SHARD_ERR_INPUT,
                            "%s: fracture.initial: interfaces %d and %d of initial.position / initial.node are both on "
                            "node %d (X = %g m)",
-                           shard_case_path(c), a + 1, b + 1, (int)listed[a], m->X[listed[a]]);
+                           m->path, a + 1, b + 1, (int)listed[a], m->X[listed[a]]);
   if (st == SHARD_OK && ndmg != 1 && ndmg != n_listed)
     st = shard_msg_set(msg, SHARD_ERR_INPUT,
                        "%s: fracture.initial.damage has %d values for %d listed interfaces (give one value for all, "
                        "or one per interface of initial.position then initial.node)",
-                       shard_case_path(c), ndmg, n_listed);
+                       m->path, ndmg, n_listed);
   if (st == SHARD_OK && ndmg > 1 && count > 0)
     st = shard_msg_set(msg, SHARD_ERR_INPUT,
                        "%s: fracture.initial.damage is a list, but the %lld interfaces of initial.count need one value: "
                        "give a single damage",
-                       shard_case_path(c), count);
+                       m->path, count);
   int32_t n = 0;
   for (int k = 0; st == SHARD_OK && k < n_listed; ++k) split_node(m, listed[k], nominal, dmg[ndmg == 1 ? 0 : k]), ++n;
   const double damage = ndmg ? dmg[0] : 0.0;

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "case/case.h"
+#include "model/interface.h"
 #include "io/checkpoint.h"
 #include "model/interface.h"
 #include "shard/contact_law.h"
@@ -67,6 +68,7 @@ typedef struct shard_model {
 
   /* extrinsic cohesive fracture (docs/theory.md §8): candidate facets at internal nodes */
   shard_params fr;            /* the fracture section's keys (specs NULL without one; storage: the case) */
+  const char *path;           /* the case file, for messages */
   int fracture;               /* the case has a fracture section */
   int insertion;              /* new insertions allowed */
   double g_c;                 /* fracture energy [J/m^2] */
@@ -116,6 +118,8 @@ typedef struct shard_model {
  * `scope`. Errors go to diag (bad input) or msg. */
 int shard_model_build(const shard_case *c, const shard_scope *scope, shard_model **out, shard_diag *diag,
                       shard_msg *msg);
+/* The same from the resolved keys (model/interface.h). */
+int shard_model_create(const shard_model_args *a, shard_model **out, shard_msg *msg);
 void shard_model_destroy(shard_model *m);
 
 /* The scales plugins are created with (shard/plugin.h): the names of
@@ -129,7 +133,7 @@ shard_scales shard_model_scales_named(const shard_model_scales *s);
  * (Akantu's rule: no cohesive traction for delta < 0). Creates the initial
  * interfaces of the case (fracture.initial.*). */
 int shard_model_set_tsl(shard_model *m, const shard_tsl_ops *ops, void *self, int zero_in_compression,
-                        const shard_case *c, const shard_scope *scope, shard_diag *diag, shard_msg *msg);
+                        shard_msg *msg);
 /* After a step: evaluate the cohesive law at u with commit (history), and
  * accumulate the cohesive work by trapezoids. */
 void shard_model_commit(shard_model *m);

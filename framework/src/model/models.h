@@ -3,6 +3,7 @@
 #ifndef SHARD_MODEL_MODELS_H
 #define SHARD_MODEL_MODELS_H
 
+#include "case/case.h"
 #include "model/interface.h"
 
 /* The model the case selects (model.type): its ops, or NULL (msg says why). */

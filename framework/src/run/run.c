@@ -211,9 +211,7 @@ static int build_plugins(run *r, shard_msg *msg) {
       shard_msg_prepend(msg, "%s: traction-separation law '%s'", path, r->tsl.lp->desc->name);
       return SHARD_ERR_INPUT;
     }
-    shard_scope sc = run_scope(r);
-    if ((st = r->mops->set_tsl(r->model, tops, r->tsl.self, fam == SHARD_CAP_FORCE_LAW, r->c, &sc, r->diag, msg)) !=
-        SHARD_OK)
+    if ((st = r->mops->set_tsl(r->model, tops, r->tsl.self, fam == SHARD_CAP_FORCE_LAW, msg)) != SHARD_OK)
       return st;
   }
   st = shard_integrator_create(r->iops, &r->integ.params, &scales, &r->integ.self, msg);
@@ -382,7 +380,7 @@ static int setup_time(run *r, shard_msg *msg) {
     r->stop_next = after + r->stop_interval;
   }
   shard_model_release_rule rule;
-  if ((st = r->mops->release_rule(r->model, r->c, &sc, &rule, r->diag, msg)) != SHARD_OK) return st;
+  r->mops->release_rule(r->model, &rule);
   r->release_mode = rule.mode;
   if (rule.mode == 2) r->release_time = rule.time;
   const double n = ceil(r->T / r->dt - 1e-9);
@@ -404,7 +402,15 @@ static int setup_time(run *r, shard_msg *msg) {
 static int run_setup(run *r, shard_msg *msg) {
   shard_scope sc = run_scope(r);
   if (!(r->mops = shard_model_ops_for(r->c, msg))) return SHARD_ERR_INPUT;
-  int st = r->mops->create(r->c, &sc, &r->model, &r->sys, r->diag, msg);
+  /* the model's keys and the fracture section's own, resolved for it */
+  const char *type = shard_case_string(r->c, "model.type");
+  shard_params mp, fp;
+  const int frac = shard_case_has(r->c, "fracture");
+  if (shard_case_section_params(r->c, "model", 0, &sc, &mp, r->diag) != SHARD_OK ||
+      (frac && shard_case_section_params(r->c, "fracture", 1, &sc, &fp, r->diag) != SHARD_OK))
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "invalid %s model", type);
+  const shard_model_args args = {type, &mp, frac ? &fp : NULL, shard_case_path(r->c)};
+  int st = r->mops->create(&args, &r->model, &r->sys, msg);
   if (st != SHARD_OK) return st;
   r->mops->info(r->model, &r->info);
   if (r->mops->outputs->history->n_fields > SHARD_MODEL_HISTORY_MAX)

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "case/case.h"
 #include "contact/contact.h"
 #include "io/checkpoint.h"
 #include "io/fsio.h"
