@@ -1,30 +1,28 @@
 /* host: the model interface — what the run (run/) asks of a mechanical model.
  *
- * A model turns its case section into a shard_system (shard/system.h: DOFs,
- * lumped mass, force, stiffness, constraint rows and gaps; the run supplies
- * the contact services, contact_operator and lcp_solve, and owns sys->host)
- * and answers
- * everything the run needs that depends on what the model is: its scales
- * and stable step, its energies, its prescribed motion, its fracture
- * topology (insertion, fragments), its analytic reference, its history
- * columns, summary keys and extra output files, its field snapshots and its
- * checkpoint state. run/ includes this header and never the model's own
- * (model/model.h): it has no branch on the kind of model and reads no field
- * of one.
+ * A model is built from its case section, resolved (shard_model_args), into
+ * a shard_system (shard/system.h: DOFs, lumped mass, force, stiffness,
+ * constraint rows and gaps; the run adds the contact services,
+ * contact_operator and lcp_solve, and owns sys->host). It answers everything
+ * the run needs that depends on what the model is: its scales and stable
+ * step, its energies, its prescribed motion, its fracture topology
+ * (insertion, fragments), its analytic reference, its history columns,
+ * summary keys and extra output files, its field snapshots and its
+ * checkpoint state. run/ includes this header and never a model's own: it
+ * has no branch on the kind of model and reads no field of one.
  *
- * The built-in models (particle and 1D bar, model/line.c over the engine of
- * model/model.c) implement it; the interface is the one a model plugin will
- * implement (docs/architecture.md, "A model"). */
+ * The built-in models implement it: the particle and the 1D bar (model/line.c
+ * over the engine of model/model.c) and the mass-spring chain
+ * (model/chain.c). It is the interface a model plugin is to implement
+ * (docs/architecture.md, "A model"). */
 #ifndef SHARD_MODEL_INTERFACE_H
 #define SHARD_MODEL_INTERFACE_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
-#include "shard/params.h"
-#include "core/diag.h"
 #include "io/outputs.h"
+#include "shard/params.h"
 #include "shard/contact_law.h"
 #include "shard/plugin.h"
 #include "shard/system.h"
@@ -36,7 +34,7 @@
 
 /* What the run needs to know of a model once it is built. */
 typedef struct shard_model_info {
-  const char *name;     /* "particle", "bar" */
+  const char *name;     /* "particle", "bar", "chain" */
   unsigned flags;       /* SHARD_MODEL_* */
   unsigned out_flags;   /* the SHARD_OUT_* column and key sets the model writes (io/outputs.h) */
   int32_t n_facets;     /* facets that may hold an interface (0 without fracture) */
