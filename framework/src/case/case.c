@@ -1070,6 +1070,15 @@ int shard_case_plugin(const shard_case *c, const char *slot_path, const shard_sc
   return SHARD_OK;
 }
 
+uint32_t shard_case_section_specs(const shard_case *c, const char *path, int host, const shard_param_spec **out) {
+  const int si = section_index(path);
+  *out = NULL;
+  if (si < 0 || !section_active(c, si)) return 0;
+  const shard_case_section *s = section((uint32_t)si);
+  *out = host ? s->specs : c->slots[si].specs;
+  return host ? s->n_specs : c->slots[si].n_specs;
+}
+
 int shard_case_section_params(const shard_case *c, const char *path, int host, const shard_scope *scope,
                               shard_params *out, shard_diag *diag) {
   const int si = section_index(path);

@@ -104,6 +104,11 @@ int shard_case_plugin(const shard_case *c, const char *slot, const shard_scope *
 int shard_case_section_params(const shard_case *c, const char *section, int host, const shard_scope *scope,
                               shard_params *out, shard_diag *diag);
 
+/* The spec table of a section without resolving anything: its own keys
+ * (`host` nonzero) or those of the variant it selects; 0 when the section
+ * is not active (absent, no variant). */
+uint32_t shard_case_section_specs(const shard_case *c, const char *section, int host, const shard_param_spec **out);
+
 /* The fully resolved case as YAML (every key, defaults filled in). */
 int shard_case_write_resolved(const shard_case *c, FILE *out);
 

@@ -156,12 +156,24 @@ int run_write_provenance(run *r, shard_msg *msg) {
   hash_plugin(&r->lcp, f, "lcp");
   hash_plugin(&r->fallback, f, "lcp.fallback");
   hash_plugin(&r->tsl, f, "fracture");
-  long long seed = 0;
+  /* every integer key named `seed` (or `*.seed`) of every section in use:
+   * the model's, the fracture section's, a plugin's */
   fprintf(f, "seeds:\n");
-  const char *seed_keys[] = {"model.seed", "fracture.strength.seed", "fracture.initial.seed"};
-  for (size_t i = 0; i < sizeof seed_keys / sizeof seed_keys[0]; ++i)
-    if (shard_case_has(r->c, seed_keys[i]) && shard_case_int(r->c, seed_keys[i], NULL, &seed, r->diag) == SHARD_OK)
-      fprintf(f, "  %s: %lld\n", seed_keys[i], seed);
+  for (uint32_t si = 0; si < shard_case_n_sections; ++si)
+    for (int host = 1; host >= 0; --host) {
+      const shard_param_spec *specs;
+      const char *sec = shard_case_sections[si].path;
+      const uint32_t n = shard_case_section_specs(r->c, sec, host, &specs);
+      for (uint32_t i = 0; i < n; ++i) {
+        const char *k = specs[i].key, *dot = strrchr(k, '.');
+        if (specs[i].type != SHARD_PARAM_INT || strcmp(dot ? dot + 1 : k, "seed") != 0) continue;
+        char full[512];
+        snprintf(full, sizeof full, "%s%s%s", sec, *sec ? "." : "", k);
+        long long seed = 0;
+        if (shard_case_has(r->c, full) && shard_case_int(r->c, full, NULL, &seed, r->diag) == SHARD_OK)
+          fprintf(f, "  %s: %lld\n", full, seed);
+      }
+    }
   struct utsname un;
   if (uname(&un) == 0)
     fprintf(f, "host:\n  name: \"%s\"\n  system: \"%s %s\"\n  machine: \"%s\"\n", un.nodename, un.sysname, un.release,
