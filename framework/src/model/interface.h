@@ -138,6 +138,13 @@ typedef struct shard_model_ops {
    * the run's stable steps dt_c, dt_bulk, ...) is not a finite positive
    * number. */
   int (*derived)(const void *self, const char *name, double *out);
+  /* Names the model derives from its case keys before it is built (the
+   * fragmentation scales of docs/theory.md §13: sigma_c, g_c, s0, t0, eps0,
+   * s_grady, s_bar), for expressions in the case itself: 1 with *out, 0 when
+   * this case has none. `number` reads a key of the case by path
+   * ("model.young", "fracture.g_c"): 1 with its value, 0 when absent. */
+  int (*case_derived)(const char *name, int (*number)(void *ctx, const char *path, double *out), void *ctx,
+                      double *out);
   void (*why)(const void *self, const char *name, double v, char *buf, size_t n);
 
   /* Laws: a force law (penalty) enters force() and stiffness(); a TSL makes

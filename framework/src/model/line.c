@@ -109,6 +109,29 @@ static int line_derived(const void *self, const char *name, double *out) {
   return 0;
 }
 
+/* the fragmentation scales of docs/theory.md §13 from the bar's keys */
+static int line_case_derived(const char *name, int (*number)(void *ctx, const char *path, double *out), void *ctx,
+                             double *out) {
+  double E, rho, gc, sc, L, rate = 0;
+  if (!number(ctx, "model.young", &E) || !number(ctx, "model.density", &rho)) return 0;
+  const double c = sqrt(E / rho);
+  if (strcmp(name, "sigma_c") == 0) return number(ctx, "fracture.strength.nominal", out);
+  if (strcmp(name, "g_c") == 0) return number(ctx, "fracture.g_c", out);
+  if (!number(ctx, "fracture.strength.nominal", &sc) || !number(ctx, "fracture.g_c", &gc)) return 0;
+  const double s0 = E * gc / (sc * sc), t0 = s0 / c;
+  if (strcmp(name, "s0") == 0) return *out = s0, 1;
+  if (strcmp(name, "t0") == 0) return *out = t0, 1;
+  if (strcmp(name, "eps0") == 0) return *out = sc / (E * t0), 1;
+  number(ctx, "model.initial.strain_rate", &rate);
+  const double sg = rate != 0 ? cbrt(24.0 * gc / (rho * rate * rate)) : INFINITY;
+  if (strcmp(name, "s_grady") == 0) return isfinite(sg) ? (*out = sg, 1) : 0;
+  if (strcmp(name, "s_bar") == 0) {
+    if (!number(ctx, "model.length", &L)) return 0;
+    return *out = fmin(L, 1.0 / (1.0 / (4.0 * s0) + 1.0 / sg)), 1;
+  }
+  return 0;
+}
+
 static void line_why(const void *self, const char *name, double v, char *buf, size_t n) {
   const shard_model *m = ((const line *)self)->m;
   const shard_model_scales *s = &m->scales;
@@ -529,6 +552,7 @@ const shard_model_ops shard_line_model_ops = {
     .scales = line_scales,
     .derived = line_derived,
     .why = line_why,
+    .case_derived = line_case_derived,
     .set_force_law = line_set_force_law,
     .set_tsl = line_set_tsl,
     .release_rule = line_release_rule,

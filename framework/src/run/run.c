@@ -38,31 +38,12 @@ static int case_number(run *r, const char *path, double *out) {
   return ok;
 }
 
-/* Material and fragmentation scales of docs/theory.md §13, from the case's own keys. */
-static int fragmentation_scale(run *r, const char *name, double *out) {
-  double E, rho, gc, sc, L, rate = 0;
-  if (!case_number(r, "model.young", &E) || !case_number(r, "model.density", &rho)) return 0;
-  const double c = sqrt(E / rho);
-  if (strcmp(name, "sigma_c") == 0) return case_number(r, "fracture.strength.nominal", out);
-  if (strcmp(name, "g_c") == 0) return case_number(r, "fracture.g_c", out);
-  if (!case_number(r, "fracture.strength.nominal", &sc) || !case_number(r, "fracture.g_c", &gc)) return 0;
-  const double s0 = E * gc / (sc * sc), t0 = s0 / c;
-  if (strcmp(name, "s0") == 0) return *out = s0, 1;
-  if (strcmp(name, "t0") == 0) return *out = t0, 1;
-  if (strcmp(name, "eps0") == 0) return *out = sc / (E * t0), 1;
-  case_number(r, "model.initial.strain_rate", &rate);
-  const double sg = rate != 0 ? cbrt(24.0 * gc / (rho * rate * rate)) : INFINITY;
-  if (strcmp(name, "s_grady") == 0) return isfinite(sg) ? (*out = sg, 1) : 0;
-  if (strcmp(name, "s_bar") == 0) {
-    if (!case_number(r, "model.length", &L)) return 0;
-    return *out = fmin(L, 1.0 / (1.0 / (4.0 * s0) + 1.0 / sg)), 1;
-  }
-  return 0;
-}
+/* a key of the case for the model's case_derived */
+static int case_key(void *ctx, const char *path, double *out) { return case_number(ctx, path, out); }
 
 static int scope_lookup(void *ctx, const char *name, double *out) {
   run *r = ctx;
-  if (fragmentation_scale(r, name, out)) return 1;
+  if (r->mops && r->mops->case_derived && r->mops->case_derived(name, case_key, r, out)) return 1;
   if (r->model_ready) {
     struct {
       const char *n;
