@@ -1,7 +1,9 @@
 /* host: the case format as data. Every key a case file may hold is declared
- * here (host keys) or in a plugin's spec table (plugin slots). Validation,
+ * here (host keys), in a model's spec table (model/models.c) or in a
+ * plugin's (plugin slots). Validation,
  * defaults, docs/cases.md and the JSON schema all come from these tables. */
 #include "case/case.h"
+#include "model/models.h"
 
 #define R SHARD_PARAM_REAL
 #define I SHARD_PARAM_INT
@@ -14,57 +16,6 @@
 static const shard_param_spec top_specs[] = {
     {"name", S, 0, 0, 0, "", 0, 0, "short name of the case: the default output directory is out/NAME, so one plain path component (letters, digits, '_', '-', '.'; not starting with '.')"},
     {"description", S, 0, 0, 0, "", 0, 0, "free text"},
-};
-
-static const shard_param_spec particle_specs[] = {
-    {"mass", R, "1", 0, SHARD_INF, "kg", POS, 0, "point mass"},
-    {"position", R, 0, -SHARD_INF, SHARD_INF, "m", REQ, 0, "initial height u0 above the floor's reference"},
-    {"velocity", R, "0", -SHARD_INF, SHARD_INF, "m/s", 0, 0, "initial velocity v0 (positive up)"},
-    {"gravity", R, "9.81", 0, SHARD_INF, "m/s^2", 0, 0, "gravitational acceleration g (acts downward)"},
-    {"floor", R, "0", -SHARD_INF, SHARD_INF, "m", 0, 0, "floor position; gap g = u - floor"},
-};
-
-static const shard_param_spec bar_specs[] = {
-    {"length", R, 0, 0, SHARD_INF, "m", REQ | POS, 0, "bar length L"},
-    {"area", R, "1", 0, SHARD_INF, "m^2", POS, 0, "cross-section A"},
-    {"young", R, 0, 0, SHARD_INF, "Pa", REQ | POS, 0, "Young's modulus E"},
-    {"density", R, 0, 0, SHARD_INF, "kg/m^3", REQ | POS, 0, "mass density rho"},
-    {"elements", I, 0, 1, 1e8, "1", REQ, 0, "number of P1 elements N_e"},
-    {"origin", R, "0", -SHARD_INF, SHARD_INF, "m", 0, 0, "reference position X of the left end"},
-    {"perturbation", R, "0", 0, 0.5, "1", SHARD_PARAM_MAX_EXCLUSIVE, 0,
-     "internal nodes moved by U[-p h, p h] (fraction of the mean element length)"},
-    {"seed", I, "1", 0, 9.2e18, "1", 0, 0, "seed of the mesh perturbation"},
-    {"initial.velocity", R, "0", -SHARD_INF, SHARD_INF, "m/s", 0, 0, "uniform initial velocity"},
-    {"initial.strain_rate", R, "0", -SHARD_INF, SHARD_INF, "1/s",
-     0, 0, "initial velocity field v = strain_rate * (X - X_mid), added to initial.velocity"},
-    {"initial.strain", R, "0", -SHARD_INF, SHARD_INF, "1", 0, 0,
-     "uniform initial strain (pre-stretch): u = strain * (X - X_mid), stress E * strain"},
-    {"initial.velocity_left_of", R, 0, -SHARD_INF, SHARD_INF, "m",
-     0, 0, "if given, initial.velocity applies only to the elements whose midpoint lies left of this position: "
-     "the twins of a pre-broken interface there each move with their own side, an intact node with elements on both "
-     "sides takes their mass-weighted mean (the initial momentum is exact)"},
-    {"loading.left_velocity", R, 0, -SHARD_INF, SHARD_INF, "m/s", 0, 0, "prescribed velocity of the left end (absent: free)"},
-    {"loading.right_velocity", R, 0, -SHARD_INF, SHARD_INF, "m/s", 0, 0,
-     "prescribed velocity of the right end (absent: free)"},
-    {"loading.release", C, "never", 0, 0, "", 0, "never|external_work|time",
-     "when the prescribed ends are released: never, when the external-work increment of a step turns negative, "
-     "or at loading.release_time"},
-    {"loading.release_time", R, 0, 0, SHARD_INF, "s", 0, 0, "release time for loading.release = time"},
-    {"walls.left.gap", R, 0, 0, SHARD_INF, "m", 0, 0, "rigid wall at this distance left of the left end (absent: no wall); on a driven end it acts from the release "
-     "(docs/theory.md section 8)"},
-    {"walls.right.gap", R, 0, 0, SHARD_INF, "m", 0, 0, "rigid wall at this distance right of the right end (absent: no wall); on a driven end it acts from the "
-     "release (docs/theory.md section 8)"},
-};
-
-static const shard_param_spec chain_specs[] = {
-    {"masses", R, 0, 0, SHARD_INF, "kg", REQ | POS | SHARD_PARAM_LIST, 0,
-     "the point masses, left to right (a list: the chain has as many masses)"},
-    {"stiffness", R, 0, 0, SHARD_INF, "N/m", SHARD_PARAM_LIST, 0,
-     "stiffness of the springs between neighbouring masses: one value for all, or one per spring (masses - 1)"},
-    {"initial.velocity", R, "0", -SHARD_INF, SHARD_INF, "m/s", SHARD_PARAM_LIST, 0,
-     "initial velocity: one value for all masses, or one per mass"},
-    {"walls.left.gap", R, 0, 0, SHARD_INF, "m", 0, 0, "rigid wall at this distance left of the first mass (absent: no wall)"},
-    {"walls.right.gap", R, 0, 0, SHARD_INF, "m", 0, 0, "rigid wall at this distance right of the last mass (absent: no wall)"},
 };
 
 static const shard_param_spec fracture_specs[] = {
@@ -92,12 +43,6 @@ static const shard_param_spec fracture_specs[] = {
     {"initial.seed", I, "1", 0, 9.2e18, "1", 0, 0, "seed of the initial interface positions"},
 };
 
-static const shard_case_variant model_variants[] = {
-    {"particle", "a point mass under gravity above a floor", particle_specs, SHARD_NPARAMS(particle_specs)},
-    {"bar", "a 1D P1 bar with lumped mass, walls and (later) cohesive facets", bar_specs, SHARD_NPARAMS(bar_specs)},
-    {"chain", "point masses joined by springs of their own stiffness, between optional rigid walls", chain_specs,
-     SHARD_NPARAMS(chain_specs)},
-};
 
 static const shard_param_spec time_specs[] = {
     {"end", R, 0, 0, SHARD_INF, "s", REQ | POS, 0, "final time T"},
@@ -162,8 +107,8 @@ static const shard_param_spec reference_specs[] = {
 
 const shard_case_section shard_case_sections[] = {
     {"", "top-level keys", 0, top_specs, SHARD_NPARAMS(top_specs), 0, 0, 0, 0, 0},
-    {"model", "the mechanical model", SHARD_SECTION_REQUIRED, 0, 0, "type", 0, 0, model_variants,
-     SHARD_NPARAMS(model_variants)},
+    {"model", "the mechanical model", SHARD_SECTION_REQUIRED, 0, 0, "type", 0, 0, shard_model_variants,
+     SHARD_N_MODELS},
     {"integrator", "the time integrator plugin", SHARD_SECTION_REQUIRED, 0, 0, "plugin", 0, SHARD_KIND_INTEGRATOR, 0, 0},
     {"contact.impact", "impact law (for NSN, Moreau-Jean, CD-Lagrange)", 0, 0, 0, "plugin", 0, SHARD_KIND_CONTACT_LAW,
      0, 0},

@@ -17,6 +17,31 @@
 #include "io/outputs.h"
 #include "loader/plugin_calls.h"
 
+/* ---- the keys of its case section ---- */
+
+#define R SHARD_PARAM_REAL
+#define I SHARD_PARAM_INT
+#define C SHARD_PARAM_CHOICE
+#define REQ SHARD_PARAM_REQUIRED
+#define POS SHARD_PARAM_MIN_EXCLUSIVE
+
+const shard_param_spec shard_chain_specs[] = {
+    {"masses", R, 0, 0, SHARD_INF, "kg", REQ | POS | SHARD_PARAM_LIST, 0,
+     "the point masses, left to right (a list: the chain has as many masses)"},
+    {"stiffness", R, 0, 0, SHARD_INF, "N/m", SHARD_PARAM_LIST, 0,
+     "stiffness of the springs between neighbouring masses: one value for all, or one per spring (masses - 1)"},
+    {"initial.velocity", R, "0", -SHARD_INF, SHARD_INF, "m/s", SHARD_PARAM_LIST, 0,
+     "initial velocity: one value for all masses, or one per mass"},
+    {"walls.left.gap", R, 0, 0, SHARD_INF, "m", 0, 0, "rigid wall at this distance left of the first mass (absent: no wall)"},
+    {"walls.right.gap", R, 0, 0, SHARD_INF, "m", 0, 0, "rigid wall at this distance right of the last mass (absent: no wall)"},
+};
+
+#undef R
+#undef I
+#undef C
+#undef REQ
+#undef POS
+
 /* ---- output tables ------------------------------------------------------------------ */
 
 enum { C_MOMENTUM, C_V_FIRST, C_V_LAST, C_FORCE_LEFT, C_FORCE_RIGHT, C_N };

@@ -8,4 +8,8 @@
 
 extern const shard_model_ops shard_chain_model_ops;
 
+/* the keys of its case section */
+#define SHARD_CHAIN_N_SPECS 5
+extern const shard_param_spec shard_chain_specs[SHARD_CHAIN_N_SPECS];
+
 #endif

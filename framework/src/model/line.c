@@ -18,6 +18,60 @@
 #include "model/model.h"
 #include "model/reference.h"
 
+/* ---- the keys of the case sections (the array sizes in line.h are checked by the compiler) ---- */
+
+#define R SHARD_PARAM_REAL
+#define I SHARD_PARAM_INT
+#define C SHARD_PARAM_CHOICE
+#define REQ SHARD_PARAM_REQUIRED
+#define POS SHARD_PARAM_MIN_EXCLUSIVE
+
+const shard_param_spec shard_particle_specs[] = {
+    {"mass", R, "1", 0, SHARD_INF, "kg", POS, 0, "point mass"},
+    {"position", R, 0, -SHARD_INF, SHARD_INF, "m", REQ, 0, "initial height u0 above the floor's reference"},
+    {"velocity", R, "0", -SHARD_INF, SHARD_INF, "m/s", 0, 0, "initial velocity v0 (positive up)"},
+    {"gravity", R, "9.81", 0, SHARD_INF, "m/s^2", 0, 0, "gravitational acceleration g (acts downward)"},
+    {"floor", R, "0", -SHARD_INF, SHARD_INF, "m", 0, 0, "floor position; gap g = u - floor"},
+};
+
+const shard_param_spec shard_bar_specs[] = {
+    {"length", R, 0, 0, SHARD_INF, "m", REQ | POS, 0, "bar length L"},
+    {"area", R, "1", 0, SHARD_INF, "m^2", POS, 0, "cross-section A"},
+    {"young", R, 0, 0, SHARD_INF, "Pa", REQ | POS, 0, "Young's modulus E"},
+    {"density", R, 0, 0, SHARD_INF, "kg/m^3", REQ | POS, 0, "mass density rho"},
+    {"elements", I, 0, 1, 1e8, "1", REQ, 0, "number of P1 elements N_e"},
+    {"origin", R, "0", -SHARD_INF, SHARD_INF, "m", 0, 0, "reference position X of the left end"},
+    {"perturbation", R, "0", 0, 0.5, "1", SHARD_PARAM_MAX_EXCLUSIVE, 0,
+     "internal nodes moved by U[-p h, p h] (fraction of the mean element length)"},
+    {"seed", I, "1", 0, 9.2e18, "1", 0, 0, "seed of the mesh perturbation"},
+    {"initial.velocity", R, "0", -SHARD_INF, SHARD_INF, "m/s", 0, 0, "uniform initial velocity"},
+    {"initial.strain_rate", R, "0", -SHARD_INF, SHARD_INF, "1/s",
+     0, 0, "initial velocity field v = strain_rate * (X - X_mid), added to initial.velocity"},
+    {"initial.strain", R, "0", -SHARD_INF, SHARD_INF, "1", 0, 0,
+     "uniform initial strain (pre-stretch): u = strain * (X - X_mid), stress E * strain"},
+    {"initial.velocity_left_of", R, 0, -SHARD_INF, SHARD_INF, "m",
+     0, 0, "if given, initial.velocity applies only to the elements whose midpoint lies left of this position: "
+     "the twins of a pre-broken interface there each move with their own side, an intact node with elements on both "
+     "sides takes their mass-weighted mean (the initial momentum is exact)"},
+    {"loading.left_velocity", R, 0, -SHARD_INF, SHARD_INF, "m/s", 0, 0, "prescribed velocity of the left end (absent: free)"},
+    {"loading.right_velocity", R, 0, -SHARD_INF, SHARD_INF, "m/s", 0, 0,
+     "prescribed velocity of the right end (absent: free)"},
+    {"loading.release", C, "never", 0, 0, "", 0, "never|external_work|time",
+     "when the prescribed ends are released: never, when the external-work increment of a step turns negative, "
+     "or at loading.release_time"},
+    {"loading.release_time", R, 0, 0, SHARD_INF, "s", 0, 0, "release time for loading.release = time"},
+    {"walls.left.gap", R, 0, 0, SHARD_INF, "m", 0, 0, "rigid wall at this distance left of the left end (absent: no wall); on a driven end it acts from the release "
+     "(docs/theory.md section 8)"},
+    {"walls.right.gap", R, 0, 0, SHARD_INF, "m", 0, 0, "rigid wall at this distance right of the right end (absent: no wall); on a driven end it acts from the "
+     "release (docs/theory.md section 8)"},
+};
+
+#undef R
+#undef I
+#undef C
+#undef REQ
+#undef POS
+
 /* The reference state: what the run compares against, and its error sums
  * (plain data: checkpointed as one section). */
 typedef struct line_ref {

@@ -6,11 +6,20 @@
 #include "model/chain.h"
 #include "model/line.h"
 
+const shard_case_variant shard_model_variants[] = {
+    {"particle", "a point mass under gravity above a floor", shard_particle_specs, SHARD_PARTICLE_N_SPECS},
+    {"bar", "a 1D P1 bar with lumped mass, walls and (later) cohesive facets", shard_bar_specs, SHARD_BAR_N_SPECS},
+    {"chain", "point masses joined by springs of their own stiffness, between optional rigid walls",
+     shard_chain_specs, SHARD_CHAIN_N_SPECS},
+};
+
+/* the ops of each variant, in the same order */
 static const struct {
   const char *type;
   const shard_model_ops *ops;
-} models[] = {{"particle", &shard_line_model_ops}, {"bar", &shard_line_model_ops}, {"chain", &shard_chain_model_ops}};
-#define N_MODELS (sizeof models / sizeof models[0])
+} models[SHARD_N_MODELS] = {
+    {"particle", &shard_line_model_ops}, {"bar", &shard_line_model_ops}, {"chain", &shard_chain_model_ops}};
+#define N_MODELS SHARD_N_MODELS
 
 const shard_model_ops *shard_model_ops_for(const shard_case *c, shard_msg *msg) {
   const char *type = shard_case_string(c, "model.type");

@@ -6,6 +6,11 @@
 #include "case/case.h"
 #include "model/interface.h"
 
+/* The models as variants of the case's `model` section (model.type and the
+ * model's keys; case/case_spec.c). */
+#define SHARD_N_MODELS 3
+extern const shard_case_variant shard_model_variants[SHARD_N_MODELS];
+
 /* The model the case selects (model.type): its ops, or NULL (msg says why). */
 const shard_model_ops *shard_model_ops_for(const shard_case *c, shard_msg *msg);
 
