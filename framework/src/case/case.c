@@ -1070,6 +1070,16 @@ int shard_case_plugin(const shard_case *c, const char *slot_path, const shard_sc
   return SHARD_OK;
 }
 
+int shard_case_model_params(const shard_case *c, const shard_scope *scope, shard_params *model_out,
+                            shard_params *fracture_out, const shard_params **fracture, shard_diag *diag) {
+  *fracture = NULL;
+  if (shard_case_section_params(c, "model", 0, scope, model_out, diag) != SHARD_OK) return SHARD_ERR_INPUT;
+  if (!shard_case_has(c, "fracture")) return SHARD_OK;
+  if (shard_case_section_params(c, "fracture", 1, scope, fracture_out, diag) != SHARD_OK) return SHARD_ERR_INPUT;
+  *fracture = fracture_out;
+  return SHARD_OK;
+}
+
 uint32_t shard_case_section_specs(const shard_case *c, const char *path, int host, const shard_param_spec **out) {
   const int si = section_index(path);
   *out = NULL;

@@ -104,6 +104,12 @@ int shard_case_plugin(const shard_case *c, const char *slot, const shard_scope *
 int shard_case_section_params(const shard_case *c, const char *section, int host, const shard_scope *scope,
                               shard_params *out, shard_diag *diag);
 
+/* What a model is built from: the model section's keys and, when the case
+ * has a fracture section, that section's own keys (fracture NULL otherwise),
+ * resolved as shard_case_section_params does into *model_out / *fracture_out. */
+int shard_case_model_params(const shard_case *c, const shard_scope *scope, shard_params *model_out,
+                            shard_params *fracture_out, const shard_params **fracture, shard_diag *diag);
+
 /* The spec table of a section without resolving anything: its own keys
  * (`host` nonzero) or those of the variant it selects; 0 when the section
  * is not active (absent, no variant). */

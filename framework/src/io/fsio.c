@@ -111,6 +111,12 @@ int shard_write_atomic(const char *dir, const char *name, const char *data, size
   return shard_file_publish(fd, tmp, fin, dir, msg);
 }
 
+int shard_write_atomic_free(const char *dir, const char *name, char *data, size_t len, shard_msg *msg) {
+  const int st = shard_write_atomic(dir, name, data, len, msg);
+  free(data);
+  return st;
+}
+
 /* ---- locks ------------------------------------------------------------------- */
 
 /* The holder recorded in a lock file, as "pid N on host H (COMMAND)"; 0 when

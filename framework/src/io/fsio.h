@@ -27,6 +27,8 @@ int shard_mkdirs(const char *path, shard_msg *msg);
 /* Write `len` bytes to dir/name atomically (unique temporary, fsync, rename,
  * fsync of dir). The message names dir/name and the error (strerror). */
 int shard_write_atomic(const char *dir, const char *name, const char *data, size_t len, shard_msg *msg);
+/* The same, then free(data): for a buffer built with open_memstream. */
+int shard_write_atomic_free(const char *dir, const char *name, char *data, size_t len, shard_msg *msg);
 /* Create `path` for writing: O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC, mode 0644;
  * refuses an existing file or link. */
 int shard_file_create(const char *path, int *out_fd, shard_msg *msg);

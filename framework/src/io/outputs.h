@@ -129,7 +129,7 @@ int shard_out_write_run_package(const char *dir, unsigned flags, const shard_out
 /* The outputs of one model for the docs: the model types it serves
  * ("particle, bar") and its tables. */
 typedef struct shard_out_model_doc {
-  const char *names;
+  char names[128];
   const shard_out_table *history, *summary;
   const shard_out_table *const *files;
   size_t n_files;

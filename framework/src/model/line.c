@@ -440,12 +440,6 @@ static int line_summary(void *self, const shard_model_summary_in *in, const shar
   return rc;
 }
 
-static int write_memstream(const char *dir, const char *name, char *buf, size_t len, shard_msg *msg) {
-  int st = shard_write_atomic(dir, name, buf, len, msg);
-  free(buf);
-  return st;
-}
-
 /* interfaces.csv: one row per cohesive interface at the end of the run */
 static int write_interfaces(const shard_model *m, const char *dir, unsigned out_flags, shard_msg *msg) {
   char *buf = NULL;
@@ -461,7 +455,7 @@ static int write_interfaces(const shard_model *m, const char *dir, unsigned out_
             m->if_rev[i] * A, (m->if_work[i] - m->if_rev[i]) * A, m->if_step_max[i]);
   }
   fclose(f);
-  return write_memstream(dir, "interfaces.csv", buf, len, msg);
+  return shard_write_atomic_free(dir, "interfaces.csv", buf, len, msg);
 }
 
 /* fragments.csv: one row per fragment, left to right; fragment_sizes.csv:
@@ -510,10 +504,10 @@ static int write_fragments(const shard_model *m, const char *dir, unsigned out_f
   }
   fclose(f1), fclose(f2), fclose(f3);
   free(fr), free(sz);
-  int rc = write_memstream(dir, "fragments.csv", b1, l1, msg);
-  if (rc == SHARD_OK) rc = write_memstream(dir, "fragment_sizes.csv", b2, l2, msg);
+  int rc = shard_write_atomic_free(dir, "fragments.csv", b1, l1, msg);
+  if (rc == SHARD_OK) rc = shard_write_atomic_free(dir, "fragment_sizes.csv", b2, l2, msg);
   else free(b2);
-  if (rc == SHARD_OK) rc = write_memstream(dir, "fragment_histogram.csv", b3, l3, msg);
+  if (rc == SHARD_OK) rc = shard_write_atomic_free(dir, "fragment_histogram.csv", b3, l3, msg);
   else free(b3);
   return rc;
 }

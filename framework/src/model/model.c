@@ -411,11 +411,10 @@ int shard_model_build(const shard_case *c, const shard_scope *scope, shard_model
   *out = NULL;
   const char *type = shard_case_string(c, "model.type");
   shard_params p, fr;
-  const int frac = shard_case_has(c, "fracture");
-  if (shard_case_section_params(c, "model", 0, scope, &p, diag) != SHARD_OK ||
-      (frac && shard_case_section_params(c, "fracture", 1, scope, &fr, diag) != SHARD_OK))
+  const shard_params *frac;
+  if (shard_case_model_params(c, scope, &p, &fr, &frac, diag) != SHARD_OK)
     return shard_msg_set(msg, SHARD_ERR_INPUT, "invalid %s model", type ? type : "(no type)");
-  const shard_model_args a = {type, &p, frac ? &fr : NULL, shard_case_path(c)};
+  const shard_model_args a = {type, &p, frac, shard_case_path(c)};
   return shard_model_create(&a, out, msg);
 }
 

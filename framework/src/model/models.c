@@ -30,7 +30,6 @@ const shard_model_ops *shard_model_ops_for(const shard_case *c, shard_msg *msg) 
 }
 
 size_t shard_models_docs(shard_out_model_doc *out, size_t max) {
-  static char names[N_MODELS][128];
   size_t n = 0;
   for (size_t i = 0; i < N_MODELS; ++i) {
     const shard_model_outputs *o = models[i].ops->outputs;
@@ -38,11 +37,12 @@ size_t shard_models_docs(shard_out_model_doc *out, size_t max) {
     while (k < n && out[k].history != o->history) ++k; /* models sharing their tables: one entry */
     if (k == n) {
       if (n == max) break;
-      snprintf(names[n], sizeof names[n], "%s", models[i].type);
-      out[n++] = (shard_out_model_doc){names[k], o->history, o->summary, o->files, o->n_files};
+      out[n] = (shard_out_model_doc){.history = o->history, .summary = o->summary, .files = o->files,
+                                     .n_files = o->n_files};
+      snprintf(out[n++].names, sizeof out[0].names, "%s", models[i].type);
     } else {
-      const size_t len = strlen(names[k]);
-      snprintf(names[k] + len, sizeof names[k] - len, ", %s", models[i].type);
+      const size_t len = strlen(out[k].names);
+      snprintf(out[k].names + len, sizeof out[k].names - len, ", %s", models[i].type);
     }
   }
   return n;

@@ -16,7 +16,6 @@
 #include "io/params_text.h"
 
 #include "run/restart.h"
-#include "run/summary.h"
 
 /* the commit of this build (generated at build time: cmake/shard_commit.cmake) */
 extern const char shard_git_commit[];
@@ -180,5 +179,5 @@ int run_write_provenance(run *r, shard_msg *msg) {
             un.machine);
   fprintf(f, "run_hash: \"%s\"\n", r->run_hash);
   fclose(f);
-  return run_write_memstream(r->opt->out_dir, "provenance.yaml", pbuf, plen, msg);
+  return shard_write_atomic_free(r->opt->out_dir, "provenance.yaml", pbuf, plen, msg);
 }

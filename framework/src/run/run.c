@@ -41,23 +41,24 @@ static int case_number(run *r, const char *path, double *out) {
 /* a key of the case for the model's case_derived */
 static int case_key(void *ctx, const char *path, double *out) { return case_number(ctx, path, out); }
 
+/* The derived names the run itself knows (its stable steps): 1 with *out. */
+static int run_value(const run *r, const char *name, double *out) {
+  const struct {
+    const char *n;
+    double v;
+  } values[] = {{"dt_bulk", r->dt_bulk}, {"dt_c", r->dt_c}, {"dt_c_default", r->dt_c_default},
+                {"dt_c_paper", r->dt_c_paper}};
+  for (size_t i = 0; i < sizeof values / sizeof values[0]; ++i)
+    if (strcmp(name, values[i].n) == 0) return *out = values[i].v, 1;
+  return 0;
+}
+
 static int scope_lookup(void *ctx, const char *name, double *out) {
   run *r = ctx;
   if (r->mops && r->mops->case_derived && r->mops->case_derived(name, case_key, r, out)) return 1;
   if (r->model_ready) {
-    struct {
-      const char *n;
-      double v;
-    } run_values[] = {
-        {"dt_bulk", r->dt_bulk},
-        {"dt_c", r->dt_c},
-        {"dt_c_default", r->dt_c_default},
-        {"dt_c_paper", r->dt_c_paper},
-    };
     double v = NAN;
-    r->mops->derived(r->model, name, &v);
-    for (size_t i = 0; i < sizeof run_values / sizeof run_values[0]; ++i)
-      if (strcmp(name, run_values[i].n) == 0) v = run_values[i].v;
+    if (!run_value(r, name, &v)) r->mops->derived(r->model, name, &v);
     if (isfinite(v) && v != 0) {
       *out = v;
       return 1;
@@ -80,16 +81,8 @@ static void scope_why(void *ctx, const char *name, char *buf, size_t n) {
              name);
     return;
   }
-  const struct {
-    const char *n;
-    double v;
-  } run_values[] = {{"dt_c", r->dt_c}, {"dt_c_default", r->dt_c_default}, {"dt_c_paper", r->dt_c_paper},
-                    {"dt_bulk", r->dt_bulk}};
   double v = NAN;
-  int model_name = r->mops->derived(r->model, name, &v);
-  for (size_t i = 0; i < sizeof run_values / sizeof run_values[0]; ++i)
-    if (strcmp(name, run_values[i].n) == 0) v = run_values[i].v, model_name = 1;
-  if (!model_name) {
+  if (!run_value(r, name, &v) && !r->mops->derived(r->model, name, &v)) {
     snprintf(buf, n, "'%s' has no finite value in this case (it needs the fracture keys it is made of%s)", name,
              strcmp(name, "s_grady") == 0 || strcmp(name, "s_bar") == 0 ? " and a nonzero model.initial.strain_rate"
                                                                         : "");
@@ -386,11 +379,10 @@ static int run_setup(run *r, shard_msg *msg) {
   /* the model's keys and the fracture section's own, resolved for it */
   const char *type = shard_case_string(r->c, "model.type");
   shard_params mp, fp;
-  const int frac = shard_case_has(r->c, "fracture");
-  if (shard_case_section_params(r->c, "model", 0, &sc, &mp, r->diag) != SHARD_OK ||
-      (frac && shard_case_section_params(r->c, "fracture", 1, &sc, &fp, r->diag) != SHARD_OK))
+  const shard_params *frac;
+  if (shard_case_model_params(r->c, &sc, &mp, &fp, &frac, r->diag) != SHARD_OK)
     return shard_msg_set(msg, SHARD_ERR_INPUT, "invalid %s model", type);
-  const shard_model_args args = {type, &mp, frac ? &fp : NULL, shard_case_path(r->c)};
+  const shard_model_args args = {type, &mp, frac, shard_case_path(r->c)};
   int st = r->mops->create(&args, &r->model, &r->sys, msg);
   if (st != SHARD_OK) return st;
   r->mops->info(r->model, &r->info);
@@ -563,7 +555,7 @@ int shard_run_case(const shard_case *c, const shard_registry *reg, const shard_r
       st = shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for summary.yaml");
       continue;
     }
-    if (run_write_memstream(opt->out_dir, "summary.yaml", sbuf, slen, &io) != SHARD_OK) {
+    if (shard_write_atomic_free(opt->out_dir, "summary.yaml", sbuf, slen, &io) != SHARD_OK) {
       /* renamed into place but not made durable (the directory's sync
        * failed): a summary the run does not stand behind is withdrawn */
       char sp[4200];

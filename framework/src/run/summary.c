@@ -143,9 +143,3 @@ int run_write_summary(run *r, FILE *f, const char *status, const char *message, 
   rc = r->mops->summary(r->model, &in, &mw);
   return rc;
 }
-
-int run_write_memstream(const char *dir, const char *name, char *buf, size_t len, shard_msg *msg) {
-  int st = shard_write_atomic(dir, name, buf, len, msg);
-  free(buf);
-  return st;
-}

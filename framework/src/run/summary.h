@@ -5,6 +5,5 @@
 #include "run/state.h"
 
 int run_write_summary(run *r, FILE *f, const char *status, const char *message, int64_t steps, double wall_total);
-int run_write_memstream(const char *dir, const char *name, char *buf, size_t len, shard_msg *msg);
 
 #endif
