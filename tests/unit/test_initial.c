@@ -206,8 +206,35 @@ static void test_initial_release_time_needed(void) {
   CU_CHECK_MSG(fabs(t - 1e-8) < 1e-9, "released at %g s, asked 1e-8 s", t);
 }
 
+/* loading.release = first_insertion: the driven ends are released at the end
+ * of the step of the first insertion. The same bar unreleased and stopped one
+ * step earlier has no interface yet; at the release there is one at least. */
+static void test_initial_release_first_insertion(void) {
+  char out[512], msg[512];
+  const char *sets[] = {"model.loading.release=first_insertion", "time.end=2e-8"};
+  CU_ASSERT_EQUAL_FATAL(rh_run("tests/cases/fracture/confined_small", "release_first", sets, 2, out, sizeof out, msg,
+                               sizeof msg), 0);
+  const double t = rh_summary(out, "loading.release_time"), dt = rh_summary(out, "time.dt");
+  CU_CHECK_MSG(t > 0 && t < 2e-8, "released at %g s", t);
+  CU_CHECK_MSG(rh_summary(out, "fracture.insertions") > 0, "no insertion by the end of the run");
+  char end[64];
+  snprintf(end, sizeof end, "time.end=%.17g", t - 1.5 * dt);
+  const char *before[] = {"model.loading.release=never", end};
+  CU_ASSERT_EQUAL_FATAL(rh_run("tests/cases/fracture/confined_small", "release_first_before", before, 2, out,
+                               sizeof out, msg, sizeof msg), 0);
+  CU_CHECK_MSG(rh_summary(out, "fracture.insertions") == 0, "%g insertions a step before the release",
+               rh_summary(out, "fracture.insertions"));
+  char at[64];
+  snprintf(at, sizeof at, "time.end=%.17g", t - 0.5 * dt);
+  const char *at_release[] = {"model.loading.release=never", at};
+  CU_ASSERT_EQUAL_FATAL(rh_run("tests/cases/fracture/confined_small", "release_first_at", at_release, 2, out,
+                               sizeof out, msg, sizeof msg), 0);
+  CU_CHECK_MSG(rh_summary(out, "fracture.insertions") > 0, "no insertion in the release step");
+}
+
 static const cu_test_def tests[] = {
     {"test_initial_release_time_needed", test_initial_release_time_needed},
+    {"test_initial_release_first_insertion", test_initial_release_first_insertion},
     {"test_initial_split_on_interface", test_initial_split_on_interface},
     {"test_initial_split_on_intact_node", test_initial_split_on_intact_node},
     {"test_initial_newton_cradle", test_initial_newton_cradle},

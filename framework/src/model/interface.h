@@ -59,7 +59,8 @@ typedef enum shard_model_step {
 
 /* When prescribed motion ends (docs/theory.md §13). */
 typedef struct shard_model_release_rule {
-  int mode;    /* 0 never, 1 when the step's external work turns negative, 2 at `time` */
+  int mode;    /* 0 never, 1 when the step's external work turns negative, 2 at `time`,
+                  3 at the end of the step of the first insertion */
   double time; /* mode 2 */
 } shard_model_release_rule;
 

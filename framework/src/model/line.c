@@ -56,9 +56,9 @@ const shard_param_spec shard_bar_specs[] = {
     {"loading.left_velocity", R, 0, -SHARD_INF, SHARD_INF, "m/s", 0, 0, "prescribed velocity of the left end (absent: free)"},
     {"loading.right_velocity", R, 0, -SHARD_INF, SHARD_INF, "m/s", 0, 0,
      "prescribed velocity of the right end (absent: free)"},
-    {"loading.release", C, "never", 0, 0, "", 0, "never|external_work|time",
+    {"loading.release", C, "never", 0, 0, "", 0, "never|external_work|time|first_insertion",
      "when the prescribed ends are released: never, when the external-work increment of a step turns negative, "
-     "or at loading.release_time"},
+     "at loading.release_time, or at the end of the step of the first cohesive insertion"},
     {"loading.release_time", R, 0, 0, SHARD_INF, "s", 0, 0, "release time for loading.release = time"},
     {"walls.left.gap", R, 0, 0, SHARD_INF, "m", 0, 0, "rigid wall at this distance left of the left end (absent: no wall); on a driven end it acts from the release "
      "(docs/theory.md section 8)"},
@@ -106,7 +106,10 @@ static int line_create(const shard_model_args *a, void **out_self, shard_system 
   /* when the driven ends are released (docs/theory.md §13) */
   if (l->m->kind == SHARD_MODEL_BAR && l->m->n_presc) {
     const char *rel = shard_params_string(a->params, "loading.release");
-    l->release.mode = !rel || strcmp(rel, "never") == 0 ? 0 : strcmp(rel, "external_work") == 0 ? 1 : 2;
+    l->release.mode = !rel || strcmp(rel, "never") == 0           ? 0
+                      : strcmp(rel, "external_work") == 0 ? 1
+                      : strcmp(rel, "time") == 0          ? 2
+                                                          : 3;
     if (l->release.mode == 2) {
       if (!shard_params_has(a->params, "loading.release_time")) {
         shard_model_destroy(l->m);

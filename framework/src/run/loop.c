@@ -143,7 +143,8 @@ int run_loop(run *r, int64_t *out_steps, shard_msg *msg) {
     mo->measure(model, sys->u, r->gap);
     run_energies(r, 0);
     if (mi->n_presc && !mo->released(model) &&
-        ((r->release_mode == 1 && r->dw_last < 0.0) || (r->release_mode == 2 && t >= r->release_time - 1e-12 * r->dt))) {
+        ((r->release_mode == 1 && r->dw_last < 0.0) || (r->release_mode == 2 && t >= r->release_time - 1e-12 * r->dt) ||
+         (r->release_mode == 3 && inserted > 0))) {
       if ((st = release(r, k, t, msg)) != SHARD_OK) break;
     }
     const shard_step_stats *s = sys->stats;

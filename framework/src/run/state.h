@@ -86,7 +86,7 @@ typedef struct run {
   double D_num, E_init, G0;   /* numerical dissipation (MJ), initial E and G for the balance origin */
   int32_t energy_form;        /* the integrator's SHARD_ENERGY_* (from its first step) */
   double reac[2];            /* reactions of the prescribed DOFs at the previous step */
-  int release_mode;          /* 0 never, 1 external work, 2 time */
+  int release_mode;          /* 0 never, 1 external work, 2 time, 3 first insertion */
   int64_t release_step;
   double dw_last;
 
