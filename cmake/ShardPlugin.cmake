@@ -2,7 +2,7 @@
 # from the top-level CMakeLists.txt) and by out-of-tree plugins (installed
 # beside shardConfig.cmake, which includes it).
 #
-# shard_add_plugin(<name> [KIND <integrator|contact_law|lcp_solver|tsl>] SOURCES <files> [LIBS <libs>]
+# shard_add_plugin(<name> [KIND <integrator|contact_law|lcp_solver|tsl|model>] SOURCES <files> [LIBS <libs>]
 #                  [OUTPUT_DIR <dir>] [INSTALL_DIR <dir> | NO_INSTALL])
 #   a MODULE named <name>.so (no `lib` prefix), C11, hidden visibility: the only
 #   exported symbol is shard_plugin_entry. Compiled against the target
@@ -23,8 +23,8 @@ function(shard_add_plugin name)
   if(NOT name MATCHES "^[a-z][a-z0-9_]*$")
     message(FATAL_ERROR "shard_add_plugin(${name}): plugin names match [a-z][a-z0-9_]*")
   endif()
-  if(P_KIND AND NOT P_KIND MATCHES "^(integrator|contact_law|lcp_solver|tsl)$")
-    message(FATAL_ERROR "shard_add_plugin(${name}): KIND ${P_KIND} is not one of integrator, contact_law, lcp_solver, tsl")
+  if(P_KIND AND NOT P_KIND MATCHES "^(integrator|contact_law|lcp_solver|tsl|model)$")
+    message(FATAL_ERROR "shard_add_plugin(${name}): KIND ${P_KIND} is not one of integrator, contact_law, lcp_solver, tsl, model")
   endif()
   if(P_NO_INSTALL AND P_INSTALL_DIR)
     message(FATAL_ERROR "shard_add_plugin(${name}): INSTALL_DIR and NO_INSTALL exclude each other")

@@ -8,6 +8,9 @@
 #     <!-- params:begin -->
 #     <!-- params:end -->
 # and the text between them is replaced with `shard describe <name> --markdown`.
+# A folder that holds more plugins than its own name (plugins/models/bar:
+# `bar` and `particle`) documents each other one between
+#     <!-- params:begin OTHER -->  and  <!-- params:end OTHER -->
 # --check rewrites nothing and exits 1 if any README is missing, lacks the
 # markers, or is stale (the diff is printed). The shard executable defaults
 # to build/bin/shard under the source tree (or $SHARD); it finds the build
@@ -70,6 +73,24 @@ for dir in "$root"/plugins/*/*/; do
     /^<!-- params:end -->[[:space:]]*$/ { skip = 0 }
     !skip { print }
   ' "$readme" >"$tmp/new"
+  # the folder's other plugins, by name
+  for other in $(sed -n 's/^<!-- params:begin \([a-z][a-z0-9_]*\) -->[[:space:]]*$/\1/p' "$readme"); do
+    if ! grep -q "^<!-- params:end $other -->[[:space:]]*\$" "$readme"; then
+      echo "$rel: '<!-- params:begin $other -->' has no '<!-- params:end $other -->'" >&2
+      bad=1
+      continue
+    fi
+    if ! "$shard" describe "$other" --markdown >"$tmp/table" 2>"$tmp/err"; then
+      echo "$rel: 'shard describe $other --markdown' failed: $(cat "$tmp/err")" >&2
+      bad=1
+      continue
+    fi
+    awk -v table="$tmp/table" -v b="<!-- params:begin $other -->" -v e="<!-- params:end $other -->" '
+      $0 == b { print; while ((getline line < table) > 0) print line; close(table); skip = 1; next }
+      $0 == e { skip = 0 }
+      !skip { print }
+    ' "$tmp/new" >"$tmp/new2" && mv "$tmp/new2" "$tmp/new"
+  done
   if ! cmp -s "$readme" "$tmp/new"; then
     if [ "$check" = 1 ]; then
       echo "$rel: parameter table is stale (run scripts/update-plugin-docs.sh):" >&2

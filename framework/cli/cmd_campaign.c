@@ -140,7 +140,7 @@ static int write_statistics(const shard_campaign *c, const shard_table *t, const
   size_t pooled = 0;
   if (shard_campaign_write_statistics(c, t, dir, &msg) != SHARD_OK ||
       shard_campaign_write_pooled_sizes(c, t, dir, &pooled, &msg) != SHARD_OK ||
-      shard_campaign_write_package(c, t, dir, &msg) != SHARD_OK) {
+      shard_campaign_write_package(c, NULL, t, dir, &msg) != SHARD_OK) {
     fprintf(stderr, "%s: %s\n", who, msg.text);
     return 0;
   }
@@ -478,6 +478,8 @@ static int check_parts(merger *m, const shard_campaign *c, const char *campaign)
 
 /* The campaign file of `merge --campaign` (its own keys only: the runs are
  * done); NULL after printing its errors. */
+/* loaded without plugins: merging checks no run (the plugins the runs used
+ * need not be on this machine's search path) */
 static shard_campaign *merge_campaign(const char *path) {
   shard_diag *d = shard_diag_create();
   shard_campaign *c = NULL;
@@ -513,7 +515,7 @@ static void merge_usage(FILE *out) {
                "OUT_DIR/campaign.csv; --campaign also writes the statistics of CAMPAIGN.yaml (statistics.csv, ...)\n");
 }
 
-static int cmd_merge(int argc, char **argv) {
+static int cmd_merge(const shard_cli *cli, int argc, char **argv) {
   const char *campaign = NULL;
   int kept = 1;
   for (int i = 1; i < argc; ++i) { /* --campaign FILE anywhere; the other words in order */
@@ -531,8 +533,19 @@ static int cmd_merge(int argc, char **argv) {
     merge_usage(stderr);
     return SHARD_EXIT_INPUT;
   }
+  /* the model plugins' tables document the summary columns of a package */
+  shard_msg rmsg = {{0}};
+  shard_registry *reg = NULL;
+  if (shard_registry_create(&reg, &rmsg) != SHARD_OK || shard_registry_discover(reg, cli->plugin_path, &rmsg) != SHARD_OK) {
+    fprintf(stderr, "shard campaign merge: %s\n", rmsg.text);
+    shard_registry_destroy(reg);
+    return SHARD_EXIT_INPUT;
+  }
   shard_campaign *c = campaign ? merge_campaign(campaign) : NULL;
-  if (campaign && !c) return SHARD_EXIT_INPUT;
+  if (campaign && !c) {
+    shard_registry_destroy(reg);
+    return SHARD_EXIT_INPUT;
+  }
   const char *out = argv[1];
   merger m = {0};
   int ok = 1;
@@ -575,7 +588,7 @@ static int cmd_merge(int argc, char **argv) {
       printf("merged %zu tables, %zu runs -> %s/campaign.csv\n", m.n, shard_table_n_rows(t), out);
       code = c ? (write_statistics(c, t, out, "shard campaign merge") ? SHARD_EXIT_OK : SHARD_EXIT_FAIL)
                : SHARD_EXIT_OK;
-      if (!c && shard_campaign_write_package(NULL, t, out, &msg) != SHARD_OK) { /* without the campaign file */
+      if (!c && shard_campaign_write_package(NULL, reg, t, out, &msg) != SHARD_OK) { /* without the campaign file */
         fprintf(stderr, "shard campaign merge: %s\n", msg.text);
         code = SHARD_EXIT_FAIL;
       }
@@ -583,6 +596,7 @@ static int cmd_merge(int argc, char **argv) {
     free(tables);
   }
   shard_campaign_destroy(c);
+  shard_registry_destroy(reg);
   shard_table_destroy(t);
   for (size_t i = 0; i < m.n; ++i) {
     shard_table_destroy(m.parts[i].t);
@@ -706,7 +720,7 @@ static int run_mpi(const shard_campaign *c, shard_campaign_options *opt, int *ex
 /* ---- run -------------------------------------------------------------------------------------- */
 
 int shard_cmd_campaign(const shard_cli *cli, int argc, char **argv) {
-  if (argc >= 2 && strcmp(argv[1], "merge") == 0) return cmd_merge(argc - 1, argv + 1);
+  if (argc >= 2 && strcmp(argv[1], "merge") == 0) return cmd_merge(cli, argc - 1, argv + 1);
   const char *file = NULL, *out = NULL;
   int jobs = 1, slice_k = 0, slice_n = 0, resume = 0, progress = -1, dry_run = 0, plots_only = 0, have_range = 0;
   size_t range_first = 0, range_last = 0;

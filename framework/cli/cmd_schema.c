@@ -39,15 +39,6 @@ int shard_cmd_schema(const shard_cli *cli, int argc, char **argv) {
       return usage(stderr, SHARD_EXIT_INPUT);
     }
   }
-  if (outputs) { /* no plugins involved */
-    shard_out_model_doc models[8];
-    const size_t n = shard_models_docs(models, 8);
-    if (shard_out_write_markdown(stdout, models, n) != SHARD_OK || fflush(stdout) != 0) {
-      fprintf(stderr, "shard schema: cannot write the output\n");
-      return SHARD_EXIT_FAIL;
-    }
-    return SHARD_EXIT_OK;
-  }
   shard_msg msg = {{0}};
   shard_registry *reg = NULL;
   if (shard_registry_create(&reg, &msg) != SHARD_OK) {
@@ -59,6 +50,13 @@ int shard_cmd_schema(const shard_cli *cli, int argc, char **argv) {
       shard_registry_load_all(reg, &msg) != SHARD_OK) {
     fprintf(stderr, "shard schema: %s\n", msg.text);
     code = SHARD_EXIT_INPUT;
+  } else if (outputs) { /* the run's and the campaign's tables, and each model plugin's */
+    shard_out_model_doc models[32];
+    const size_t n = shard_models_docs(reg, models, 32);
+    if (shard_out_write_markdown(stdout, models, n) != SHARD_OK || fflush(stdout) != 0) {
+      fprintf(stderr, "shard schema: cannot write the output\n");
+      code = SHARD_EXIT_FAIL;
+    }
   } else if (markdown && campaign) {
     fprintf(stderr, "shard schema: --markdown covers case files only (campaign keys: docs/campaigns.md)\n");
     code = SHARD_EXIT_INPUT;

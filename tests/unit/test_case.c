@@ -1,8 +1,10 @@
 /* case files: one test per error message (exact text and position), valid
  * cases and their accessors, --set, expressions, aliases, the resolved case,
- * the JSON schema, and the diagnostics printer. The plugins are test
- * descriptors registered with shard_registry_add, so that these tests do not
- * depend on the real plugins' tables. */
+ * the JSON schema, and the diagnostics printer. The integrators, laws and
+ * solvers are test descriptors registered with shard_registry_add, so that
+ * these tests do not depend on the real plugins' tables; the models are the
+ * build's model plugins (bar.so, chain.so), whose keys are the case format's
+ * model section. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -80,6 +82,11 @@ static shard_registry *make_registry(void) {
   CU_CHECK_MSG(shard_registry_create(&reg, &msg) == SHARD_OK, "registry: %.200s", msg.text);
   for (size_t i = 0; reg && i < sizeof test_plugins / sizeof test_plugins[0]; ++i)
     CU_CHECK_MSG(shard_registry_add(reg, &test_plugins[i], "<builtin>", &msg) == SHARD_OK, "add: %.200s", msg.text);
+  /* the models are the build's model plugins: their keys are the model section's */
+  CU_CHECK_MSG(reg && shard_registry_load_file(reg, SHARD_PLUGIN_DIR "/bar.so", &msg) == SHARD_OK, "bar: %.200s",
+               msg.text);
+  CU_CHECK_MSG(reg && shard_registry_load_file(reg, SHARD_PLUGIN_DIR "/chain.so", &msg) == SHARD_OK, "chain: %.200s",
+               msg.text);
   return reg;
 }
 
@@ -634,7 +641,7 @@ static void test_case_plugin_wrong_kind(void) {
 }
 
 static void test_case_unknown_variant(void) {
-  expect_case_error("model: {type: ball, position: 1}\n" REST, "1:15", "unknown model type 'ball'; available: particle, bar, chain");
+  expect_case_error("model: {type: ball, position: 1}\n" REST, "1:15", "unknown model plugin 'ball'; available: particle, bar, chain");
   expect_case_error("model: {type: bar, length: 1, young: 1, density: 1, elements: 2, position: 1}\n" REST, "1:66",
                     "unknown key 'position' in 'model'");
 }
@@ -649,7 +656,7 @@ static void test_case_no_plugins_loaded(void) {
   CU_ASSERT_EQUAL(shard_case_load(path, NULL, 0, reg, &c, d), SHARD_ERR_INPUT);
   char want[600];
   snprintf(want, sizeof want,
-           "%s:2:22: error: unknown integrator plugin 'nsn' (no integrator plugin is loaded; see `shard plugins`)", path);
+           "%s:1:15: error: unknown model plugin 'particle' (no model plugin is loaded; see `shard plugins`)", path);
   CU_ASSERT_STRING_EQUAL(shard_diag_first(d), want);
   shard_diag_destroy(d);
   shard_registry_destroy(reg);

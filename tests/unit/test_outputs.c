@@ -9,7 +9,8 @@
 
 #include "cu_runner.h"
 #include "io/outputs.h"
-#include "model/line_outputs.h"
+#include "line_outputs.h"
+#include "loader/registry.h"
 #include "model/models.h"
 #include "run_helpers.h"
 
@@ -193,7 +194,7 @@ static void test_outputs_particle_run(void) {
   char out[512];
   const char *sets[] = {"time.end=0.5"};
   CU_ASSERT_EQUAL_FATAL(rh_run("cases/paper/ball_e1", "outputs", sets, 1, out, sizeof out, NULL, 0), 0);
-  const unsigned flags = SHARD_OUT_PARTICLE | SHARD_OUT_REF_BALL;
+  const unsigned flags = LINE_OUT_PARTICLE | LINE_OUT_REF_BALL;
   CU_ASSERT(check_csv(out, "history.csv", HIST, flags) > 10);
   check_summary(out, flags);
   check_package(out, HIST, flags);
@@ -211,7 +212,7 @@ static void test_outputs_bar_reference_missing_errors(void) {
   char out[512];
   const char *sets[] = {"time.end=2.54e-4 / 5.0 + 0.5 * t_b"};
   CU_ASSERT_EQUAL_FATAL(rh_run("cases/paper/bar_impact_e0", "outputs_short", sets, 1, out, sizeof out, NULL, 0), 0);
-  const unsigned flags = SHARD_OUT_BAR | SHARD_OUT_REF_BAR;
+  const unsigned flags = LINE_OUT_BAR | LINE_OUT_REF_BAR;
   CU_ASSERT(check_csv(out, "history.csv", HIST, flags) > 10);
   check_summary(out, flags);
   check_package(out, HIST, flags);
@@ -243,7 +244,7 @@ static void test_outputs_bar_without_contact_node(void) {
   const char *sets[] = {"time.end=0.2 * t0", "output.every=10", "model.initial.strain=0"}; /* unstressed: no insertion yet */
   CU_ASSERT_EQUAL_FATAL(rh_run("tests/cases/fracture/ring_small", "outputs_short", sets, 3, out, sizeof out, NULL, 0),
                         0);
-  const unsigned flags = SHARD_OUT_BAR | SHARD_OUT_FRACTURE | SHARD_OUT_LOADING | SHARD_OUT_STOP;
+  const unsigned flags = LINE_OUT_BAR | SHARD_OUT_FRACTURE | SHARD_OUT_LOADING | SHARD_OUT_STOP;
   CU_ASSERT(check_csv(out, "history.csv", HIST, flags) > 1);
   char *h = rh_read_file(out, "history.csv", NULL);
   CU_ASSERT_PTR_NOT_NULL_FATAL(h);
@@ -263,7 +264,7 @@ static void test_outputs_bar_without_contact_node(void) {
 static void test_outputs_fracture_run(void) {
   char out[512];
   CU_ASSERT_EQUAL_FATAL(rh_run("tests/cases/fracture/ring_small", "outputs", NULL, 0, out, sizeof out, NULL, 0), 0);
-  const unsigned flags = SHARD_OUT_BAR | SHARD_OUT_FRACTURE | SHARD_OUT_LOADING | SHARD_OUT_STOP;
+  const unsigned flags = LINE_OUT_BAR | SHARD_OUT_FRACTURE | SHARD_OUT_LOADING | SHARD_OUT_STOP;
   CU_ASSERT(check_csv(out, "history.csv", HIST, flags) > 10);
   const int nfrag = check_csv(out, "fragments.csv", ONE(&shard_line_fragments), flags);
   CU_ASSERT(nfrag > 1);
@@ -292,12 +293,20 @@ static void test_outputs_tables_documented(void) {
   char *md = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&md, &len);
+  /* the model plugins of the build, as `shard schema outputs` finds them */
+  shard_msg msg = {{0}};
+  shard_registry *reg = NULL;
+  CU_ASSERT_EQUAL_FATAL(shard_registry_create(&reg, &msg), SHARD_OK);
+  CU_ASSERT_EQUAL_FATAL(shard_registry_load_dir(reg, SHARD_PLUGIN_DIR, &msg), SHARD_OK);
   shard_out_model_doc models[8];
-  const size_t nm = shard_models_docs(models, 8);
+  const size_t nm = shard_models_docs(reg, models, 8);
   CU_ASSERT_EQUAL_FATAL(nm, 2); /* particle and bar share their tables; the chain has its own */
   CU_ASSERT_STRING_EQUAL(models[0].names, "particle, bar");
   CU_ASSERT_STRING_EQUAL(models[1].names, "chain");
-  CU_ASSERT(models[0].history == &shard_line_history && models[0].summary == &shard_line_summary);
+  /* the plugin's copy of the tables this suite links */
+  CU_ASSERT(models[0].history->n_fields == shard_line_history.n_fields &&
+            strcmp(models[0].history->description, shard_line_history.description) == 0 &&
+            models[0].summary->n_fields == shard_line_summary.n_fields && models[0].n_files == 4);
   CU_ASSERT_EQUAL(shard_out_write_markdown(f, models, nm), SHARD_OK);
   fclose(f);
   const shard_out_table *tabs[32];
@@ -313,6 +322,7 @@ static void test_outputs_tables_documented(void) {
       CU_CHECK_MSG(strstr(md, row) != NULL, "the Markdown has no row for %s: %s", tabs[t]->file, fd->name);
     }
   free(md);
+  shard_registry_destroy(reg); /* the chain's tables (models[1]) live in its plugin: used up to here */
 }
 
 static const cu_test_def tests[] = {

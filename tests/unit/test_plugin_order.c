@@ -68,6 +68,7 @@ static void test_plugin_order_reverse_destroy(void) {
   shard_registry *reg = NULL;
   CU_ASSERT_FATAL(shard_registry_create(&reg, &msg) == SHARD_OK);
   CU_ASSERT_EQUAL_FATAL(shard_registry_load_dir(reg, SHARD_TEST_PLUGIN_DIR "/order", &msg), SHARD_OK);
+  CU_ASSERT_EQUAL_FATAL(shard_registry_load_file(reg, SHARD_PLUGIN_DIR "/bar.so", &msg), SHARD_OK); /* the model */
   shard_diag *diag = shard_diag_create();
   shard_case *c = NULL;
   const int lst = shard_case_load(case_path, NULL, 0, reg, &c, diag);

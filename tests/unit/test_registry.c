@@ -11,6 +11,7 @@
 
 #include "cu_runner.h"
 #include "loader/registry.h"
+#include "shard/model.h"
 #include "shard/lcp_solver.h"
 #include "core/sha256.h"
 #include "shard/contact_law.h"
@@ -275,20 +276,20 @@ static void test_registry_error_empty(void) {
 
 static void test_registry_error_abi_major(void) {
   expect_load_error(TP "/abi_major/broken_abi_major.so",
-                    TP "/abi_major/broken_abi_major.so: plugin #0 'broken_abi_major': built for ABI 1.1, host is 2.0 "
+                    TP "/abi_major/broken_abi_major.so: plugin #0 'broken_abi_major': built for ABI 1.1, host is 2.1 "
                     "(rebuild it against this host's headers; docs/plugins.md, \"From ABI 1 to ABI 2\")");
 }
 
 static void test_registry_error_abi_minor(void) {
   expect_load_error(TP "/abi_minor/broken_abi_minor.so",
-                    TP "/abi_minor/broken_abi_minor.so: plugin #0 'broken_abi_minor': built for ABI 2.3, host supports up to 2.0");
+                    TP "/abi_minor/broken_abi_minor.so: plugin #0 'broken_abi_minor': built for ABI 2.3, host supports up to 2.1");
 }
 
 static void test_registry_error_small_struct(void) {
   char want[4200];
   snprintf(want, sizeof want,
            TP "/small_struct/broken_small_struct.so: plugin #0: descriptor struct_size 16 is smaller than the ABI "
-              "2.0 descriptor (%zu bytes)",
+              "2.1 descriptor (%zu bytes)",
            sizeof(shard_plugin));
   expect_load_error(TP "/small_struct/broken_small_struct.so", want);
 }
@@ -301,7 +302,7 @@ static void test_registry_error_real_size(void) {
 static void test_registry_error_unknown_kind(void) {
   expect_load_error(TP "/unknown_kind/broken_unknown_kind.so",
                     TP "/unknown_kind/broken_unknown_kind.so: plugin 'broken_unknown_kind': unknown kind 7 "
-                       "(integrator = 1, contact_law = 2, lcp_solver = 3, tsl = 4)");
+                       "(integrator = 1, contact_law = 2, lcp_solver = 3, tsl = 4, model = 5)");
 }
 
 static void test_registry_error_invalid_name(void) {
@@ -513,7 +514,7 @@ static void test_registry_validate_param_specs(void) {
   expect_param_error(badtype, 1, "parameter 'a': unknown type 9");
   /* lists are for the host's case sections: a plugin receives one value */
   const shard_param_spec list[] = {{"a", SHARD_PARAM_REAL, NULL, 0, 1, "1", SHARD_PARAM_LIST, NULL, ""}};
-  expect_param_error(list, 1, "parameter 'a': unknown flags 0x8");
+  expect_param_error(list, 1, "parameter 'a': unknown flags 0x8 (SHARD_PARAM_LIST is for model keys only)");
   expect_param_error(NULL, 3, "n_params is 3 but the parameter table is NULL");
   /* a good table with dotted keys, exclusive bounds, every type, loads */
   const shard_param_spec good[] = {
@@ -863,7 +864,40 @@ static void test_registry_refuses_writable(void) {
   rmdir(dir);
 }
 
+/* A model (SHARD_KIND_MODEL): the chain plugin of the build, its ops copied
+ * with one slot taken out, is refused naming the slot; the fields_* group is
+ * all or none; list keys are a model's right (its keys are a case section),
+ * and its own descriptor loads. */
+static void test_registry_model_slots(void) {
+  shard_registry *r = new_reg();
+  shard_msg msg = {{0}};
+  CU_ASSERT_EQUAL_FATAL(shard_registry_load_file(r, SHARD_PLUGIN_DIR "/chain.so", &msg), SHARD_OK);
+  const shard_loaded_plugin *lp = shard_registry_find(r, SHARD_KIND_MODEL, "chain");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(lp);
+  CU_ASSERT_STRING_EQUAL(shard_plugin_kind_str(SHARD_KIND_MODEL), "model");
+  const shard_model_ops *chain = lp->desc->ops;
+  static shard_model_ops ops;
+  shard_plugin d = *lp->desc;
+  d.name = "model_x";
+  d.ops = &ops;
+  ops = *chain;
+  ops.commit = NULL;
+  expect_add_error(&d, "<builtin>: model 'model_x': required slot 'commit' is NULL");
+  ops = *chain;
+  ops.outputs = NULL;
+  expect_add_error(&d, "<builtin>: model 'model_x': the model declares no outputs (history and summary tables)");
+  ops = *chain;
+  ops.fields_note = (const char *(*)(const void *))(void (*)(void))ok_destroy; /* one of five set */
+  expect_add_error(&d, "<builtin>: model 'model_x': the fields_* slots are all set or all NULL, 4 of 5 are NULL");
+  ops = *chain;
+  static const shard_param_spec text_list[] = {{"a", SHARD_PARAM_STRING, NULL, 0, 0, "", SHARD_PARAM_LIST, NULL, ""}};
+  d.params = text_list, d.n_params = 1;
+  expect_add_error(&d, "<builtin>: model 'model_x': parameter 'a': a list key is REAL or INT");
+  shard_registry_destroy(r);
+}
+
 static const cu_test_def tests[] = {
+    {"test_registry_model_slots", test_registry_model_slots},
     {"test_registry_sha256_vectors", test_registry_sha256_vectors},
     {"test_registry_sha256_million_a_streamed", test_registry_sha256_million_a_streamed},
     {"test_registry_kind_str", test_registry_kind_str},

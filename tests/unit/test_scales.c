@@ -10,7 +10,7 @@
 #include "case/case.h"
 #include "cu_runner.h"
 #include "core/diag.h"
-#include "model/model.h"
+#include "bar_build.h"
 #include "loader/registry.h"
 #include "shard/plugin.h"
 

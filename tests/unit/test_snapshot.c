@@ -13,9 +13,9 @@
 #include "run_helpers.h"
 #include "cu_runner.h"
 #include "core/diag.h"
-#include "model/model.h"
+#include "bar_build.h"
 #include "loader/registry.h"
-#include "io/snapshot.h"
+#include "snapshot.h"
 
 /* ---- helpers ------------------------------------------------------------------ */
 

@@ -20,7 +20,7 @@ extern "C" {
 #endif
 
 #define SHARD_ABI_MAJOR 2u
-#define SHARD_ABI_MINOR 0u
+#define SHARD_ABI_MINOR 1u
 #define SHARD_ABI_VERSION ((SHARD_ABI_MAJOR << 16) | SHARD_ABI_MINOR)
 #define SHARD_ABI_VERSION_MAJOR(v) ((uint32_t)(v) >> 16)
 #define SHARD_ABI_VERSION_MINOR(v) ((uint32_t)(v)&0xffffu)
@@ -31,7 +31,8 @@ typedef enum shard_plugin_kind {
   SHARD_KIND_INTEGRATOR = 1,
   SHARD_KIND_CONTACT_LAW = 2,
   SHARD_KIND_LCP_SOLVER = 3,
-  SHARD_KIND_TSL = 4
+  SHARD_KIND_TSL = 4,
+  SHARD_KIND_MODEL = 5 /* ABI 2.1: a mechanical model (shard/model.h) */
 } shard_plugin_kind;
 
 /* Capability flags (shard_plugin.caps). */

@@ -693,6 +693,19 @@ static void names_add(loader *L, name_list *ns, const char *s) {
   ns->v[ns->n++] = s;
 }
 
+/* A model's summary key or history column: from the model plugins' tables.
+ * A campaign loaded without plugins (reg NULL: nothing that needs them is
+ * checked, like its runs and swept keys) takes any other name as a number
+ * key of a model it cannot see. */
+static const shard_out_field unchecked_model_key = {"", SHARD_OUT_NUMBER, "", 0, NULL,
+                                                    "a model's key (not checked: loaded without plugins)"};
+static const shard_out_field *model_summary(const shard_campaign *c, const char *col) {
+  return c->reg ? shard_models_find_summary(c->reg, col) : &unchecked_model_key;
+}
+static int model_history(const shard_campaign *c, const char *col) {
+  return !c->reg || shard_models_find_history(c->reg, col) != NULL;
+}
+
 /* the result columns of campaign.csv a statistic may be taken of: the
  * numeric run columns and the summary keys (listed ones only with
  * statistics.columns) */
@@ -707,7 +720,7 @@ static int statistic_column(const shard_campaign *c, const char *col) {
   for (size_t i = 0; i < c->n_params; ++i) /* parameter columns are no statistic columns */
     if (strcmp(c->params[i].key, col) == 0) return 0;
   const shard_out_field *f = shard_out_find(&shard_out_campaign_runs, col, ~0u);
-  if (!f) f = shard_models_find_summary(col);
+  if (!f) f = model_summary(c, col);
   return f && (f->type == SHARD_OUT_NUMBER || f->type == SHARD_OUT_INTEGER);
 }
 
@@ -721,10 +734,10 @@ static int plot_column(loader *L, const shard_campaign_plot *p, const char *col,
   static const char *const suffixes[] = {"mean", "std", "ci95", "min", "max", "n"};
   if (p->history) {
     const shard_out_table *h[16];
-    const size_t nh = shard_models_history_tables(h, 16);
+    const size_t nh = shard_models_history_tables(c->reg, h, 16);
     for (size_t t = 0; ns && t < nh; ++t)
       for (size_t i = 0; i < h[t]->n_fields; ++i) names_add(L, ns, h[t]->fields[i].name);
-    return shard_models_find_history(col) != NULL;
+    return model_history(c, col);
   }
   if (p->statistics && c->has_stats) {
     const shard_campaign_statistics *s = &c->stats;
@@ -741,7 +754,7 @@ static int plot_column(loader *L, const shard_campaign_plot *p, const char *col,
     }
     if (ns) {
       const shard_out_table *tabs[16] = {&shard_out_campaign_runs};
-      const size_t nt = 1 + shard_models_summary_tables(tabs + 1, 15);
+      const size_t nt = 1 + shard_models_summary_tables(c->reg, tabs + 1, 15);
       for (size_t t = 0; t < nt; ++t)
         for (size_t i = 0; i < tabs[t]->n_fields; ++i)
           if (statistic_column(c, tabs[t]->fields[i].name))
@@ -755,12 +768,12 @@ static int plot_column(loader *L, const shard_campaign_plot *p, const char *col,
     for (size_t i = 0; i < c->n_params; ++i) names_add(L, ns, c->params[i].key);
     for (size_t i = 0; i < shard_out_campaign_runs.n_fields; ++i) names_add(L, ns, shard_out_campaign_runs.fields[i].name);
     const shard_out_table *st[16];
-    const size_t nst = shard_models_summary_tables(st, 16);
+    const size_t nst = shard_models_summary_tables(c->reg, st, 16);
     for (size_t t = 0; t < nst; ++t)
       for (size_t i = 0; i < st[t]->n_fields; ++i) names_add(L, ns, st[t]->fields[i].name);
   }
   return strcmp(col, "index") == 0 || find_param(L->c, col) || shard_out_find(&shard_out_campaign_runs, col, ~0u) ||
-         shard_models_find_summary(col);
+         model_summary(c, col);
 }
 
 /* A column named in x, y, yerror or reference_columns: one the plot's data has. */
@@ -863,7 +876,7 @@ static void load_statistics(loader *L, const yt_node *key, const yt_node *v) {
     else if (!q && !statistic_column(c, list[i])) { /* a numeric run column or summary key (docs/outputs.md) */
       name_list ns = {0};
       const shard_out_table *tabs[16] = {&shard_out_campaign_runs};
-      const size_t nt = 1 + shard_models_summary_tables(tabs + 1, 15);
+      const size_t nt = 1 + shard_models_summary_tables(c->reg, tabs + 1, 15);
       for (size_t t = 0; t < nt; ++t)
         for (size_t k = 0; k < tabs[t]->n_fields; ++k)
           if (statistic_column(c, tabs[t]->fields[k].name)) names_add(L, &ns, tabs[t]->fields[k].name);

@@ -25,6 +25,7 @@ typedef struct fields {
   size_t n, cap;
   char **texts;
   size_t n_texts, texts_cap;
+  const shard_registry *reg; /* the model plugins' tables (without a campaign) */
 } fields;
 
 static const char *keep(fields *fs, const char *fmt, ...) SHARD_PRINTF_(2, 3);
@@ -118,16 +119,17 @@ static int is_param(const shard_campaign *c, const char *name) {
 /* the field of a campaign.csv column (also the group columns of the derived tables) */
 static shard_out_field column_field(fields *fs, const shard_campaign *c, const shard_table *t, size_t k) {
   const char *name = shard_table_col_name(t, k);
+  const shard_registry *reg = c ? shard_campaign_registry(c) : fs->reg;
   const shard_out_field *f = shard_out_find(&shard_out_campaign_runs, name, ~0u);
   if (f) return *f;
-  if (is_param(c, name) || (!c && !shard_models_find_summary(name))) {
+  if (is_param(c, name) || (!c && !shard_models_find_summary(reg, name))) {
     const char *unit = "", *doc = NULL;
-    const int known = case_key(name, c ? shard_campaign_registry(c) : NULL, &unit, &doc);
+    const int known = case_key(name, reg, &unit, &doc);
     return (shard_out_field){name, column_type(t, k), known ? unit : "", 0, NULL,
                              known ? keep(fs, "case key %s (swept or derived): %s", name, doc)
                                    : keep(fs, "case key %s (swept or derived; see the plugin's parameters)", name)};
   }
-  if ((f = shard_models_find_summary(name))) return *f;
+  if ((f = shard_models_find_summary(reg, name))) return *f;
   return (shard_out_field){name, column_type(t, k), "", 0, NULL, "(not a documented column)"};
 }
 
@@ -162,8 +164,9 @@ static int statistics_fields(fields *fs, const shard_campaign *c, const shard_ta
   return rc;
 }
 
-int shard_campaign_write_package(const shard_campaign *c, const shard_table *t, const char *dir, shard_msg *msg) {
-  fields fs = {0};
+int shard_campaign_write_package(const shard_campaign *c, const shard_registry *reg, const shard_table *t,
+                                 const char *dir, shard_msg *msg) {
+  fields fs = {.reg = reg};
   shard_out_resource res[3];
   size_t nres = 0, first[3] = {0}, count[3] = {0};
   int rc = SHARD_OK;

@@ -11,7 +11,9 @@
  * `statistics:` block (the latter when dir holds it) — each with its Table
  * Schema: name, type, unit and description of every column (run columns and
  * summary keys from outputs.h, parameters from the case format's key
- * tables). c may be NULL (a merged table without its campaign file). */
-int shard_campaign_write_package(const shard_campaign *c, const shard_table *t, const char *dir, shard_msg *msg);
+ * tables). c may be NULL (a merged table without its campaign file): reg
+ * then gives the model plugins' summary keys (the campaign's own otherwise). */
+int shard_campaign_write_package(const shard_campaign *c, const shard_registry *reg, const shard_table *t,
+                                 const char *dir, shard_msg *msg);
 
 #endif

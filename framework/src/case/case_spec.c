@@ -1,9 +1,8 @@
 /* host: the case format as data. Every key a case file may hold is declared
- * here (host keys), in a model's spec table (model/models.c) or in a
- * plugin's (plugin slots). Validation,
+ * here (host keys) or in a plugin's spec table (plugin slots: the model
+ * plugins' for the `model` section). Validation,
  * defaults, docs/cases.md and the JSON schema all come from these tables. */
 #include "case/case.h"
-#include "model/models.h"
 
 #define R SHARD_PARAM_REAL
 #define I SHARD_PARAM_INT
@@ -107,13 +106,12 @@ static const shard_param_spec reference_specs[] = {
 
 const shard_case_section shard_case_sections[] = {
     {"", "top-level keys", 0, top_specs, SHARD_NPARAMS(top_specs), 0, 0, 0, 0, 0},
-    {"model", "the mechanical model", SHARD_SECTION_REQUIRED, 0, 0, "type", 0, 0, shard_model_variants,
-     SHARD_N_MODELS},
+    {"model", "the mechanical model plugin", SHARD_SECTION_REQUIRED, 0, 0, "type", 0, SHARD_KIND_MODEL, 0, 0},
     {"integrator", "the time integrator plugin", SHARD_SECTION_REQUIRED, 0, 0, "plugin", 0, SHARD_KIND_INTEGRATOR, 0, 0},
     {"contact.impact", "impact law (for NSN, Moreau-Jean, CD-Lagrange)", 0, 0, 0, "plugin", 0, SHARD_KIND_CONTACT_LAW,
      0, 0},
     {"contact.force", "force law (for explicit Newmark)", 0, 0, 0, "plugin", 0, SHARD_KIND_CONTACT_LAW, 0, 0},
-    {"fracture", "extrinsic cohesive fracture of the bar: traction-separation law plugin and facet strengths", 0,
+    {"fracture", "extrinsic cohesive fracture of the model's facets: traction-separation law plugin and facet strengths", 0,
      fracture_specs, SHARD_NPARAMS(fracture_specs), "plugin", 0, SHARD_KIND_TSL, 0, 0},
     {"lcp", "LCP solver plugin and failure policy", 0, lcp_host_specs, SHARD_NPARAMS(lcp_host_specs), "plugin", "lemke",
      SHARD_KIND_LCP_SOLVER, 0, 0},

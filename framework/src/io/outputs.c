@@ -262,20 +262,24 @@ static void md_text(FILE *f, const char *s) {
   }
 }
 
-static void md_when(FILE *f, unsigned when) {
+/* the host's bits, then the model's own (model_words[k] for SHARD_OUT_MODEL_BIT(k)) */
+static void md_when(FILE *f, unsigned when, const char *const *model_words) {
   static const struct {
     unsigned bit;
     const char *word;
-  } words[] = {{SHARD_OUT_PARTICLE, "particle"},     {SHARD_OUT_BAR, "bar"},        {FRAC, "fracture"},
-               {SHARD_OUT_REF_BALL, "ball reference"}, {SHARD_OUT_REF_BAR, "bar reference"}, {LOAD, "loading"},
-               {STOP, "time.stop"},        {SOME, "sometimes"}};
+  } words[] = {{FRAC, "fracture"}, {LOAD, "loading"}, {STOP, "time.stop"}, {SOME, "sometimes"}};
   int first = 1;
+  for (unsigned k = 0; k < SHARD_OUT_MODEL_BITS; ++k)
+    if (when & SHARD_OUT_MODEL_BIT(k)) {
+      const char *w = model_words && model_words[k] ? model_words[k] : "(model)";
+      fprintf(f, "%s%s", first ? "" : ", ", w), first = 0;
+    }
   for (size_t i = 0; i < N_(words); ++i)
     if (when & words[i].bit) fprintf(f, "%s%s", first ? "" : ", ", words[i].word), first = 0;
   if (first) fputs("all", f);
 }
 
-static void md_table(FILE *f, const shard_out_table *t, int key_word) {
+static void md_table(FILE *f, const shard_out_table *t, int key_word, const char *const *model_words) {
   fprintf(f, "### `%s`: %s\n\n", t->file, t->title);
   md_text(f, t->description);
   fprintf(f, "\n\n| %s | type | unit | written by | description |\n|---|---|---|---|---|\n",
@@ -283,7 +287,7 @@ static void md_table(FILE *f, const shard_out_table *t, int key_word) {
   for (size_t i = 0; i < t->n_fields; ++i) {
     const shard_out_field *fd = &t->fields[i];
     fprintf(f, "| `%s` | %s | %s | ", fd->name, type_word(fd->type), *fd->unit ? fd->unit : "-");
-    md_when(f, fd->when);
+    md_when(f, fd->when, model_words);
     fputs(" | ", f);
     md_text(f, fd->description);
     fputs(" |\n", f);
@@ -293,23 +297,24 @@ static void md_table(FILE *f, const shard_out_table *t, int key_word) {
 
 int shard_out_write_markdown(FILE *out, const shard_out_model_doc *models, size_t n_models) {
   fprintf(out, "## Run directory\n\n");
-  fprintf(out, "\"written by\": the runs that write a column or key — all: every run; particle, bar: the model "
-               "type; fracture: a `fracture` section; ball reference, bar reference: the reference solution "
-               "(`reference.type`); loading: prescribed ends (`model.loading`); time.stop: `time.stop: "
-               "dissipation_settled`; sometimes: only in some of them (see the description).\n\n");
-  md_table(out, &shard_out_history, 0);
-  md_table(out, &shard_out_summary, 1);
+  fprintf(out, "\"written by\": the runs that write a column or key — all: every run; fracture: a `fracture` "
+               "section; loading: prescribed motion that is released (`model.loading`); time.stop: `time.stop: "
+               "dissipation_settled`; sometimes: only in some of them (see the description). A model's own words "
+               "(particle, bar: the model type; ball reference, bar reference: the reference solution, "
+               "`reference.type`) are its plugin's.\n\n");
+  md_table(out, &shard_out_history, 0, NULL);
+  md_table(out, &shard_out_summary, 1, NULL);
   for (size_t m = 0; m < n_models; ++m) {
     const shard_out_model_doc *d = &models[m];
     fprintf(out, "## Run directory: model %s\n\n", d->names);
     fprintf(out, "The model's history columns follow the run's, and its summary keys the run's.\n\n");
-    if (d->history) md_table(out, d->history, 0);
-    if (d->summary) md_table(out, d->summary, 1);
-    for (size_t t = 0; t < d->n_files; ++t) md_table(out, d->files[t], 0);
+    if (d->history) md_table(out, d->history, 0, d->when_words);
+    if (d->summary) md_table(out, d->summary, 1, d->when_words);
+    for (size_t t = 0; t < d->n_files; ++t) md_table(out, d->files[t], 0, d->when_words);
   }
   fprintf(out, "## Campaign directory\n\n");
-  md_table(out, &shard_out_campaign_runs, 0);
-  md_table(out, &shard_out_statistics, 0);
-  md_table(out, &shard_out_pooled_sizes, 0);
+  md_table(out, &shard_out_campaign_runs, 0, NULL);
+  md_table(out, &shard_out_statistics, 0, NULL);
+  md_table(out, &shard_out_pooled_sizes, 0, NULL);
   return ferror(out) ? SHARD_ERR_IO : SHARD_OK;
 }

@@ -1,6 +1,5 @@
 /* host: the output files of runs and campaigns described as data — one table
- * per file (column or key: name, type, unit, description, and which runs
- * write it). The CSV headers, the Frictionless Data package
+ * per file (the types: shard/outputs.h). The CSV headers, the Frictionless Data package
  * (datapackage.json, Table Schema) written beside the CSVs, the documentation
  * of summary.yaml and docs/outputs.md (`shard schema outputs`) all come from
  * these tables, so they cannot drift apart.
@@ -12,46 +11,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "shard/outputs.h"
 #include "shard/status.h"
-
-typedef enum shard_out_type {
-  SHARD_OUT_INTEGER,
-  SHARD_OUT_NUMBER,
-  SHARD_OUT_STRING,
-  SHARD_OUT_BOOLEAN
-} shard_out_type;
-
-/* Which runs write a column or key: every bit of a field's `when` must be
- * among the run's flags (0: every run). SHARD_OUT_SOMETIMES marks what even
- * such a run writes only in some cases (said in the description). */
-enum {
-  SHARD_OUT_PARTICLE = 1u << 0,  /* model.type particle */
-  SHARD_OUT_BAR = 1u << 1,       /* model.type bar */
-  SHARD_OUT_FRACTURE = 1u << 2,  /* a `fracture` section */
-  SHARD_OUT_REF_BALL = 1u << 3,  /* the bouncing-ball reference */
-  SHARD_OUT_REF_BAR = 1u << 4,   /* the impacting-bar reference */
-  SHARD_OUT_LOADING = 1u << 5,   /* prescribed end velocities (model.loading) */
-  SHARD_OUT_STOP = 1u << 6,      /* time.stop: dissipation_settled */
-  SHARD_OUT_SOMETIMES = 1u << 7  /* not in every such run (see the description) */
-};
-
-typedef struct shard_out_field {
-  const char *name; /* column, or dotted summary key */
-  shard_out_type type;
-  const char *unit; /* SI unit; "1" dimensionless; "" none (counts, ids, text) */
-  unsigned when;
-  const char *fmt; /* printf format of a number column ("%.15g"); NULL: integer or text */
-  const char *description;
-} shard_out_field;
-
-typedef struct shard_out_table {
-  const char *file; /* "history.csv", "summary.yaml", ... */
-  const char *title;
-  const char *description;
-  const shard_out_field *fields;
-  size_t n_fields;
-  unsigned when; /* runs that write the file (0: every run) */
-} shard_out_table;
 
 /* ---- history.csv: one X-macro, the columns in file order ------------------
  * X(ID, name, type, unit, when, fmt, description); run.c fills a value per
@@ -87,7 +48,7 @@ enum shard_history_column { SHARD_HISTORY_COLUMNS(SHARD_OUT_ID_) SHARD_HISTORY_N
 
 /* the tables of the files */
 /* the run's own: its history columns and summary keys; the model's follow
- * them (its tables: model/interface.h, shard_model_outputs) */
+ * them (its tables: shard/model.h, shard_model_outputs) */
 extern const shard_out_table shard_out_history;            /* history.csv */
 extern const shard_out_table shard_out_summary;            /* summary.yaml (dotted keys) */
 extern const shard_out_table shard_out_campaign_runs;      /* campaign.csv: the run columns */
@@ -127,12 +88,13 @@ int shard_out_write_run_package(const char *dir, unsigned flags, const shard_out
 /* ---- docs ---------------------------------------------------------------------- */
 
 /* The outputs of one model for the docs: the model types it serves
- * ("particle, bar") and its tables. */
+ * ("particle, bar"), its tables and the words of its own `when` bits. */
 typedef struct shard_out_model_doc {
   char names[128];
   const shard_out_table *history, *summary;
   const shard_out_table *const *files;
   size_t n_files;
+  const char *const *when_words; /* SHARD_OUT_MODEL_BITS entries (NULL: none) */
 } shard_out_model_doc;
 
 /* The generated part of docs/outputs.md: a table per file, the run's, then

@@ -16,6 +16,7 @@
 #include "shard/contact_law.h"
 #include "shard/integrator.h"
 #include "shard/lcp_solver.h"
+#include "shard/model.h"
 #include "shard/plugin.h"
 #include "shard/tsl.h"
 
@@ -114,6 +115,12 @@ static inline double shard_tsl_max_stiffness(const shard_tsl_ops *ops, const voi
 }
 static inline void shard_tsl_destroy(const shard_tsl_ops *ops, void *self) {
   if (ops && self) ops->destroy(self);
+}
+
+/* ---- models ------------------------------------------------------------------ */
+
+static inline const shard_model_ops *shard_model_ops_of(const shard_plugin *d) {
+  return d && d->kind == SHARD_KIND_MODEL ? (const shard_model_ops *)d->ops : NULL;
 }
 
 #endif

@@ -36,6 +36,7 @@
 #include "shard/contact_law.h"
 #include "shard/integrator.h"
 #include "shard/lcp_solver.h"
+#include "shard/model.h"
 #include "shard/tsl.h"
 
 #ifndef SHARD_PLUGIN_RELDIR
@@ -100,6 +101,8 @@ const char *shard_plugin_kind_str(int kind) {
     return "lcp_solver";
   case SHARD_KIND_TSL:
     return "tsl";
+  case SHARD_KIND_MODEL:
+    return "model";
   default:
     return "unknown";
   }
@@ -224,8 +227,9 @@ static void fmt_range(const shard_param_spec *s, char *buf, size_t n) {
            (s->flags & SHARD_PARAM_MAX_EXCLUSIVE) ? ")" : "]");
 }
 
-/* One spec entry; `label` is "<path>: <kind> '<name>'". */
-static int check_param(const char *label, const shard_param_spec *s, uint32_t i, shard_msg *msg) {
+/* One spec entry; `label` is "<path>: <kind> '<name>'". A model's keys are a
+ * case section's: they may be lists (SHARD_PARAM_LIST, REAL and INT only). */
+static int check_param(const char *label, const shard_param_spec *s, uint32_t i, int model, shard_msg *msg) {
   if (!valid_key(s->key))
     return shard_msg_set(msg, SHARD_ERR_PLUGIN,
                          "%s: parameter #%u: invalid key '%s' (must be lower_snake, with dots for nesting: "
@@ -234,8 +238,13 @@ static int check_param(const char *label, const shard_param_spec *s, uint32_t i,
   const char *key = s->key;
   if (s->type < SHARD_PARAM_REAL || s->type > SHARD_PARAM_CHOICE)
     return shard_msg_set(msg, SHARD_ERR_PLUGIN, "%s: parameter '%s': unknown type %d", label, key, (int)s->type);
-  if (s->flags & ~(unsigned)(SHARD_PARAM_REQUIRED | SHARD_PARAM_MIN_EXCLUSIVE | SHARD_PARAM_MAX_EXCLUSIVE))
-    return shard_msg_set(msg, SHARD_ERR_PLUGIN, "%s: parameter '%s': unknown flags 0x%x", label, key, s->flags);
+  const unsigned known = SHARD_PARAM_REQUIRED | SHARD_PARAM_MIN_EXCLUSIVE | SHARD_PARAM_MAX_EXCLUSIVE |
+                         (model ? SHARD_PARAM_LIST : 0u);
+  if (s->flags & ~known)
+    return shard_msg_set(msg, SHARD_ERR_PLUGIN, "%s: parameter '%s': unknown flags 0x%x%s", label, key, s->flags,
+                         (s->flags & SHARD_PARAM_LIST) ? " (SHARD_PARAM_LIST is for model keys only)" : "");
+  if ((s->flags & SHARD_PARAM_LIST) && s->type != SHARD_PARAM_REAL && s->type != SHARD_PARAM_INT)
+    return shard_msg_set(msg, SHARD_ERR_PLUGIN, "%s: parameter '%s': a list key is REAL or INT", label, key);
   if ((s->flags & SHARD_PARAM_REQUIRED) && s->def)
     return shard_msg_set(msg, SHARD_ERR_PLUGIN, "%s: parameter '%s': required but has a default '%s'", label, key,
                          s->def);
@@ -302,7 +311,7 @@ static int check_params(const char *label, const shard_plugin *d, shard_msg *msg
     return shard_msg_set(msg, SHARD_ERR_PLUGIN, "%s: n_params is %u but the parameter table is NULL", label,
                          d->n_params);
   for (uint32_t i = 0; i < d->n_params; ++i) {
-    int st = check_param(label, &d->params[i], i, msg);
+    int st = check_param(label, &d->params[i], i, d->kind == SHARD_KIND_MODEL, msg);
     if (st != SHARD_OK) return st;
   }
   /* duplicates, and a key that is both a value and a map ("a" and "a.b") */
@@ -406,6 +415,30 @@ static int check_kind(const char *label, const shard_plugin *d, shard_msg *msg) 
                              SLOT(shard_tsl_ops, max_stiffness)};
     return check_slots(label, d, req, 4, sizeof(shard_tsl_ops), NULL, msg);
   }
+  case SHARD_KIND_MODEL: {
+#define M_(f) SLOT(shard_model_ops, f)
+    const slot_req req[] = {M_(create),        M_(destroy),        M_(info),          M_(scales),    M_(derived),
+                            M_(why),           M_(set_force_law),  M_(set_tsl),       M_(release_rule),
+                            M_(stable_step),   M_(commit),         M_(insert),        M_(measure),   M_(energy),
+                            M_(reactions),     M_(release),        M_(released),      M_(broken),
+                            M_(reference_setup), M_(reference_step), M_(history),     M_(summary),   M_(files),
+                            M_(ck_sections),   M_(ck_write),       M_(ck_read)};
+    const slot_req fields[] = {M_(fields_open), M_(fields_write), M_(spacetime_record), M_(fields_finish),
+                               M_(fields_note)};
+#undef M_
+    int st = check_slots(label, d, req, sizeof req / sizeof req[0], sizeof(shard_model_ops), NULL, msg);
+    if (st != SHARD_OK) return st;
+    const shard_model_ops *o = d->ops;
+    if (!o->outputs || !o->outputs->history || !o->outputs->summary || (o->outputs->n_files && !o->outputs->files))
+      return shard_msg_set(msg, SHARD_ERR_PLUGIN, "%s: the model declares no outputs (history and summary tables)",
+                           label);
+    size_t n_null = 0;
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; ++i) n_null += slot_is_null(d->ops, fields[i].offset);
+    if (n_null != 0 && n_null != sizeof fields / sizeof fields[0])
+      return shard_msg_set(msg, SHARD_ERR_PLUGIN, "%s: the fields_* slots are all set or all NULL, %zu of 5 are NULL",
+                           label, n_null);
+    return SHARD_OK;
+  }
   default:
     return SHARD_ERR_INTERNAL;
   }
@@ -440,9 +473,9 @@ static int check_descriptor(const char *path, uint32_t index, const shard_plugin
   if (!valid_name(d->name))
     return shard_msg_set(msg, SHARD_ERR_PLUGIN, "%s: plugin #%u: invalid name '%s' (must match [a-z][a-z0-9_]*)",
                          path, index, d->name ? d->name : "(NULL)");
-  if (d->kind < SHARD_KIND_INTEGRATOR || d->kind > SHARD_KIND_TSL)
+  if (d->kind < SHARD_KIND_INTEGRATOR || d->kind > SHARD_KIND_MODEL)
     return shard_msg_set(msg, SHARD_ERR_PLUGIN,
-                         "%s: plugin '%s': unknown kind %u (integrator = 1, contact_law = 2, lcp_solver = 3, tsl = 4)",
+                         "%s: plugin '%s': unknown kind %u (integrator = 1, contact_law = 2, lcp_solver = 3, tsl = 4, model = 5)",
                          path, d->name, d->kind);
   char label[PATH_MAX + 128];
   snprintf(label, sizeof label, "%s: %s '%s'", path, shard_plugin_kind_str((int)d->kind), d->name);
@@ -1001,6 +1034,13 @@ void shard_registry_search_path(const shard_registry *reg, char *buf, size_t siz
     if (w < 0) break;
     k += (size_t)w;
   }
+}
+
+void shard_registry_load_every(const shard_registry *creg) {
+  shard_registry *reg;
+  if (!creg) return;
+  memcpy(&reg, &creg, sizeof reg);
+  load_every_candidate(reg);
 }
 
 /* Lookups load what they need: the registry behind a const pointer is a cache

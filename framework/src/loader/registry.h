@@ -52,6 +52,9 @@ void shard_registry_search_path(const shard_registry *reg, char *buf, size_t siz
 /* Register a descriptor compiled into the host or a test (path "<builtin>"). */
 int shard_registry_add(shard_registry *reg, const shard_plugin *desc, const char *path, shard_msg *msg);
 
+/* Every plugin file of the search path loaded (what `shard plugins` lists),
+ * like a lookup fills its cache: behind a const registry. */
+void shard_registry_load_every(const shard_registry *reg);
 size_t shard_registry_count(const shard_registry *reg);
 const shard_loaded_plugin *shard_registry_at(const shard_registry *reg, size_t i);
 /* kind 0 matches any kind. May load files of the search path (see

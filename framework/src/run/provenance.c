@@ -39,7 +39,7 @@ static void compute_run_hash(run *r, const char *resolved, size_t len) {
     if (resolved[i] != '#') shard_sha256_update(&h, resolved + i, end - i);
     i = end;
   }
-  const plugin_inst *all[] = {&r->integ, &r->impact, &r->force, &r->lcp, &r->fallback, &r->tsl};
+  const plugin_inst *all[] = {&r->model_pi, &r->integ, &r->impact, &r->force, &r->lcp, &r->fallback, &r->tsl};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i)
     if (all[i]->lp) shard_sha256_update(&h, all[i]->lp->sha256, strlen(all[i]->lp->sha256));
   shard_sha256_update(&h, SHARD_VERSION, strlen(SHARD_VERSION));
@@ -149,6 +149,7 @@ int run_write_provenance(run *r, shard_msg *msg) {
   fprintf(f, "shard_version: \"%s\"\nshard_commit: \"%s\"\nabi: \"%u.%u\"\ncase_file: \"%s\"\n", SHARD_VERSION,
           shard_git_commit, SHARD_ABI_MAJOR, SHARD_ABI_MINOR, shard_case_path(r->c));
   fprintf(f, "plugins:\n");
+  hash_plugin(&r->model_pi, f, "model");
   hash_plugin(&r->integ, f, "integrator");
   hash_plugin(&r->impact, f, "contact.impact");
   hash_plugin(&r->force, f, "contact.force");

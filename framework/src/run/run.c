@@ -375,7 +375,8 @@ static int setup_time(run *r, shard_msg *msg) {
  * whatever a run refuses before its first step, validate refuses too. */
 static int run_setup(run *r, shard_msg *msg) {
   shard_scope sc = run_scope(r);
-  if (!(r->mops = shard_model_ops_for(r->c, msg))) return SHARD_ERR_INPUT;
+  if (!(r->model_pi.lp = shard_model_plugin_for(r->c, r->reg, msg))) return SHARD_ERR_INPUT;
+  r->mops = shard_model_ops_of(r->model_pi.lp->desc);
   /* the model's keys and the fracture section's own, resolved for it */
   const char *type = shard_case_string(r->c, "model.type");
   shard_params mp, fp;

@@ -15,7 +15,7 @@
 #include "io/fsio.h"
 #include "io/outputs.h"
 #include "loader/plugin_calls.h"
-#include "model/interface.h"
+#include "shard/model.h"
 #include "run/options.h"
 #include "shard/contact_law.h"
 #include "shard/integrator.h"
@@ -44,7 +44,7 @@ typedef struct run {
   const shard_registry *reg;
   const shard_run_options *opt;
   shard_diag *diag;
-  const shard_model_ops *mops; /* the model (model/interface.h) */
+  const shard_model_ops *mops; /* the model (shard/model.h), of the plugin model_pi.lp */
   void *model;
   shard_system *sys;           /* its system */
   shard_model_info info;       /* what it is (refreshed after the reference is set up) */
@@ -59,6 +59,7 @@ typedef struct run {
   int model_ready;
   int scope_depth;
 
+  plugin_inst model_pi; /* the model's plugin (lp only: the model is r->model) */
   plugin_inst integ, impact, force, lcp, fallback, tsl;
   plugin_inst *created[6]; /* instances in the order of creation, destroyed in reverse */
   int n_created;

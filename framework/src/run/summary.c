@@ -77,7 +77,7 @@ static void y_quoted(yaml_out *w, const char *key, const char *text) {
   fputs("\"\n", w->f);
 }
 
-/* the model's keys go through these (model/interface.h) */
+/* the model's keys go through these (shard/model.h) */
 static void w_num(void *ctx, const char *key, double x) { y_num(ctx, key, x); }
 static void w_int(void *ctx, const char *key, long long x) { y_int(ctx, key, x); }
 static void w_word(void *ctx, const char *key, const char *word) { y_word(ctx, key, word); }

@@ -1,9 +1,9 @@
-/* host: the built-in line models — the particle and the 1D bar — behind the
- * model interface (see line.h, interface.h). The engine (system, fracture,
+/* model plugin `bar`: the line models — the particle and the 1D bar — behind
+ * the model ABI (see line.h, shard/model.h). The engine (system, fracture,
  * stable step, checkpoint arrays) is model.c; this file adds what the run
  * asks of a model: scales and derived names, the analytic references, the
  * model's history columns, summary keys and files, snapshots. */
-#include "model/line.h"
+#include "line.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -13,10 +13,10 @@
 #include "io/checkpoint.h"
 #include "io/fsio.h"
 #include "io/outputs.h"
-#include "io/snapshot.h"
-#include "model/line_outputs.h"
-#include "model/model.h"
-#include "model/reference.h"
+#include "snapshot.h"
+#include "line_outputs.h"
+#include "model.h"
+#include "reference.h"
 
 /* ---- the keys of the case sections (the array sizes in line.h are checked by the compiler) ---- */
 
@@ -139,10 +139,10 @@ static void line_info(const void *self, shard_model_info *out) {
   memset(out, 0, sizeof *out);
   out->name = m->kind == SHARD_MODEL_PARTICLE ? "particle" : "bar";
   out->flags = (m->fracture ? SHARD_MODEL_FRACTURE : 0u) | (m->fracture && m->insertion ? SHARD_MODEL_INSERTION : 0u);
-  out->out_flags = m->kind == SHARD_MODEL_PARTICLE ? SHARD_OUT_PARTICLE : SHARD_OUT_BAR;
+  out->out_flags = m->kind == SHARD_MODEL_PARTICLE ? LINE_OUT_PARTICLE : LINE_OUT_BAR;
   if (m->fracture) out->out_flags |= SHARD_OUT_FRACTURE;
-  if (l->ref.kind == SHARD_REF_BALL) out->out_flags |= SHARD_OUT_REF_BALL;
-  if (l->ref.kind == SHARD_REF_BAR_IMPACT) out->out_flags |= SHARD_OUT_REF_BAR;
+  if (l->ref.kind == SHARD_REF_BALL) out->out_flags |= LINE_OUT_REF_BALL;
+  if (l->ref.kind == SHARD_REF_BAR_IMPACT) out->out_flags |= LINE_OUT_REF_BAR;
   out->n_facets = m->nfacet;
   out->n_presc = m->n_presc;
   for (int32_t i = 0; i < m->n_presc; ++i) out->presc_dof[i] = m->presc_dof[i];
@@ -562,7 +562,7 @@ static uint32_t line_ck_sections(void *self) { return shard_model_checkpoint_sec
 static void line_ck_write(void *self, const shard_model_ck_io *io) {
   line *l = self;
   shard_model_checkpoint_write(l->m, io);
-  io->put(io->ctx, "reference", SHARD_CK_BYTES, &l->ref, sizeof l->ref);
+  io->put(io->ctx, "reference", SHARD_MODEL_CK_BYTES, &l->ref, sizeof l->ref);
 }
 
 /* The reference read back: what the set-up derived from the case (kind,
@@ -571,7 +571,7 @@ static void line_ck_write(void *self, const shard_model_ck_io *io) {
 static int line_ck_read(void *self, const shard_model_ck_io *io, int64_t step, double dt, shard_msg *msg) {
   line *l = self;
   int st = shard_model_checkpoint_read(l->m, io, msg);
-  if (st == SHARD_OK) st = io->get(io->ctx, "reference", SHARD_CK_BYTES, &l->ref, sizeof l->ref, msg);
+  if (st == SHARD_OK) st = io->get(io->ctx, "reference", SHARD_MODEL_CK_BYTES, &l->ref, sizeof l->ref, msg);
   if (st != SHARD_OK) return st;
   const line_ref *r = &l->ref, *set = &l->ref_set;
   if (r->kind != set->kind || r->contact_con != set->contact_con || r->contact_dof != set->contact_dof ||
@@ -593,7 +593,8 @@ static int line_ck_read(void *self, const shard_model_ck_io *io, int64_t step, d
 static const shard_out_table *const line_files_tables[] = {&shard_line_fragments, &shard_line_fragment_sizes,
                                                             &shard_line_fragment_histogram, &shard_line_interfaces};
 static const shard_model_outputs line_outputs = {&shard_line_history, &shard_line_summary, line_files_tables,
-                                                 sizeof line_files_tables / sizeof line_files_tables[0]};
+                                                 sizeof line_files_tables / sizeof line_files_tables[0],
+                                                 shard_line_when_words};
 
 const shard_model_ops shard_line_model_ops = {
     .outputs = &line_outputs,
@@ -630,3 +631,45 @@ const shard_model_ops shard_line_model_ops = {
     .ck_write = line_ck_write,
     .ck_read = line_ck_read,
 };
+
+/* ---- the plugins: one engine, two models -------------------------------------------------- */
+
+static const shard_plugin particle_plugin = {
+    SHARD_PLUGIN_HEADER(SHARD_KIND_MODEL),
+    .name = "particle",
+    .version = "1.0.0",
+    .summary = "a point mass under gravity above a floor",
+    .params = shard_particle_specs,
+    .n_params = SHARD_PARTICLE_N_SPECS,
+    .ops_size = sizeof(shard_model_ops),
+    .caps = 0,
+    .ops = &shard_line_model_ops,
+    .doc = "A point mass m at height u above a floor at `floor`, under gravity g: one DOF and one constraint row "
+           "(gap u - floor). The bouncing ball of the paper's Fig. 4; its analytic reference (reference.type "
+           "ball, the default) gives the exact bounces for a constant restitution e (docs/theory.md).",
+};
+
+static const shard_plugin bar_plugin = {
+    SHARD_PLUGIN_HEADER(SHARD_KIND_MODEL),
+    .name = "bar",
+    .version = "1.0.0",
+    .summary = "a 1D P1 bar with lumped mass, rigid walls, driven ends and extrinsic cohesive facets",
+    .params = shard_bar_specs,
+    .n_params = SHARD_BAR_N_SPECS,
+    .ops_size = sizeof(shard_model_ops),
+    .caps = 0,
+    .ops = &shard_line_model_ops,
+    .doc = "A bar of linear P1 elements with lumped mass (docs/theory.md §9): an optional mesh perturbation, an "
+           "initial velocity, strain rate and pre-strain, prescribed end velocities released by a rule, rigid "
+           "walls at a gap from either end. With a `fracture` section every interior node is a facet where an "
+           "extrinsic cohesive interface is inserted when the stress reaches the facet's strength: the node is "
+           "split into two DOFs (momentum kept) joined by the TSL and by a contact row. References: the "
+           "impacting bar (reference.type bar_impact). Outputs: the contact node's state, momentum, fracture "
+           "counts and energies, fragments and interfaces files, ParaView snapshots and a space-time picture.",
+};
+
+static const shard_plugin *const line_plugins[] = {&particle_plugin, &bar_plugin};
+
+SHARD_PLUGIN_EXPORT const shard_plugin *shard_plugin_entry(uint32_t index) {
+  return index < sizeof line_plugins / sizeof line_plugins[0] ? line_plugins[index] : NULL;
+}

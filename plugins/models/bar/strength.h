@@ -1,4 +1,4 @@
-/* host: facet strengths of the bar (docs/theory.md §11): constant, uniform, Weibull,
+/* model plugin `bar`: facet strengths of the bar (docs/theory.md §11): constant, uniform, Weibull,
  * or the paper's defect model, all drawn from shard's own seeded generator. */
 #ifndef SHARD_STRENGTH_H
 #define SHARD_STRENGTH_H

@@ -1,20 +1,17 @@
-/* host: the mechanical models behind shard_system (docs/theory.md §9).
+/* model plugin `bar` (and `particle`): the engine behind shard_system (docs/theory.md §9).
  *
  * One representation serves the particle and the 1D P1 bar: DOFs with a
  * lumped mass and a constant external force, linear springs between DOF
  * pairs (bar elements), and constraint rows H with gaps g = g0 + H u (walls,
  * floor; later crack interfaces). Everything is preallocated for ndof_max and
  * ncon_max at build time; the stiffness has a fixed sparsity pattern. */
-#ifndef SHARD_MODEL_H
-#define SHARD_MODEL_H
+#ifndef SHARD_BAR_MODEL_H
+#define SHARD_BAR_MODEL_H
 
 #include <stdint.h>
 #include <stdio.h>
 
-#include "case/case.h"
-#include "model/interface.h"
-#include "io/checkpoint.h"
-#include "model/interface.h"
+#include "shard/model.h"
 #include "shard/contact_law.h"
 #include "shard/plugin.h"
 #include "shard/system.h"
@@ -114,11 +111,8 @@ typedef struct shard_model {
 
 } shard_model;
 
-/* Build the model of the case's `model` section. Expressions are evaluated in
- * `scope`. Errors go to diag (bad input) or msg. */
-int shard_model_build(const shard_case *c, const shard_scope *scope, shard_model **out, shard_diag *diag,
-                      shard_msg *msg);
-/* The same from the resolved keys (model/interface.h). */
+/* Build from the resolved keys of the case's model and fracture sections
+ * (shard/model.h). */
 int shard_model_create(const shard_model_args *a, shard_model **out, shard_msg *msg);
 void shard_model_destroy(shard_model *m);
 

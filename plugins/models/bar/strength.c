@@ -1,4 +1,4 @@
-#include "model/strength.h"
+#include "strength.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,4 +1,5 @@
-/* host: the mass-spring chain model behind the model interface (see chain.h).
+/* model plugin `chain`: the mass-spring chain behind the model ABI
+ * (shard/model.h).
  *
  * N point masses on a line joined by N - 1 linear springs, each with its own
  * stiffness, between optional rigid walls at both ends: DOF i is the
@@ -6,16 +7,13 @@
  * one entry (g = gap + u_0 on the left, gap - u_{N-1} on the right). No body
  * force, no fracture, no analytic reference. It is the smallest model that is
  * not the particle or the bar, written against the interface alone. */
-#include "model/chain.h"
-
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/tridiag.h"
-#include "io/checkpoint.h"
-#include "io/outputs.h"
 #include "loader/plugin_calls.h"
+#include "shard/model.h"
 
 /* ---- the keys of its case section ---- */
 
@@ -25,7 +23,7 @@
 #define REQ SHARD_PARAM_REQUIRED
 #define POS SHARD_PARAM_MIN_EXCLUSIVE
 
-const shard_param_spec shard_chain_specs[] = {
+static const shard_param_spec chain_specs[] = {
     {"masses", R, 0, 0, SHARD_INF, "kg", REQ | POS | SHARD_PARAM_LIST, 0,
      "the point masses, left to right (a list: the chain has as many masses)"},
     {"stiffness", R, 0, 0, SHARD_INF, "N/m", SHARD_PARAM_LIST, 0,
@@ -65,7 +63,7 @@ static const shard_out_field chain_summary_fields[] = {
 static const shard_out_table chain_summary_table = {
     "summary.yaml", "summary of a run: the model's keys", "After the run's keys: the chain's end velocities.",
     chain_summary_fields, sizeof chain_summary_fields / sizeof chain_summary_fields[0], 0};
-static const shard_model_outputs chain_outputs = {&chain_history_table, &chain_summary_table, NULL, 0};
+static const shard_model_outputs chain_outputs = {&chain_history_table, &chain_summary_table, NULL, 0, NULL};
 
 /* ---- the model -------------------------------------------------------------------------- */
 
@@ -362,11 +360,11 @@ static uint32_t chain_ck_sections(void *self) { return ((chain *)self)->sys.n_au
 static void chain_ck_write(void *self, const shard_model_ck_io *io) {
   chain *c = self;
   const uint64_t n = (uint64_t)c->n;
-  io->put(io->ctx, "u", SHARD_CK_F64, c->sys.u, n);
-  io->put(io->ctx, "v", SHARD_CK_F64, c->sys.v, n);
-  io->put(io->ctx, "a", SHARD_CK_F64, c->sys.a, n);
-  io->put(io->ctx, "impulse", SHARD_CK_F64, c->impulse, 3);
-  if (c->sys.n_aux) io->put(io->ctx, "aux", SHARD_CK_F64, c->sys.aux, (uint64_t)c->sys.n_aux * n);
+  io->put(io->ctx, "u", SHARD_MODEL_CK_F64, c->sys.u, n);
+  io->put(io->ctx, "v", SHARD_MODEL_CK_F64, c->sys.v, n);
+  io->put(io->ctx, "a", SHARD_MODEL_CK_F64, c->sys.a, n);
+  io->put(io->ctx, "impulse", SHARD_MODEL_CK_F64, c->impulse, 3);
+  if (c->sys.n_aux) io->put(io->ctx, "aux", SHARD_MODEL_CK_F64, c->sys.aux, (uint64_t)c->sys.n_aux * n);
 }
 
 static int chain_ck_read(void *self, const shard_model_ck_io *io, int64_t step, double dt, shard_msg *msg) {
@@ -384,7 +382,7 @@ static int chain_ck_read(void *self, const shard_model_ck_io *io, int64_t step, 
                 {"aux", c->sys.aux, (uint64_t)c->sys.n_aux * n}};
   const size_t na = c->sys.n_aux ? 5 : 4;
   for (size_t k = 0; k < na; ++k) {
-    const int st = io->get(io->ctx, arrays[k].name, SHARD_CK_F64, arrays[k].p, arrays[k].count, msg);
+    const int st = io->get(io->ctx, arrays[k].name, SHARD_MODEL_CK_F64, arrays[k].p, arrays[k].count, msg);
     if (st != SHARD_OK) return st;
     for (uint64_t i = 0; i < arrays[k].count; ++i)
       if (!isfinite(arrays[k].p[i]))
@@ -393,7 +391,7 @@ static int chain_ck_read(void *self, const shard_model_ck_io *io, int64_t step, 
   return SHARD_OK;
 }
 
-const shard_model_ops shard_chain_model_ops = {
+static const shard_model_ops chain_ops = {
     .outputs = &chain_outputs,
     .create = chain_create,
     .destroy = chain_destroy,
@@ -422,3 +420,22 @@ const shard_model_ops shard_chain_model_ops = {
     .ck_write = chain_ck_write,
     .ck_read = chain_ck_read,
 };
+
+static const shard_plugin chain_plugin = {
+    SHARD_PLUGIN_HEADER(SHARD_KIND_MODEL),
+    .name = "chain",
+    .version = "1.0.0",
+    .summary = "point masses joined by springs of their own stiffness, between optional rigid walls",
+    .params = chain_specs,
+    .n_params = SHARD_NPARAMS(chain_specs),
+    .ops_size = sizeof(shard_model_ops),
+    .caps = 0,
+    .ops = &chain_ops,
+    .doc = "N point masses on a line joined by N - 1 linear springs, each with its own stiffness, between optional "
+           "rigid walls at both ends: DOF i is the displacement of mass i, K is tridiagonal, a wall is a constraint "
+           "row with one entry. No body force, no fracture, no analytic reference. Its history has the momentum, "
+           "the first and last masses' velocities and the wall forces; `cases/examples/spring_chain.yaml` runs "
+           "it under every integrator.",
+};
+
+SHARD_PLUGIN_SINGLE(chain_plugin)

@@ -1,15 +1,15 @@
-/* host: the output tables of the line models (see line_outputs.h). */
-#include "model/line_outputs.h"
+/* model plugin `bar`: the output tables of the line models (see line_outputs.h). */
+#include "line_outputs.h"
 
 #define N_(a) (sizeof(a) / sizeof((a)[0]))
 #define I_ SHARD_OUT_INTEGER
 #define R_ SHARD_OUT_NUMBER
 #define S_ SHARD_OUT_STRING
-#define PART SHARD_OUT_PARTICLE
-#define BAR SHARD_OUT_BAR
+#define PART LINE_OUT_PARTICLE
+#define BAR LINE_OUT_BAR
 #define FRAC SHARD_OUT_FRACTURE
-#define BALL SHARD_OUT_REF_BALL
-#define BREF SHARD_OUT_REF_BAR
+#define BALL LINE_OUT_REF_BALL
+#define BREF LINE_OUT_REF_BAR
 
 #define SHARD_LINE_FIELD_(id, name, type, unit, when, fmt, desc) {name, type, unit, when, fmt, desc},
 static const shard_out_field history_fields[] = {SHARD_LINE_HISTORY_COLUMNS(SHARD_LINE_FIELD_)};
@@ -131,3 +131,5 @@ const shard_out_table shard_line_interfaces = {
     "interfaces.csv", "cohesive interfaces at the end of the run",
     "One row per cohesive interface inserted during the run (or placed at the start).", iface_fields,
     N_(iface_fields), FRAC};
+
+const char *const shard_line_when_words[SHARD_OUT_MODEL_BITS] = {"particle", "bar", "ball reference", "bar reference"};

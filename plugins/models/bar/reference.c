@@ -1,4 +1,4 @@
-#include "model/reference.h"
+#include "reference.h"
 
 #include <math.h>
 

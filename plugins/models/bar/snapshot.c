@@ -1,6 +1,6 @@
 /* host: field snapshots (VTK XML + ParaView collection) and the space-time
  * picture (gnuplot) of the bar; see snapshot.h for the file formats. */
-#include "io/snapshot.h"
+#include "snapshot.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,6 +1,6 @@
 /* host: particle and 1D P1 bar models with extrinsic cohesive fracture, and
  * the shard_system services (docs/theory.md §9, §8, §10). */
-#include "model/model.h"
+#include "model.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -9,7 +9,7 @@
 #include "loader/plugin_calls.h"
 #include "core/rng.h"
 #include "core/tridiag.h"
-#include "model/strength.h"
+#include "strength.h"
 
 /* ---- gaps, penalty and cohesive forces ------------------------------------- */
 
@@ -404,18 +404,6 @@ int shard_model_create(const shard_model_args *a, shard_model **out, shard_msg *
   s->stats = &m->stats, s->ops = &model_ops;
   *out = m;
   return SHARD_OK;
-}
-
-int shard_model_build(const shard_case *c, const shard_scope *scope, shard_model **out, shard_diag *diag,
-                      shard_msg *msg) {
-  *out = NULL;
-  const char *type = shard_case_string(c, "model.type");
-  shard_params p, fr;
-  const shard_params *frac;
-  if (shard_case_model_params(c, scope, &p, &fr, &frac, diag) != SHARD_OK)
-    return shard_msg_set(msg, SHARD_ERR_INPUT, "invalid %s model", type ? type : "(no type)");
-  const shard_model_args a = {type, &p, frac, shard_case_path(c)};
-  return shard_model_create(&a, out, msg);
 }
 
 void shard_model_destroy(shard_model *m) {
@@ -814,7 +802,7 @@ double shard_model_total_mass(const shard_model *m) {
 
 typedef struct ck_array {
   const char *name;
-  shard_ck_type type;
+  shard_model_ck_type type;
   void *p;
   uint64_t count; /* elements */
 } ck_array;
@@ -824,7 +812,7 @@ typedef struct ck_array {
 static int ck_arrays(shard_model *m, ck_array *out) {
   const uint64_t nd = (uint64_t)m->ndof_max + 1, nc = (uint64_t)m->ncon_max + 1, nf = (uint64_t)m->nfacet + 1,
                  ne = (uint64_t)m->nel + 1;
-  const shard_ck_type D = SHARD_CK_F64, I = SHARD_CK_I32;
+  const shard_model_ck_type D = SHARD_MODEL_CK_F64, I = SHARD_MODEL_CK_I32;
   int n = 0;
   out[n++] = (ck_array){"X", D, m->X, nd};
   out[n++] = (ck_array){"mass", D, m->mass, nd};
@@ -864,7 +852,7 @@ void shard_model_checkpoint_write(shard_model *m, const shard_model_ck_io *io) {
   ck_array a[32];
   const int n = ck_arrays(m, a);
   const int64_t sc[CK_NSCALARS] = {m->ndof, m->ncon, m->niface, m->released, m->insertions};
-  io->put(io->ctx, "model", SHARD_CK_I64, sc, CK_NSCALARS);
+  io->put(io->ctx, "model", SHARD_MODEL_CK_I64, sc, CK_NSCALARS);
   for (int i = 0; i < n; ++i) io->put(io->ctx, a[i].name, a[i].type, a[i].p, a[i].count);
 }
 
@@ -895,7 +883,7 @@ static int ck_validate(const shard_model *m, const int64_t *sc, int32_t niface0,
     return CK_BAD("%lld insertions, %d interfaces beyond the %d initial ones", (long long)sc[CK_INSERTIONS],
                   (int)(ni - niface0), (int)niface0);
   for (int k = 0; k < na; ++k)
-    if (a[k].type == SHARD_CK_F64) {
+    if (a[k].type == SHARD_MODEL_CK_F64) {
       const double *p = a[k].p;
       for (uint64_t i = 0; i < a[k].count; ++i)
         if (!isfinite(p[i])) return CK_BAD("%s[%llu] is not finite", a[k].name, (unsigned long long)i);
@@ -937,7 +925,7 @@ int shard_model_checkpoint_read(shard_model *m, const shard_model_ck_io *io, sha
   ck_array a[32];
   const int n = ck_arrays(m, a);
   int64_t sc[CK_NSCALARS];
-  int st = io->get(io->ctx, "model", SHARD_CK_I64, sc, CK_NSCALARS, msg);
+  int st = io->get(io->ctx, "model", SHARD_MODEL_CK_I64, sc, CK_NSCALARS, msg);
   const int32_t niface0 = m->niface;
   int32_t wall_col[4] = {0};
   for (int32_t i = 0; i < m->nwall && i < 4; ++i) wall_col[i] = m->h_col[m->h_rowptr[i]];

@@ -57,7 +57,7 @@
 #ifndef SHARD_SNAPSHOT_H
 #define SHARD_SNAPSHOT_H
 
-#include "model/model.h"
+#include "model.h"
 #include "shard/status.h"
 
 #define SHARD_SPACETIME_MAX_ROWS 1000

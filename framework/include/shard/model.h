@@ -1,32 +1,37 @@
-/* host: the model interface — what the run (run/) asks of a mechanical model.
+/* shard — the model ABI: what the host asks of a mechanical model
+ * (SHARD_KIND_MODEL plugins; docs/plugins.md, "Models").
  *
- * A model is built from its case section, resolved (shard_model_args), into
- * a shard_system (shard/system.h: DOFs, lumped mass, force, stiffness,
- * constraint rows and gaps; the run adds the contact services,
- * contact_operator and lcp_solve, and owns sys->host). It answers everything
- * the run needs that depends on what the model is: its scales and stable
- * step, its energies, its prescribed motion, its fracture topology
- * (insertion, fragments), its analytic reference, its history columns,
- * summary keys and extra output files, its field snapshots and its
- * checkpoint state. run/ includes this header and never a model's own: it
+ * A model is built from its case section, resolved against its parameter
+ * specs (shard_model_args), into a shard_system (shard/system.h: DOFs,
+ * lumped mass, force, stiffness, constraint rows of any width and gaps; the
+ * host adds the contact services, contact_operator and lcp_solve, and owns
+ * sys->host). It answers everything the run needs that depends on what the
+ * model is: its scales and stable step, its energies, its prescribed
+ * motion, its fracture topology (insertion, fragments), its analytic
+ * reference, its history columns, summary keys and extra output files
+ * (shard/outputs.h), its field snapshots and its checkpoint state. The host
  * has no branch on the kind of model and reads no field of one.
  *
- * The built-in models implement it: the particle and the 1D bar (model/line.c
- * over the engine of model/model.c) and the mass-spring chain
- * (model/chain.c). It is the interface a model plugin is to implement
- * (docs/architecture.md, "A model"). */
-#ifndef SHARD_MODEL_INTERFACE_H
-#define SHARD_MODEL_INTERFACE_H
+ * The descriptor (shard/plugin.h) of a model has kind SHARD_KIND_MODEL, its
+ * case keys as `params` (the `model` section: model.type names the plugin)
+ * and a `const shard_model_ops *` as ops. One .so may hold several models
+ * sharing their code (plugins/models/bar: `particle` and `bar`). */
+#ifndef SHARD_MODEL_H
+#define SHARD_MODEL_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "io/outputs.h"
 #include "shard/params.h"
 #include "shard/contact_law.h"
+#include "shard/outputs.h"
 #include "shard/plugin.h"
 #include "shard/system.h"
 #include "shard/tsl.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* shard_model_info.flags */
 #define SHARD_MODEL_FRACTURE 0x1u  /* the case has cohesive fracture (a TSL is attached) */
@@ -36,7 +41,7 @@
 typedef struct shard_model_info {
   const char *name;     /* "particle", "bar", "chain" */
   unsigned flags;       /* SHARD_MODEL_* */
-  unsigned out_flags;   /* the SHARD_OUT_* column and key sets the model writes (io/outputs.h) */
+  unsigned out_flags;   /* the `when` bits (shard/outputs.h) of the columns and keys this run writes */
   int32_t n_facets;     /* facets that may hold an interface (0 without fracture) */
   int32_t n_presc;      /* prescribed DOFs (0..2) */
   int32_t presc_dof[2]; /* which */
@@ -88,19 +93,29 @@ typedef struct shard_summary_writer {
   void (*word)(void *ctx, const char *key, const char *word);
 } shard_summary_writer;
 
-/* The model's outputs as data (io/outputs.h): its history columns (after the
- * run's own, in this order), its summary keys (after the run's) and the CSV
- * files it writes; `when` bits of its fields among the run's flags
- * (info.out_flags). */
+/* The model's outputs as data (shard/outputs.h): its history columns (after
+ * the run's own, in this order), its summary keys (after the run's) and the
+ * CSV files it writes; a field is written when its `when` bits are among the
+ * run's flags (info.out_flags). when_words names the model's own bits
+ * (SHARD_OUT_MODEL_BIT(k): when_words[k]) for the docs. */
 typedef struct shard_model_outputs {
   const shard_out_table *history;
   const shard_out_table *summary;
   const shard_out_table *const *files;
   size_t n_files;
+  const char *const *when_words; /* SHARD_OUT_MODEL_BITS entries, NULL where unused; NULL: none */
 } shard_model_outputs;
 
+/* Checkpoint section types */
+typedef enum shard_model_ck_type {
+  SHARD_MODEL_CK_I32 = 1,
+  SHARD_MODEL_CK_I64 = 2,
+  SHARD_MODEL_CK_F64 = 3,
+  SHARD_MODEL_CK_BYTES = 4
+} shard_model_ck_type;
+
 /* Checkpoint sections, given by the run to ck_write and ck_read: `put` appends
- * a section (type 1 int32, 2 int64, 3 double, 4 bytes; count elements),
+ * a section (a shard_model_ck_type, count elements),
  * `get` reads the next one, which must have this name, type and count
  * (SHARD_ERR_INPUT with what differs in msg). */
 typedef struct shard_model_ck_io {
@@ -122,6 +137,10 @@ typedef struct shard_model_args {
   const char *case_path;
 } shard_model_args;
 
+/* Every slot is required except case_derived and the fields_* group (all
+ * five or none); the registry refuses a model that lacks one. A model that
+ * cannot take a law or a checkpoint says so from set_force_law / set_tsl /
+ * ck_read with SHARD_ERR_INPUT. */
 typedef struct shard_model_ops {
   const shard_model_outputs *outputs;
   /* Build; *out_sys: the model's system (integrators see only it). Bad
@@ -210,4 +229,7 @@ typedef struct shard_model_ops {
   int (*ck_read)(void *self, const shard_model_ck_io *io, int64_t step, double dt, shard_msg *msg);
 } shard_model_ops;
 
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
 #endif
