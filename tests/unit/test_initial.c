@@ -232,7 +232,28 @@ static void test_initial_release_first_insertion(void) {
   CU_CHECK_MSG(rh_summary(out, "fracture.insertions") > 0, "no insertion in the release step");
 }
 
+/* reference.type names a reference of the model plugin: one it does not
+ * have, or one of another model, is refused at set-up (exit 2) by the model,
+ * the case file named. */
+static void test_initial_reference_of_the_model(void) {
+  char out[512], msg[512];
+  const char *unknown[] = {"reference.type=bar_imp"};
+  CU_ASSERT_EQUAL(rh_run("cases/paper/ball_e1", "ref_unknown", unknown, 1, out, sizeof out, msg, sizeof msg), 2);
+  CU_CHECK_MSG(strstr(msg, "ball_e1.yaml: reference.type 'bar_imp' is not a reference of model 'particle' (auto, "
+                           "none, ball)") != NULL,
+               "%s", msg);
+  const char *other[] = {"reference.type=bar_impact"};
+  CU_ASSERT_EQUAL(rh_run("cases/paper/ball_e1", "ref_other", other, 1, out, sizeof out, msg, sizeof msg), 2);
+  CU_CHECK_MSG(strstr(msg, "reference.type 'bar_impact' needs a bar with exactly one wall") != NULL, "%s", msg);
+  const char *chain[] = {"reference.type=ball"};
+  CU_ASSERT_EQUAL(rh_run("cases/examples/spring_chain", "ref_chain", chain, 1, out, sizeof out, msg, sizeof msg), 2);
+  CU_CHECK_MSG(strstr(msg, "reference.type 'ball' has no solution for the chain model") != NULL, "%s", msg);
+  const char *none[] = {"reference.type=none", "time.end=0.01"};
+  CU_ASSERT_EQUAL(rh_run("cases/paper/ball_e1", "ref_none", none, 2, out, sizeof out, msg, sizeof msg), 0);
+}
+
 static const cu_test_def tests[] = {
+    {"test_initial_reference_of_the_model", test_initial_reference_of_the_model},
     {"test_initial_release_time_needed", test_initial_release_time_needed},
     {"test_initial_release_first_insertion", test_initial_release_first_insertion},
     {"test_initial_split_on_interface", test_initial_split_on_interface},

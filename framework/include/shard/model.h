@@ -104,6 +104,10 @@ typedef struct shard_model_outputs {
   const shard_out_table *const *files;
   size_t n_files;
   const char *const *when_words; /* SHARD_OUT_MODEL_BITS entries, NULL where unused; NULL: none */
+  /* other files the model may write into the run directory (NULL-terminated;
+   * NULL: none): the host removes them, with the files above, before a run
+   * starts, so that an earlier run's cannot pass for this one's */
+  const char *const *extra_files;
 } shard_model_outputs;
 
 /* Checkpoint section types */

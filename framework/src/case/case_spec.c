@@ -100,8 +100,9 @@ static const shard_param_spec lcp_host_specs[] = {
 };
 
 static const shard_param_spec reference_specs[] = {
-    {"type", C, "auto", 0, 0, "", 0, "auto|none|ball|bar_impact",
-     "analytic reference for error norms (auto: from the model)"},
+    {"type", SHARD_PARAM_STRING, "auto", 0, 0, "", 0, 0,
+     "analytic reference for error norms: auto (the model's default), none, or one the model plugin names "
+     "(its README: ball for the particle, bar_impact for the bar); the model refuses one it does not have"},
 };
 
 const shard_case_section shard_case_sections[] = {

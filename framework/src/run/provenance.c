@@ -52,11 +52,10 @@ static void compute_run_hash(run *r, const char *resolved, size_t len) {
  * result: summary.yaml first, then the other final outputs; a fresh start
  * also the checkpoint, the partial history, the provenance and the field
  * snapshots (a continued run keeps those: they are its own), and every
- * leftover temporary. Only the file names a run writes are touched. */
+ * leftover temporary. Only the file names a run writes are touched: the
+ * run's, and the model's (its file tables and extra_files, shard/model.h). */
 static const char *const final_outputs[] = {"summary.yaml", /* first: the claim of a result */
-                                            "history.csv",          "fragments.csv",        "fragment_sizes.csv",
-                                            "fragment_histogram.csv", "interfaces.csv",     "spacetime_stress.dat",
-                                            "spacetime_damage.dat", "spacetime.gp",         "spacetime.png"};
+                                            "history.csv"};
 static const char *const run_state[] = {"checkpoint.bin", ".history.csv.partial", "case.resolved.yaml",
                                         "provenance.yaml", "fields.pvd"};
 
@@ -89,10 +88,13 @@ static int remove_matching(const char *dir, int fresh, int in_fields, shard_msg 
   return st;
 }
 
-static int remove_stale_outputs(const char *dir, int continuing, shard_msg *msg) {
+static int remove_stale_outputs(const char *dir, const shard_model_outputs *mo, int continuing, shard_msg *msg) {
   int st = SHARD_OK;
   for (size_t i = 0; st == SHARD_OK && i < sizeof final_outputs / sizeof final_outputs[0]; ++i)
     st = remove_file(dir, final_outputs[i], msg);
+  for (size_t i = 0; st == SHARD_OK && i < mo->n_files; ++i) st = remove_file(dir, mo->files[i]->file, msg);
+  for (size_t i = 0; st == SHARD_OK && mo->extra_files && mo->extra_files[i]; ++i)
+    st = remove_file(dir, mo->extra_files[i], msg);
   for (size_t i = 0; st == SHARD_OK && !continuing && i < sizeof run_state / sizeof run_state[0]; ++i)
     st = remove_file(dir, run_state[i], msg);
   if (st == SHARD_OK) st = remove_matching(dir, !continuing, 0, msg);
@@ -136,7 +138,7 @@ int run_write_provenance(run *r, shard_msg *msg) {
   r->continuing = r->opt->restart || (r->opt->resume && run_checkpoint_resumable(r));
   /* a --restart without a checkpoint of this run fails in checkpoint_restore, touching nothing */
   int st = r->opt->restart && !run_checkpoint_resumable(r) ? SHARD_OK
-                                                       : remove_stale_outputs(r->opt->out_dir, r->continuing, msg);
+                                                       : remove_stale_outputs(r->opt->out_dir, r->mops->outputs, r->continuing, msg);
   if (st != SHARD_OK || r->continuing) {
     free(rbuf);
     return st;

@@ -401,6 +401,7 @@ static int run_setup(run *r, shard_msg *msg) {
   if ((st = r->mops->reference_setup(r->model, shard_case_string(r->c, "reference.type"), e, r->dt, msg)) !=
       SHARD_OK) {
     if (r->impact_vd) shard_msg_prepend(msg, "impact law '%s' (velocity dependent)", r->impact.lp->desc->name);
+    shard_msg_prepend(msg, "%s", shard_case_path(r->c));
     return st;
   }
   r->mops->info(r->model, &r->info); /* the reference's columns */

@@ -267,6 +267,10 @@ static int line_reference_setup(void *self, const char *type, double e, double d
     if (m->kind != SHARD_MODEL_BAR || m->nwall != 1)
       return shard_msg_set(msg, SHARD_ERR_INPUT, "reference.type 'bar_impact' needs a bar with exactly one wall");
     want_bar = 1;
+  } else if (strcmp(type, "none") != 0) {
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "reference.type '%s' is not a reference of model '%s' (auto, none, %s)",
+                         type, m->kind == SHARD_MODEL_PARTICLE ? "particle" : "bar",
+                         m->kind == SHARD_MODEL_PARTICLE ? "ball" : "bar_impact");
   }
   if (want_ball) {
     r->kind = SHARD_REF_BALL;
@@ -592,9 +596,12 @@ static int line_ck_read(void *self, const shard_model_ck_io *io, int64_t step, d
 
 static const shard_out_table *const line_files_tables[] = {&shard_line_fragments, &shard_line_fragment_sizes,
                                                             &shard_line_fragment_histogram, &shard_line_interfaces};
+/* the space-time picture (snapshot.c) */
+static const char *const line_extra_files[] = {"spacetime_stress.dat", "spacetime_damage.dat", "spacetime.gp",
+                                               "spacetime.png", NULL};
 static const shard_model_outputs line_outputs = {&shard_line_history, &shard_line_summary, line_files_tables,
                                                  sizeof line_files_tables / sizeof line_files_tables[0],
-                                                 shard_line_when_words};
+                                                 shard_line_when_words, line_extra_files};
 
 const shard_model_ops shard_line_model_ops = {
     .outputs = &line_outputs,

@@ -63,7 +63,7 @@ static const shard_out_field chain_summary_fields[] = {
 static const shard_out_table chain_summary_table = {
     "summary.yaml", "summary of a run: the model's keys", "After the run's keys: the chain's end velocities.",
     chain_summary_fields, sizeof chain_summary_fields / sizeof chain_summary_fields[0], 0};
-static const shard_model_outputs chain_outputs = {&chain_history_table, &chain_summary_table, NULL, 0, NULL};
+static const shard_model_outputs chain_outputs = {&chain_history_table, &chain_summary_table, NULL, 0, NULL, NULL};
 
 /* ---- the model -------------------------------------------------------------------------- */
 
