@@ -1048,7 +1048,14 @@ void shard_registry_load_every(const shard_registry *creg) {
  * shard_registry_create). */
 const shard_loaded_plugin *shard_registry_find(const shard_registry *creg, int kind, const char *name) {
   const registry_entry *e = find_entry(creg, kind, name);
-  if (e || !creg || !name) return e ? &e->pub : NULL;
+  if (e) {
+    /* NAME.so first on the search path and refused: nothing else stands in
+     * for it, even a copy an earlier lookup loaded while it looked at every
+     * file (a model in a file named otherwise, say) */
+    const candidate *c = candidate_named(creg, name);
+    return c && c->state == CAND_FAILED ? NULL : &e->pub;
+  }
+  if (!creg || !name) return NULL;
   shard_registry *reg;
   memcpy(&reg, &creg, sizeof reg);
   if (!valid_name(name)) {
