@@ -65,7 +65,9 @@ static const shard_out_field summary_fields[] = {
     {"lcp.iterations", I_, "", 0, NULL, "LCP solver iterations"},
     {"lcp.max_residual", R_, "1", 0, NULL, "largest LCP residual (the solver's scaled measure)"},
     {"lcp.fallbacks", I_, "", 0, NULL, "blocks solved by the fallback solver"},
-    {"momentum", R_, "kg m/s", 0, NULL, "total linear momentum at the end"},
+    {"momentum", R_, "kg m/s", 0, NULL,
+     "total linear momentum at the end, for a model with one axis (empty for a 2D model: its own keys give the "
+     "components)"},
     {"loading.released", B_, "", LOAD, NULL, "the prescribed ends were released"},
     {"loading.release_time", R_, "s", LOAD, NULL, "time of the release (~: not released)"},
     {"loading.balance_offset", R_, "J", LOAD, NULL, "jump of the algorithmic energy at the release, carried by the balance"},

@@ -386,6 +386,7 @@ static int run_setup(run *r, shard_msg *msg) {
   const shard_model_args args = {type, &mp, frac, shard_case_path(r->c)};
   int st = r->mops->create(&args, &r->model, &r->sys, msg);
   if (st != SHARD_OK) return st;
+  memset(&r->info, 0, sizeof r->info); /* a model built before a field was appended leaves it 0 */
   r->mops->info(r->model, &r->info);
   if (r->mops->outputs->history->n_fields > SHARD_MODEL_HISTORY_MAX)
     return shard_msg_set(msg, SHARD_ERR_INTERNAL, "model '%s' declares %zu history columns, at most %d", r->info.name,
@@ -404,6 +405,7 @@ static int run_setup(run *r, shard_msg *msg) {
     shard_msg_prepend(msg, "%s", shard_case_path(r->c));
     return st;
   }
+  memset(&r->info, 0, sizeof r->info);
   r->mops->info(r->model, &r->info); /* the reference's columns */
   if (shard_case_has(r->c, "output.fields_interval") &&
       shard_case_real(r->c, "output.fields_interval", &sc, &r->fields_interval, r->diag) != SHARD_OK)

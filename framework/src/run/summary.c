@@ -127,9 +127,11 @@ int run_write_summary(run *r, FILE *f, const char *status, const char *message, 
   y_int(&w, "lcp.iterations", (long long)r->lcp_iterations);
   y_sci(&w, "lcp.max_residual", r->lcp_res_max);
   y_int(&w, "lcp.fallbacks", (long long)r->lcp_fallbacks);
+  /* along the one axis of a 1D model; a model with more axes gives its
+   * components among its own keys */
   double momentum = 0;
   for (int32_t d = 0; d < sys->ndof; ++d) momentum += sys->mass[d] * sys->v[d];
-  y_num(&w, "momentum", momentum);
+  y_num(&w, "momentum", r->info.dim > 1 ? NAN : momentum);
   if (r->info.n_presc) {
     const int released = r->mops->released(r->model);
     y_word(&w, "loading.released", released ? "true" : "false");
