@@ -950,7 +950,7 @@ static void host_pgs_solve(const tsolver *pgs, int closed_form, const shard_csr 
   shard_msg msg = {{0}};
   shard_contact *c = NULL;
   void *self = NULL;
-  CU_ASSERT_EQUAL_FATAL(shard_contact_create(&c, 2 * n, n, n, &msg), SHARD_OK);
+  CU_ASSERT_EQUAL_FATAL(shard_contact_create(&c, 2 * n, n, 2, n, &msg), SHARD_OK);
   CU_ASSERT_EQUAL_FATAL(pgs->ops->create(&pgs->params, &self, &msg), SHARD_OK);
   shard_contact_policy pol = {.primary = {"pgs", pgs->ops, self, pgs->desc->caps, 10 * pgs->tol},
                               .scalar_closed_form = closed_form};
@@ -1045,7 +1045,7 @@ static void test_lcp_contract_host_checks_solutions(void) {
   for (size_t k = 0; k < sizeof lies / sizeof lies[0]; ++k) {
     shard_msg msg = {{0}};
     shard_contact *c = NULL;
-    CU_ASSERT_EQUAL_FATAL(shard_contact_create(&c, 6, 3, 3, &msg), SHARD_OK);
+    CU_ASSERT_EQUAL_FATAL(shard_contact_create(&c, 6, 3, 2, 3, &msg), SHARD_OK);
     double bias = lies[k].bias, z[3] = {0, 0, 0};
     shard_step_stats st;
     memset(&st, 0, sizeof st);
@@ -1061,7 +1061,7 @@ static void test_lcp_contract_host_checks_solutions(void) {
   shard_msg msg = {{0}};
   shard_contact *c = NULL;
   void *self = NULL;
-  CU_ASSERT_EQUAL_FATAL(shard_contact_create(&c, 6, 3, 3, &msg), SHARD_OK);
+  CU_ASSERT_EQUAL_FATAL(shard_contact_create(&c, 6, 3, 2, 3, &msg), SHARD_OK);
   CU_ASSERT_EQUAL_FATAL(pgs->ops->create(&pgs->params, &self, &msg), SHARD_OK);
   shard_contact_policy pol = {.primary = {"liar", &liar_ops, NULL, SHARD_CAP_LCP_SPARSE, 1e-9},
                               .fallback = {"pgs", pgs->ops, self, pgs->desc->caps, 10 * pgs->tol}};

@@ -48,6 +48,7 @@ typedef struct shard_model_info {
   const double *fext;   /* constant external force per DOF (ndof_max), or NULL when it is zero */
   int32_t w_row_degree; /* most rows of W = H M^-1 (M - c K) M^-1 H^T a constraint row couples with */
   int32_t dim;          /* DOFs per node, DOF d along axis d % dim (0 or 1: one axis; 2: x, y interleaved) */
+  int32_t h_row_width;  /* most entries a constraint row of H has (0: 2) */
 } shard_model_info;
 
 /* Energies of the current state [J]. */

@@ -11,6 +11,7 @@
 
 struct shard_contact {
   int32_t ndof, ncon_max;
+  int32_t row_width; /* most entries of a row of H */
   int64_t w_cap; /* nnz capacity of the assembled operator */
 
   /* assembled operator W */
@@ -38,7 +39,8 @@ struct shard_contact {
 
 static void *xcalloc(size_t n, size_t size) { return calloc(n ? n : 1, size); }
 
-int shard_contact_create(shard_contact **out, int32_t ndof_max, int32_t ncon_max, int32_t row_degree, shard_msg *msg) {
+int shard_contact_create(shard_contact **out, int32_t ndof_max, int32_t ncon_max, int32_t row_width,
+                         int32_t row_degree, shard_msg *msg) {
   *out = NULL;
   shard_contact *c = xcalloc(1, sizeof *c);
   if (!c) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
@@ -51,7 +53,8 @@ int shard_contact_create(shard_contact **out, int32_t ndof_max, int32_t ncon_max
   c->dense_max = dense_n;
   const int64_t dense_nnz = (int64_t)dense_n * dense_n;
   c->b_cap = c->w_cap > dense_nnz ? c->w_cap : dense_nnz;
-  const size_t nh = 2 * (size_t)ncon_max + 1, nc = (size_t)ncon_max + 1;
+  c->row_width = row_width > 0 ? row_width : 2;
+  const size_t nh = (size_t)c->row_width * (size_t)ncon_max + 1, nc = (size_t)ncon_max + 1;
   c->w_rowptr = xcalloc(nc, sizeof(int32_t));
   c->w_col = xcalloc((size_t)c->w_cap, sizeof(int32_t));
   c->w_val = xcalloc((size_t)c->w_cap, sizeof(double));
@@ -134,6 +137,12 @@ int shard_contact_operator(shard_contact *c, const shard_csr *h, const double *m
   int32_t ne = 0;
   for (int32_t i = 0; i < n; ++i) {
     const int32_t r = rows[i];
+    if (h->rowptr[r + 1] - h->rowptr[r] > c->row_width) {
+      for (int32_t u = 0; u < i; ++u) /* undo the map built so far */
+        for (int32_t e = h->rowptr[rows[u]]; e < h->rowptr[rows[u] + 1]; ++e) c->head[h->colind[e]] = -1;
+      return shard_msg_set(msg, SHARD_ERR_INTERNAL, "contact operator: row %d has %d entries, the model declared at most %d",
+                           (int)r, (int)(h->rowptr[r + 1] - h->rowptr[r]), (int)c->row_width);
+    }
     for (int32_t e = h->rowptr[r]; e < h->rowptr[r + 1]; ++e, ++ne) {
       const int32_t d = h->colind[e];
       c->erow[ne] = i;

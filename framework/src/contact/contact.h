@@ -34,9 +34,10 @@ typedef struct shard_contact_policy {
   int scalar_closed_form;        /* 1x1 blocks with w > 0: z = max(0, -q/w), no solver call */
 } shard_contact_policy;
 
-/* Storage for up to ncon_max constraint rows of at most 2 entries over
- * ndof_max DOFs, each row coupling to at most row_degree rows in W. */
-int shard_contact_create(shard_contact **out, int32_t ndof_max, int32_t ncon_max, int32_t row_degree, shard_msg *msg);
+/* Storage for up to ncon_max constraint rows of at most row_width entries
+ * over ndof_max DOFs, each row coupling to at most row_degree rows in W. */
+int shard_contact_create(shard_contact **out, int32_t ndof_max, int32_t ncon_max, int32_t row_width,
+                         int32_t row_degree, shard_msg *msg);
 void shard_contact_destroy(shard_contact *c);
 /* Attach the solvers and call their setup for the sizes of this model. */
 int shard_contact_set_policy(shard_contact *c, const shard_contact_policy *policy, shard_msg *msg);
