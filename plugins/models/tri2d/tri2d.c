@@ -118,8 +118,8 @@ typedef struct tri2d {
   double young, nu, rho, thick, cp;
   int plane_strain;
   double xmin, xmax, ymin, ymax, cell_dx, cell_dy;
-  /* K: constant CSR, element entries at kpos (36 per element) */
-  int32_t *k_rowptr, *k_col, *kpos;
+  /* K: constant CSR (k_base), copied to k_val with the penalty springs added */
+  int32_t *k_rowptr, *k_col;
   double *k_base, *k_val;
   int32_t *nblock;       /* per node: positions of its 2x2 diagonal block (4) */
   shard_csr kcsr;
@@ -228,7 +228,7 @@ static void tri2d_destroy(void *self) {
   if (!m) return;
   free(m->X), free(m->mass), free(m->minv), free(m->tri), free(m->geo);
   free(m->sys.u), free(m->sys.v), free(m->sys.a), free(m->sys.aux);
-  free(m->k_rowptr), free(m->k_col), free(m->kpos), free(m->k_base), free(m->k_val), free(m->nblock);
+  free(m->k_rowptr), free(m->k_col), free(m->k_base), free(m->k_val), free(m->nblock);
   free(m->row_node), free(m->row_wall), free(m->h_rowptr), free(m->h_col), free(m->h_val), free(m->g0), free(m->row_w);
   free(m->pen_f), free(m->pen_k), free(m->pen_e), free(m->gap), free(m->impulse);
   free(m->dir), free(m->times);
@@ -331,8 +331,8 @@ static int build_stiffness(tri2d *m, shard_msg *msg) {
   m->k_rowptr = malloc(((size_t)m->ndof + 1) * sizeof *m->k_rowptr);
   m->k_col = malloc((size_t)nnz * sizeof *m->k_col);
   m->k_base = calloc((size_t)nnz, sizeof *m->k_base), m->k_val = calloc((size_t)nnz, sizeof *m->k_val);
-  m->kpos = malloc((size_t)ne * 36 * sizeof *m->kpos), m->nblock = malloc((size_t)nn * 4 * sizeof *m->nblock);
-  if (!m->k_rowptr || !m->k_col || !m->k_base || !m->k_val || !m->kpos || !m->nblock) {
+  m->nblock = malloc((size_t)nn * 4 * sizeof *m->nblock);
+  if (!m->k_rowptr || !m->k_col || !m->k_base || !m->k_val || !m->nblock) {
     free(cnt), free(adj), free(deg);
     return NOMEM("the stiffness matrix");
   }
@@ -374,12 +374,13 @@ static int build_stiffness(tri2d *m, shard_msg *msg) {
     for (int i = 0; i < 3; ++i)
       for (int j = 0; j < 6; ++j) DB[i][j] = m->D[i][0] * B[0][j] + m->D[i][1] * B[1][j] + m->D[i][2] * B[2][j];
     const double ta = m->thick * g[6];
+    double ke[6][6];
+    for (int p = 0; p < 6; ++p) /* the upper triangle, mirrored: K exactly symmetric */
+      for (int c = p; c < 6; ++c) ke[p][c] = ke[c][p] = ta * (B[0][p] * DB[0][c] + B[1][p] * DB[1][c] + B[2][p] * DB[2][c]);
     for (int p = 0; p < 6; ++p)
       for (int c = 0; c < 6; ++c) {
         const int32_t row = 2 * m->tri[3 * e + p / 2] + p % 2, col = 2 * m->tri[3 * e + c / 2] + c % 2;
-        const int32_t pos = kfind(m, row, col);
-        m->kpos[36 * e + 6 * p + c] = pos;
-        m->k_base[pos] += ta * (B[0][p] * DB[0][c] + B[1][p] * DB[1][c] + B[2][p] * DB[2][c]);
+        m->k_base[kfind(m, row, col)] += ke[p][c];
       }
   }
   memcpy(m->k_val, m->k_base, (size_t)nnz * sizeof *m->k_val);
