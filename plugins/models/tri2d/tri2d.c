@@ -1,8 +1,9 @@
 /* model plugin `tri2d`: linear elastic P1 triangles in the plane behind the
  * model ABI (shard/model.h).
  *
- * A structured rectangle of nx x ny cells, each split in two triangles with
- * alternating diagonals, interior nodes optionally moved at random; plane
+ * A structured rectangle of nx x ny cells or an annulus of nr x ntheta cells,
+ * each cell split in two triangles with alternating diagonals, interior nodes
+ * optionally moved at random; plane
  * strain or plane stress, small strain, lumped mass rho t A / 3 per vertex.
  * Node i carries DOFs 2i (x) and 2i+1 (y). K is constant: its CSR pattern and
  * values are built once; the force -K u is assembled element by element
@@ -36,13 +37,19 @@ static const shard_param_spec tri2d_specs[] = {
     {"poisson", R, "0", 0, 0.5, "1", SHARD_PARAM_MAX_EXCLUSIVE, 0, "Poisson's ratio nu, in [0, 0.5)"},
     {"density", R, 0, 0, SHARD_INF, "kg/m^3", REQ | POS, 0, "mass density rho"},
     {"thickness", R, "1", 0, SHARD_INF, "m", POS, 0, "out-of-plane thickness t (plane strain: the slice, 1 m)"},
-    {"mesh.shape", C, "rectangle", 0, 0, "", 0, "rectangle", "built-in mesh: rectangle (the only shape so far)"},
-    {"mesh.width", R, 0, 0, SHARD_INF, "m", REQ | POS, 0, "rectangle: extent along x, from x = 0"},
-    {"mesh.height", R, 0, 0, SHARD_INF, "m", REQ | POS, 0, "rectangle: extent along y, from y = 0"},
-    {"mesh.nx", I, 0, 1, 1e6, "", REQ, 0, "rectangle: cells along x (each cell is two triangles)"},
-    {"mesh.ny", I, 0, 1, 1e6, "", REQ, 0, "rectangle: cells along y"},
+    {"mesh.shape", C, "rectangle", 0, 0, "", 0, "rectangle|annulus",
+     "built-in mesh: rectangle (from the origin) or annulus (centred on the origin)"},
+    {"mesh.width", R, 0, 0, SHARD_INF, "m", POS, 0, "rectangle: extent along x, from x = 0"},
+    {"mesh.height", R, 0, 0, SHARD_INF, "m", POS, 0, "rectangle: extent along y, from y = 0"},
+    {"mesh.nx", I, 0, 1, 1e6, "", 0, 0, "rectangle: cells along x (each cell is two triangles)"},
+    {"mesh.ny", I, 0, 1, 1e6, "", 0, 0, "rectangle: cells along y"},
+    {"mesh.inner_radius", R, 0, 0, SHARD_INF, "m", POS, 0, "annulus: inner radius"},
+    {"mesh.outer_radius", R, 0, 0, SHARD_INF, "m", POS, 0, "annulus: outer radius"},
+    {"mesh.nr", I, 0, 1, 1e6, "", 0, 0, "annulus: cells across the radius"},
+    {"mesh.ntheta", I, 0, 6, 1e7, "", 0, 0, "annulus: cells around (each cell is two triangles)"},
     {"mesh.perturbation", R, "0", 0, 0.3, "1", 0, 0,
-     "interior nodes moved at random by up to this fraction of the cell size along each axis"},
+     "interior nodes moved at random by up to this fraction of the cell size along each axis (annulus: radius "
+     "and arc)"},
     {"mesh.seed", I, "1", 0, 9.007199254740992e15, "", 0, 0, "seed of the node perturbation"},
     {"initial.velocity", R, 0, -SHARD_INF, SHARD_INF, "m/s", SHARD_PARAM_LIST, 0,
      "uniform initial velocity [vx, vy] (absent: at rest)"},
@@ -118,6 +125,9 @@ typedef struct tri2d {
   double young, nu, rho, thick, cp;
   int plane_strain;
   double xmin, xmax, ymin, ymax, cell_dx, cell_dy;
+  int annulus;            /* the mesh is an annulus: rings of ntheta nodes, inner ring first */
+  int32_t nr, ntheta;
+  double r_in, r_out;
   /* K: constant CSR (k_base), copied to k_val with the penalty springs added */
   int32_t *k_rowptr, *k_col;
   double *k_base, *k_val;
@@ -390,6 +400,10 @@ static int build_stiffness(tri2d *m, shard_msg *msg) {
 
 /* the rectangle: nodes row by row, two triangles per cell, diagonals alternating */
 static int build_rectangle(tri2d *m, const shard_params *pp, const char *path, shard_msg *msg) {
+  static const char *const need[] = {"mesh.width", "mesh.height", "mesh.nx", "mesh.ny"};
+  for (int k = 0; k < 4; ++k)
+    if (!shard_params_has(pp, need[k]))
+      return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: model.%s is required with mesh.shape: rectangle", path, need[k]);
   const double w = shard_params_real(pp, "mesh.width"), h = shard_params_real(pp, "mesh.height");
   const long long nx = shard_params_int(pp, "mesh.nx"), ny = shard_params_int(pp, "mesh.ny");
   if ((nx + 1) * (ny + 1) > 10000000LL)
@@ -427,9 +441,61 @@ static int build_rectangle(tri2d *m, const shard_params *pp, const char *path, s
   return SHARD_OK;
 }
 
+/* the annulus: ring i (0 inner .. nr outer) of ntheta nodes at angles 2 pi j /
+ * ntheta; each cell two triangles, diagonals alternating */
+static int build_annulus(tri2d *m, const shard_params *pp, const char *path, shard_msg *msg) {
+  static const char *const need[] = {"mesh.inner_radius", "mesh.outer_radius", "mesh.nr", "mesh.ntheta"};
+  for (int k = 0; k < 4; ++k)
+    if (!shard_params_has(pp, need[k]))
+      return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: model.%s is required with mesh.shape: annulus", path, need[k]);
+  const double ri = shard_params_real(pp, "mesh.inner_radius"), ro = shard_params_real(pp, "mesh.outer_radius");
+  const long long nr = shard_params_int(pp, "mesh.nr"), nt = shard_params_int(pp, "mesh.ntheta");
+  if (!(ro > ri))
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: model.mesh.outer_radius %g is not above inner_radius %g", path, ro,
+                         ri);
+  if ((nr + 1) * nt > 10000000LL)
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: model.mesh: %lld x %lld cells is more than 10^7 nodes", path, nr,
+                         nt);
+  m->annulus = 1, m->nr = (int32_t)nr, m->ntheta = (int32_t)nt, m->r_in = ri, m->r_out = ro;
+  m->nn = (int32_t)((nr + 1) * nt), m->ne = (int32_t)(2 * nr * nt), m->ndof = 2 * m->nn;
+  if (!(m->X = malloc((size_t)m->ndof * sizeof *m->X)) || !(m->tri = malloc((size_t)m->ne * 3 * sizeof *m->tri)))
+    return NOMEM("the mesh");
+  const double dr = (ro - ri) / (double)nr, dth = 2.0 * 3.14159265358979323846 / (double)nt;
+  const double amp = shard_params_real(pp, "mesh.perturbation");
+  shard_rng rng;
+  shard_rng_seed(&rng, (uint64_t)shard_params_int(pp, "mesh.seed"));
+  for (long long i = 0; i <= nr; ++i)
+    for (long long j = 0; j < nt; ++j) {
+      const int32_t n = (int32_t)(i * nt + j);
+      double r = i == nr ? ro : ri + (double)i * dr, th = (double)j * dth;
+      if (amp > 0 && i > 0 && i < nr) {
+        r += shard_rng_range(&rng, -amp, amp) * dr;
+        th += shard_rng_range(&rng, -amp, amp) * dth;
+      }
+      m->X[2 * n] = r * cos(th), m->X[2 * n + 1] = r * sin(th);
+    }
+  int32_t e = 0;
+  for (long long i = 0; i < nr; ++i)
+    for (long long j = 0; j < nt; ++j) {
+      const long long j1 = (j + 1) % nt;
+      const int32_t a = (int32_t)(i * nt + j), b = (int32_t)(i * nt + j1), c = (int32_t)((i + 1) * nt + j),
+                    d = (int32_t)((i + 1) * nt + j1); /* a b inner, c d outer; a -> c -> d -> b counter-clockwise */
+      int32_t *t = m->tri + 3 * e;
+      if ((i + j) % 2 == 0) {
+        t[0] = a, t[1] = c, t[2] = d, t[3] = a, t[4] = d, t[5] = b;
+      } else {
+        t[0] = a, t[1] = c, t[2] = b, t[3] = c, t[4] = d, t[5] = b;
+      }
+      e += 2;
+    }
+  m->xmin = m->ymin = -ro, m->xmax = m->ymax = ro;
+  return SHARD_OK;
+}
+
 /* boundary nodes of the rectangle facing side s (W_OBLIQUE: all of the
  * boundary), and the node's tributary length on that side */
 static int on_side(const tri2d *m, int32_t n, int s) {
+  if (m->annulus) return n < m->ntheta || n >= m->nr * m->ntheta; /* either ring, for every wall */
   const double x = m->X[2 * n], y = m->X[2 * n + 1];
   switch (s) {
   case W_LEFT: return x == m->xmin;
@@ -441,6 +507,8 @@ static int on_side(const tri2d *m, int32_t n, int s) {
 }
 
 static double tributary(const tri2d *m, int32_t n, int s) {
+  if (m->annulus) /* half of the two chords to the ring's neighbours */
+    return 2.0 * (n < m->ntheta ? m->r_in : m->r_out) * sin(3.14159265358979323846 / m->ntheta);
   const double x = m->X[2 * n], y = m->X[2 * n + 1];
   const int vert = x == m->xmin || x == m->xmax, horiz = y == m->ymin || y == m->ymax;
   double len = 0.0;
@@ -491,7 +559,10 @@ static int tri2d_create(const shard_model_args *a, void **out_self, shard_system
     m->D[0][0] = m->D[1][1] = f, m->D[0][1] = m->D[1][0] = f * nu, m->D[2][2] = f * (1 - nu) / 2;
   }
   m->cp = sqrt(m->D[0][0] / m->rho);
-  if ((st = build_rectangle(m, pp, path, msg)) != SHARD_OK) goto fail;
+  const char *shape = shard_params_string(pp, "mesh.shape");
+  if ((st = shape && strcmp(shape, "annulus") == 0 ? build_annulus(m, pp, path, msg) : build_rectangle(m, pp, path, msg)) !=
+      SHARD_OK)
+    goto fail;
   const int32_t nn = m->nn, ne = m->ne, ndof = m->ndof;
   if (!(m->geo = malloc((size_t)ne * 7 * sizeof *m->geo)) || !(m->mass = calloc((size_t)ndof, sizeof *m->mass)) ||
       !(m->minv = calloc((size_t)ndof, sizeof *m->minv)) || !(m->sys.u = calloc((size_t)ndof, sizeof(double))) ||
@@ -944,16 +1015,16 @@ static const shard_plugin tri2d_plugin = {
     SHARD_PLUGIN_HEADER(SHARD_KIND_MODEL),
     .name = "tri2d",
     .version = "0.1.0",
-    .summary = "linear elastic P1 triangles in the plane (plane stress or strain) on a built-in rectangle mesh, "
-               "between optional rigid walls",
+    .summary = "linear elastic P1 triangles in the plane (plane stress or strain) on a built-in rectangle or annulus "
+               "mesh, between optional rigid walls",
     .params = tri2d_specs,
     .n_params = SHARD_NPARAMS(tri2d_specs),
     .ops_size = sizeof(shard_model_ops),
     .caps = 0,
     .ops = &tri2d_ops,
     .doc = "Linear elastic constant-strain (P1) triangles, plane stress or plane strain, small strain, lumped mass "
-           "rho t A / 3 per vertex, on a structured rectangle (two triangles per cell, alternating diagonals, "
-           "interior nodes optionally perturbed). Node i carries DOFs 2i (x) and 2i+1 (y). Rigid walls are "
+           "rho t A / 3 per vertex, on a structured rectangle or annulus (two triangles per cell, alternating "
+           "diagonals, interior nodes optionally perturbed). Node i carries DOFs 2i (x) and 2i+1 (y). Rigid walls are "
            "half-planes (left, right, bottom, top relative to the mesh, and one oblique wall), one constraint row "
            "per boundary node facing them. No fracture yet. `cases/examples/tri2d_block_wall.yaml` runs a block "
            "into a wall under every integrator.",
