@@ -537,6 +537,15 @@ static void test_tri2d_bad_input(void) {
   const char *s4[] = {"model.walls.oblique.point=[0, 0]", "model.walls.oblique.normal=[0, 0]"};
   CU_ASSERT_EQUAL(rh_run(BLOCK, "bad4", s4, 2, out, sizeof out, msg, sizeof msg), 2);
   CU_CHECK_MSG(strstr(msg, "model.walls.oblique.normal [0, 0] has no direction") != NULL, "%s", msg);
+  const char *s6[] = {"model.mesh.nx=null"};
+  CU_ASSERT_EQUAL(rh_run(BLOCK, "bad6", s6, 1, out, sizeof out, msg, sizeof msg), 2);
+  CU_CHECK_MSG(strstr(msg, "model.mesh.nx is required with mesh.shape: rectangle") != NULL, "%s", msg);
+  const char *s7[] = {"model.mesh.shape=annulus"};
+  CU_ASSERT_EQUAL(rh_run(BLOCK, "bad7", s7, 1, out, sizeof out, msg, sizeof msg), 2);
+  CU_CHECK_MSG(strstr(msg, "model.mesh.inner_radius is required with mesh.shape: annulus") != NULL, "%s", msg);
+  const char *s8[] = {"model.mesh.outer_radius=0.04"};
+  CU_ASSERT_EQUAL(rh_run("cases/examples/tri2d_ring", "bad8", s8, 1, out, sizeof out, msg, sizeof msg), 2);
+  CU_CHECK_MSG(strstr(msg, "model.mesh.outer_radius 0.04 is not above inner_radius 0.049") != NULL, "%s", msg);
   const char *s5[] = {"reference.type=ball"};
   CU_ASSERT_EQUAL(rh_run(BLOCK, "bad5", s5, 1, out, sizeof out, msg, sizeof msg), 2);
   CU_CHECK_MSG(strstr(msg, "no solution for the tri2d model") != NULL, "%s", msg);
