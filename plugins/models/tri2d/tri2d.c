@@ -13,6 +13,7 @@
  * and stiffness(), each row weighted by its node's tributary boundary length.
  * No fracture in this model (docs/theory.md, "Two-dimensional model"). */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,7 +148,8 @@ typedef struct tri2d {
   double spring_per_mass; /* max over nodes of the sum of its rows' weights over its mass [1/kg] */
   double h_min, h_mean, mass_min, mass_total, lambda_el; /* lambda_el: max element eigenvalue of M_e^-1 K_e */
   /* snapshots */
-  char *dir;
+  char *dir, *vbuf, *pbuf; /* run directory; snapshot and collection text */
+  size_t vcap;
   double *times;
   int32_t n_times, cap_times;
   int fields;
@@ -241,7 +243,7 @@ static void tri2d_destroy(void *self) {
   free(m->k_rowptr), free(m->k_col), free(m->k_base), free(m->k_val), free(m->nblock);
   free(m->row_node), free(m->row_wall), free(m->h_rowptr), free(m->h_col), free(m->h_val), free(m->g0), free(m->row_w);
   free(m->pen_f), free(m->pen_k), free(m->pen_e), free(m->gap), free(m->impulse);
-  free(m->dir), free(m->times);
+  free(m->dir), free(m->vbuf), free(m->pbuf), free(m->times);
   free(m);
 }
 
@@ -831,17 +833,40 @@ static int tri2d_files(void *self, const char *dir, unsigned out_flags, shard_ms
   return SHARD_OK;
 }
 
-/* ---- field snapshots: fields/fields_NNNNNN.vtu (ASCII VTK XML, triangles) and fields.pvd ---- */
+/* ---- field snapshots: fields/fields_NNNNNN.vtu (ASCII VTK XML, triangles) and fields.pvd ----
+ * The text is formatted into a buffer allocated by fields_open for the
+ * largest snapshot of this mesh (every number at its widest, %.17g: 24
+ * characters); a snapshot allocates nothing but, when the list of times
+ * doubles, the collection's. */
+
+#define NUM_W 25 /* " " + the widest %.17g */
+#define INT_W 12 /* " " + the widest int32 */
+
+static void put(char *buf, size_t cap, size_t *len, int *over, const char *fmt, ...) SHARD_PRINTF_(5, 6);
+static void put(char *buf, size_t cap, size_t *len, int *over, const char *fmt, ...) {
+  if (*over) return;
+  va_list ap;
+  va_start(ap, fmt);
+  const int n = vsnprintf(buf + *len, cap - *len, fmt, ap);
+  va_end(ap);
+  if (n < 0 || (size_t)n >= cap - *len) *over = 1;
+  else *len += (size_t)n;
+}
 
 static int tri2d_fields_open(void *self, const char *dir, int fields, int spacetime, shard_msg *msg) {
   tri2d *m = self;
   (void)spacetime; /* no space-time picture in 2D */
   m->fields = fields;
   if (!fields) return SHARD_OK;
-  free(m->dir);
+  free(m->dir), free(m->vbuf);
+  m->dir = NULL, m->vbuf = NULL;
   const size_t n = strlen(dir) + 1;
   if (!(m->dir = malloc(n))) return NOMEM("the snapshot directory name");
   memcpy(m->dir, dir, n);
+  /* per node: the point and three 3-vectors; per cell: 3 ids, an offset, a type, 3 stresses */
+  m->vcap = 4096 + (size_t)m->nn * (4 * (12 + 3 * NUM_W)) + (size_t)m->ne * ((12 + 3 * INT_W) + (12 + INT_W) + 12 +
+                                                                             (12 + 3 * NUM_W));
+  if (!(m->vbuf = malloc(m->vcap))) return NOMEM("the field snapshot buffer");
   char sub[4096];
   if (snprintf(sub, sizeof sub, "%s/fields", dir) >= (int)sizeof sub)
     return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: directory name too long", dir);
@@ -849,82 +874,83 @@ static int tri2d_fields_open(void *self, const char *dir, int fields, int spacet
   return shard_mkdirs(sub, msg);
 }
 
-static void vtu_array(FILE *f, const char *name, int comps, const double *x, int32_t n, int stride, int used) {
-  fprintf(f, "        <DataArray type=\"Float64\" Name=\"%s\" NumberOfComponents=\"%d\" format=\"ascii\">\n", name,
-          comps);
-  for (int32_t i = 0; i < n; ++i) {
-    fputs("         ", f);
-    for (int c = 0; c < comps; ++c) fprintf(f, " %.17g", c < used ? x[(size_t)stride * i + c] : 0.0);
-    fputc('\n', f);
-  }
-  fputs("        </DataArray>\n", f);
+static void vtu_array(tri2d *m, size_t *len, int *over, const char *name, const double *x) {
+  put(m->vbuf, m->vcap, len, over,
+      "        <DataArray type=\"Float64\" Name=\"%s\" NumberOfComponents=\"3\" format=\"ascii\">\n", name);
+  for (int32_t i = 0; i < m->nn; ++i)
+    put(m->vbuf, m->vcap, len, over, "          %.17g %.17g 0\n", x[2 * i], x[2 * i + 1]);
+  put(m->vbuf, m->vcap, len, over, "        </DataArray>\n");
 }
 
 static int tri2d_fields_write(void *self, double t, shard_msg *msg) {
   tri2d *m = self;
-  if (!m->fields || !m->dir) return SHARD_OK;
-  if (m->n_times == m->cap_times) {
+  if (!m->fields || !m->dir || !m->vbuf) return SHARD_OK;
+  if (m->n_times == m->cap_times) { /* the collection's list: grows by doubling */
     const int32_t cap = m->cap_times ? 2 * m->cap_times : 64;
     double *p = realloc(m->times, (size_t)cap * sizeof *p);
     if (!p) return NOMEM("the snapshot times");
-    m->times = p, m->cap_times = cap;
+    m->times = p;
+    char *q = realloc(m->pbuf, 256 + (size_t)cap * 128);
+    if (!q) return NOMEM("the field collection");
+    m->pbuf = q, m->cap_times = cap;
   }
   const int32_t k = m->n_times;
-  char *buf = NULL;
   size_t len = 0;
-  FILE *f = open_memstream(&buf, &len);
-  if (!f) return NOMEM("a field snapshot");
-  fprintf(f, "<?xml version=\"1.0\"?>\n<VTKFile type=\"UnstructuredGrid\" version=\"1.0\" byte_order=\"LittleEndian\">\n"
-             "  <UnstructuredGrid>\n    <FieldData>\n"
-             "      <DataArray type=\"Float64\" Name=\"TimeValue\" NumberOfTuples=\"1\" format=\"ascii\">%.17g</DataArray>\n"
-             "    </FieldData>\n    <Piece NumberOfPoints=\"%d\" NumberOfCells=\"%d\">\n      <Points>\n",
-          t, (int)m->nn, (int)m->ne);
-  fputs("        <DataArray type=\"Float64\" NumberOfComponents=\"3\" format=\"ascii\">\n", f);
+  int over = 0;
+  char *b = m->vbuf;
+  const size_t cap = m->vcap;
+  put(b, cap, &len, &over,
+      "<?xml version=\"1.0\"?>\n<VTKFile type=\"UnstructuredGrid\" version=\"1.0\" byte_order=\"LittleEndian\">\n"
+      "  <UnstructuredGrid>\n    <FieldData>\n"
+      "      <DataArray type=\"Float64\" Name=\"TimeValue\" NumberOfTuples=\"1\" format=\"ascii\">%.17g</DataArray>\n"
+      "    </FieldData>\n    <Piece NumberOfPoints=\"%d\" NumberOfCells=\"%d\">\n      <Points>\n"
+      "        <DataArray type=\"Float64\" NumberOfComponents=\"3\" format=\"ascii\">\n",
+      t, (int)m->nn, (int)m->ne);
   for (int32_t i = 0; i < m->nn; ++i)
-    fprintf(f, "          %.17g %.17g 0\n", m->X[2 * i] + m->sys.u[2 * i], m->X[2 * i + 1] + m->sys.u[2 * i + 1]);
-  fputs("        </DataArray>\n      </Points>\n      <Cells>\n"
-        "        <DataArray type=\"Int32\" Name=\"connectivity\" format=\"ascii\">\n", f);
-  for (int32_t e = 0; e < m->ne; ++e) fprintf(f, "          %d %d %d\n", m->tri[3 * e], m->tri[3 * e + 1], m->tri[3 * e + 2]);
-  fputs("        </DataArray>\n        <DataArray type=\"Int32\" Name=\"offsets\" format=\"ascii\">\n", f);
-  for (int32_t e = 0; e < m->ne; ++e) fprintf(f, "          %d\n", 3 * (e + 1));
-  fputs("        </DataArray>\n        <DataArray type=\"UInt8\" Name=\"types\" format=\"ascii\">\n", f);
-  for (int32_t e = 0; e < m->ne; ++e) fputs("          5\n", f);
-  fputs("        </DataArray>\n      </Cells>\n      <PointData Vectors=\"u\">\n", f);
-  vtu_array(f, "u", 3, m->sys.u, m->nn, 2, 2);
-  vtu_array(f, "v", 3, m->sys.v, m->nn, 2, 2);
-  vtu_array(f, "X", 3, m->X, m->nn, 2, 2);
-  fputs("      </PointData>\n      <CellData>\n", f);
-  fputs("        <DataArray type=\"Float64\" Name=\"stress\" NumberOfComponents=\"3\" ComponentName0=\"sxx\" "
-        "ComponentName1=\"syy\" ComponentName2=\"sxy\" format=\"ascii\">\n", f);
+    put(b, cap, &len, &over, "          %.17g %.17g 0\n", m->X[2 * i] + m->sys.u[2 * i],
+        m->X[2 * i + 1] + m->sys.u[2 * i + 1]);
+  put(b, cap, &len, &over, "        </DataArray>\n      </Points>\n      <Cells>\n"
+                           "        <DataArray type=\"Int32\" Name=\"connectivity\" format=\"ascii\">\n");
+  for (int32_t e = 0; e < m->ne; ++e)
+    put(b, cap, &len, &over, "          %d %d %d\n", (int)m->tri[3 * e], (int)m->tri[3 * e + 1], (int)m->tri[3 * e + 2]);
+  put(b, cap, &len, &over, "        </DataArray>\n        <DataArray type=\"Int32\" Name=\"offsets\" format=\"ascii\">\n");
+  for (int32_t e = 0; e < m->ne; ++e) put(b, cap, &len, &over, "          %d\n", (int)(3 * (e + 1)));
+  put(b, cap, &len, &over, "        </DataArray>\n        <DataArray type=\"UInt8\" Name=\"types\" format=\"ascii\">\n");
+  for (int32_t e = 0; e < m->ne; ++e) put(b, cap, &len, &over, "          5\n");
+  put(b, cap, &len, &over, "        </DataArray>\n      </Cells>\n      <PointData Vectors=\"u\">\n");
+  vtu_array(m, &len, &over, "u", m->sys.u);
+  vtu_array(m, &len, &over, "v", m->sys.v);
+  vtu_array(m, &len, &over, "X", m->X);
+  put(b, cap, &len, &over,
+      "      </PointData>\n      <CellData>\n"
+      "        <DataArray type=\"Float64\" Name=\"stress\" NumberOfComponents=\"3\" ComponentName0=\"sxx\" "
+      "ComponentName1=\"syy\" ComponentName2=\"sxy\" format=\"ascii\">\n");
   for (int32_t e = 0; e < m->ne; ++e) {
-    double eps[3], s[3];
-    element_stress(m, e, m->sys.u, eps, s);
-    fprintf(f, "          %.17g %.17g %.17g\n", s[0], s[1], s[2]);
+    double eps[3], sg[3];
+    element_stress(m, e, m->sys.u, eps, sg);
+    put(b, cap, &len, &over, "          %.17g %.17g %.17g\n", sg[0], sg[1], sg[2]);
   }
-  fputs("        </DataArray>\n      </CellData>\n    </Piece>\n  </UnstructuredGrid>\n</VTKFile>\n", f);
-  if (fclose(f) != 0 || !buf) {
-    free(buf);
-    return NOMEM("a field snapshot");
-  }
+  put(b, cap, &len, &over, "        </DataArray>\n      </CellData>\n    </Piece>\n  </UnstructuredGrid>\n</VTKFile>\n");
+  if (over)
+    return shard_msg_set(msg, SHARD_ERR_INTERNAL, "field snapshot at t = %g: longer than its buffer of %zu bytes", t,
+                         cap);
   char sub[4096], name[64];
   snprintf(sub, sizeof sub, "%s/fields", m->dir);
   snprintf(name, sizeof name, "fields_%06d.vtu", (int)k);
-  int st = shard_write_atomic_free(sub, name, buf, len, msg);
+  int st = shard_write_atomic(sub, name, b, len, msg);
   if (st != SHARD_OK) return st;
   m->times[m->n_times++] = t;
-  buf = NULL, len = 0;
-  if (!(f = open_memstream(&buf, &len))) return NOMEM("the field collection");
-  fprintf(f, "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
-             "  <Collection>\n");
+  const size_t pcap = 256 + (size_t)m->cap_times * 128;
+  len = 0;
+  put(m->pbuf, pcap, &len, &over,
+      "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
+      "  <Collection>\n");
   for (int32_t q = 0; q < m->n_times; ++q)
-    fprintf(f, "    <DataSet timestep=\"%.17g\" group=\"\" part=\"0\" file=\"fields/fields_%06d.vtu\"/>\n", m->times[q],
-            (int)q);
-  fprintf(f, "  </Collection>\n</VTKFile>\n");
-  if (fclose(f) != 0 || !buf) {
-    free(buf);
-    return NOMEM("the field collection");
-  }
-  return shard_write_atomic_free(m->dir, "fields.pvd", buf, len, msg);
+    put(m->pbuf, pcap, &len, &over,
+        "    <DataSet timestep=\"%.17g\" group=\"\" part=\"0\" file=\"fields/fields_%06d.vtu\"/>\n", m->times[q], (int)q);
+  put(m->pbuf, pcap, &len, &over, "  </Collection>\n</VTKFile>\n");
+  if (over) return shard_msg_set(msg, SHARD_ERR_INTERNAL, "field collection longer than its buffer of %zu bytes", pcap);
+  return shard_write_atomic(m->dir, "fields.pvd", m->pbuf, len, msg);
 }
 
 static void tri2d_spacetime_record(void *self, double t) { (void)self, (void)t; }
