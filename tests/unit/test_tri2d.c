@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cu_runner.h"
 #include "run_helpers.h"
@@ -521,6 +522,111 @@ static void test_tri2d_free_ring(void) {
   CU_CHECK_MSG(fabs(emin / k0 - 1) <= 0.02, "elastic %.6g J at the minimum against %.6g J", emin, k0);
 }
 
+/* ---- Gmsh meshes ---- */
+
+#define MSH_DIR SHARD_SOURCE_DIR "/tests/data/tri2d/"
+
+/* tests/data/tri2d/square_v41.msh and square_v22.msh: the rectangle
+ * [0, 2] x [0, 1] in four triangles around its centre, one clockwise in the
+ * file, with points and lines the reader skips. Both formats give the same
+ * model (mass, K to the bit); the clockwise triangle was turned (every mass
+ * is its share of the area: 2 x 1 x t rho in all, the centre a third of it);
+ * a uniform strain leaves the centre node without force; the plate, given
+ * by its file through a case, runs into the left wall. */
+static void test_tri2d_gmsh(void) {
+  const kv k41[] = {{"plane", "stress"}, {"young", "2e11"}, {"poisson", "0.3"}, {"density", "8000"},
+                    {"thickness", "0.01"}, {"mesh.shape", "file"}, {"mesh.file", MSH_DIR "square_v41.msh"},
+                    {"mesh.perturbation", "0"}, {"mesh.seed", "1"}, {"initial.strain_rate", "0"}};
+  kv k22[sizeof k41 / sizeof k41[0]];
+  memcpy(k22, k41, sizeof k41);
+  k22[6].text = MSH_DIR "square_v22.msh";
+  built a, b;
+  shard_msg msg = {{0}};
+  CU_ASSERT_EQUAL_FATAL(build(k41, sizeof k41 / sizeof k41[0], &a, &msg), SHARD_OK);
+  if (build(k22, sizeof k22 / sizeof k22[0], &b, &msg) != SHARD_OK) {
+    CU_FAIL_FATAL(msg.text);
+  }
+  CU_ASSERT_EQUAL_FATAL(a.sys->ndof, 10);
+  CU_ASSERT_EQUAL_FATAL(b.sys->ndof, 10);
+  CU_ASSERT(memcmp(a.sys->mass, b.sys->mass, 10 * sizeof(double)) == 0);
+  double total = 0;
+  for (int i = 0; i < 5; ++i) total += a.sys->mass[2 * i];
+  CU_REL(total, 2.0 * 0.01 * 8000, 1e-15);
+  CU_REL(a.sys->mass[8], 2.0 * 0.01 * 8000 / 3, 1e-15); /* the centre: a third of each triangle */
+  const shard_csr *ka, *kb;
+  CU_ASSERT_EQUAL_FATAL(a.sys->ops->stiffness(a.sys, a.sys->u, &ka, &msg), SHARD_OK);
+  CU_ASSERT_EQUAL_FATAL(b.sys->ops->stiffness(b.sys, b.sys->u, &kb, &msg), SHARD_OK);
+  CU_ASSERT_EQUAL_FATAL(ka->rowptr[10], kb->rowptr[10]);
+  CU_ASSERT(memcmp(ka->val, kb->val, (size_t)ka->rowptr[10] * sizeof(double)) == 0);
+  const double X[10] = {0, 0, 2, 0, 2, 1, 0, 1, 1, 0.5};
+  double f[10];
+  for (int i = 0; i < 5; ++i) a.sys->u[2 * i] = 1e-3 * X[2 * i] + 2e-4 * X[2 * i + 1], a.sys->u[2 * i + 1] = -3e-4 * X[2 * i + 1];
+  CU_ASSERT_EQUAL(a.sys->ops->force(a.sys, 0, a.sys->u, f, &msg), SHARD_OK);
+  CU_NEAR(f[8], 0.0, 1e-12 * 2e11 * 1e-3 * 0.01);
+  CU_NEAR(f[9], 0.0, 1e-12 * 2e11 * 1e-3 * 0.01);
+  a.ops->destroy(a.self), b.ops->destroy(b.self);
+  char out[512];
+  const char *sets[] = {"model.mesh.shape=file", "model.mesh.file=../../tests/data/tri2d/square_v41.msh",
+                        "model.mesh.width=null", "model.mesh.height=null", "model.mesh.nx=null", "model.mesh.ny=null",
+                        "model.walls.left.gap=0.001", "time.end=2e-3"};
+  CU_ASSERT_EQUAL_FATAL(rh_run(BLOCK, "gmsh", sets, 8, out, sizeof out, NULL, 0), 0);
+  CU_ASSERT(rh_summary(out, "tri2d.nodes") == 5);
+  CU_ASSERT(rh_summary(out, "contact.steps_in_contact") >= 1);
+  CU_ASSERT(rh_summary(out, "momentum_x") > 0); /* back off the wall */
+}
+
+/* broken mesh files: each refused with the file, the line and what is wrong */
+static void test_tri2d_gmsh_bad(void) {
+  static const struct {
+    const char *text, *expect;
+  } cases[] = {
+      {"hello\n", "no $MeshFormat line"},
+      {"$MeshFormat\n4.1 1 8\n$EndMeshFormat\n", "tri2d_bad.msh:2: binary Gmsh file"},
+      {"$MeshFormat\n3.0 0 8\n$EndMeshFormat\n", "format version not 2.x or 4.x"},
+      {"$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n3\n1 0 0 0\n2 1 0 0\n3 0 1\n$EndNodes\n",
+       "tri2d_bad.msh:9: node line: 'tag x y z' expected"},
+      {"$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n3\n1 0 0 0\n2 1 0 0\n2 0 1 0\n$EndNodes\n$Elements\n0\n"
+       "$EndElements\n",
+       "a node tag given twice"},
+      {"$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n3\n1 0 0 0\n2 1 0 0\n3 0 1 0\n$EndNodes\n$Elements\n1\n"
+       "1 2 2 0 1 1 2 4\n$EndElements\n",
+       "tri2d_bad.msh:12: a triangle names a node that is not in $Nodes"},
+      {"$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n4\n1 0 0 0\n2 1 0 0\n3 1 1 0\n4 0 1 0\n$EndNodes\n$Elements\n1\n"
+       "1 3 2 0 1 1 2 3 4\n$EndElements\n",
+       "not a 3-node triangle, a line or a point"},
+      {"$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n3\n1 0 0 0\n2 1 0 0\n3 2 0 0\n$EndNodes\n$Elements\n1\n"
+       "1 2 2 0 1 1 2 3\n$EndElements\n",
+       "triangle 0 has area 0 (not positive)"},
+      {"$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n4\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 -1 0\n$EndNodes\n"
+       "$Elements\n3\n1 2 2 0 1 1 2 3\n2 2 2 0 1 1 4 2\n3 2 2 0 1 1 2 3\n$EndElements\n",
+       "belongs to 3 triangles"},
+  };
+  char path[512];
+  built b;
+  shard_msg msg = {{0}};
+  rh_registry();
+  mkdir(rh_tmpdir, 0755); /* may exist */
+  snprintf(path, sizeof path, "%s/tri2d_bad.msh", rh_tmpdir);
+  const kv keys[] = {{"plane", "stress"}, {"young", "2e11"}, {"poisson", "0.3"}, {"density", "8000"},
+                     {"thickness", "0.01"}, {"mesh.shape", "file"}, {"mesh.file", path},
+                     {"mesh.perturbation", "0"}, {"mesh.seed", "1"}, {"initial.strain_rate", "0"}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_FATAL(f != NULL);
+    fputs(cases[i].text, f);
+    fclose(f);
+    msg.text[0] = '\0';
+    CU_ASSERT_EQUAL(build(keys, sizeof keys / sizeof keys[0], &b, &msg), SHARD_ERR_INPUT);
+    CU_CHECK_MSG(strstr(msg.text, cases[i].expect) != NULL, "case %zu: '%s' lacks '%s'", i, msg.text, cases[i].expect);
+  }
+  remove(path);
+  const kv missing[] = {{"plane", "stress"}, {"young", "2e11"}, {"poisson", "0.3"}, {"density", "8000"},
+                        {"thickness", "0.01"}, {"mesh.shape", "file"}, {"mesh.file", MSH_DIR "no_such.msh"},
+                        {"mesh.perturbation", "0"}, {"mesh.seed", "1"}, {"initial.strain_rate", "0"}};
+  CU_ASSERT_EQUAL(build(missing, sizeof missing / sizeof missing[0], &b, &msg), SHARD_ERR_INPUT);
+  CU_CHECK_MSG(strstr(msg.text, "no_such.msh: cannot open the mesh file") != NULL, "%s", msg.text);
+}
+
 /* ---- bad input ---- */
 
 static void test_tri2d_bad_input(void) {
@@ -558,6 +664,8 @@ static const cu_test_def tests[] = {
     {"test_tri2d_oblique", test_tri2d_oblique},
     {"test_tri2d_checkpoint_sections", test_tri2d_checkpoint_sections},
     {"test_tri2d_free_ring", test_tri2d_free_ring},
+    {"test_tri2d_gmsh", test_tri2d_gmsh},
+    {"test_tri2d_gmsh_bad", test_tri2d_gmsh_bad},
     {"test_tri2d_bad_input", test_tri2d_bad_input},
     {NULL, NULL},
 };

@@ -3,7 +3,7 @@
  *
  * A structured rectangle of nx x ny cells or an annulus of nr x ntheta cells,
  * each cell split in two triangles with alternating diagonals, interior nodes
- * optionally moved at random; plane
+ * optionally moved at random, or the triangles of a Gmsh file; plane
  * strain or plane stress, small strain, lumped mass rho t A / 3 per vertex.
  * Node i carries DOFs 2i (x) and 2i+1 (y). K is constant: its CSR pattern and
  * values are built once; the force -K u is assembled element by element
@@ -12,6 +12,7 @@
  * impact laws go through the host's LCP path, a penalty law through force()
  * and stiffness(), each row weighted by its node's tributary boundary length.
  * No fracture in this model (docs/theory.md, "Two-dimensional model"). */
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -38,8 +39,10 @@ static const shard_param_spec tri2d_specs[] = {
     {"poisson", R, "0", 0, 0.5, "1", SHARD_PARAM_MAX_EXCLUSIVE, 0, "Poisson's ratio nu, in [0, 0.5)"},
     {"density", R, 0, 0, SHARD_INF, "kg/m^3", REQ | POS, 0, "mass density rho"},
     {"thickness", R, "1", 0, SHARD_INF, "m", POS, 0, "out-of-plane thickness t (plane strain: the slice, 1 m)"},
-    {"mesh.shape", C, "rectangle", 0, 0, "", 0, "rectangle|annulus",
-     "built-in mesh: rectangle (from the origin) or annulus (centred on the origin)"},
+    {"mesh.shape", C, "rectangle", 0, 0, "", 0, "rectangle|annulus|file",
+     "built-in mesh: rectangle (from the origin) or annulus (centred on the origin); file: mesh.file"},
+    {"mesh.file", SHARD_PARAM_STRING, 0, 0, 0, "", 0, 0,
+     "file: a Gmsh mesh (.msh, ASCII format 2.2 or 4.1; its 3-node triangles, z ignored), relative to the case file"},
     {"mesh.width", R, 0, 0, SHARD_INF, "m", POS, 0, "rectangle: extent along x, from x = 0"},
     {"mesh.height", R, 0, 0, SHARD_INF, "m", POS, 0, "rectangle: extent along y, from y = 0"},
     {"mesh.nx", I, 0, 1, 1e6, "", 0, 0, "rectangle: cells along x (each cell is two triangles)"},
@@ -127,6 +130,7 @@ typedef struct tri2d {
   int plane_strain;
   double xmin, xmax, ymin, ymax, cell_dx, cell_dy;
   int annulus;            /* the mesh is an annulus: rings of ntheta nodes, inner ring first */
+  double *bshare;         /* annulus and file meshes: per node, half its boundary edges' length (0 inside) */
   int32_t nr, ntheta;
   double r_in, r_out;
   /* K: constant CSR (k_base), copied to k_val with the penalty springs added */
@@ -238,7 +242,7 @@ static const shard_system_ops tri2d_system_ops = {
 static void tri2d_destroy(void *self) {
   tri2d *m = self;
   if (!m) return;
-  free(m->X), free(m->mass), free(m->minv), free(m->tri), free(m->geo);
+  free(m->X), free(m->bshare), free(m->mass), free(m->minv), free(m->tri), free(m->geo);
   free(m->sys.u), free(m->sys.v), free(m->sys.a), free(m->sys.aux);
   free(m->k_rowptr), free(m->k_col), free(m->k_base), free(m->k_val), free(m->nblock);
   free(m->row_node), free(m->row_wall), free(m->h_rowptr), free(m->h_col), free(m->h_val), free(m->g0), free(m->row_w);
@@ -494,10 +498,354 @@ static int build_annulus(tri2d *m, const shard_params *pp, const char *path, sha
   return SHARD_OK;
 }
 
+/* ---- Gmsh meshes (ASCII 2.2 and 4.1): the nodes and the 3-node triangles ---- */
+
+typedef struct msh_reader {
+  const char *path;
+  char *text, *p; /* the whole file, the cursor */
+  long line;      /* of the cursor */
+} msh_reader;
+
+static int msh_err(const msh_reader *r, shard_msg *msg, const char *what) {
+  return shard_msg_set(msg, SHARD_ERR_INPUT, "%s:%ld: %s", r->path, r->line, what);
+}
+
+static void msh_skip_space(msh_reader *r) {
+  while (*r->p == ' ' || *r->p == '\t' || *r->p == '\r' || *r->p == '\n') r->line += *r->p++ == '\n';
+}
+
+/* the next whitespace-separated word starts with `word` (a section marker) */
+static int msh_find(msh_reader *r, const char *word) {
+  const size_t n = strlen(word);
+  for (;;) {
+    msh_skip_space(r);
+    if (!*r->p) return 0;
+    if (strncmp(r->p, word, n) == 0 && (r->p[n] == '\n' || r->p[n] == '\r' || r->p[n] == ' ' || !r->p[n])) {
+      r->p += n;
+      return 1;
+    }
+    while (*r->p && *r->p != '\n') ++r->p;
+  }
+}
+
+static int msh_real(msh_reader *r, double *x) {
+  msh_skip_space(r);
+  char *end;
+  *x = strtod(r->p, &end);
+  if (end == r->p || !isfinite(*x)) return 0;
+  r->p = end;
+  return 1;
+}
+
+static int msh_int(msh_reader *r, long long lo, long long hi, long long *x) {
+  msh_skip_space(r);
+  char *end;
+  *x = strtoll(r->p, &end, 10);
+  if (end == r->p || *x < lo || *x > hi) return 0;
+  r->p = end;
+  return 1;
+}
+
+static void msh_skip_line(msh_reader *r) {
+  while (*r->p && *r->p != '\n') ++r->p;
+}
+
+#define MSH_MAX_NODES 10000000LL
+
+/* tag -> node index through a dense table over [0, max_tag] */
+static int read_msh(tri2d *m, const char *file, shard_msg *msg) {
+  FILE *f = fopen(file, "rb");
+  if (!f) return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: cannot open the mesh file (%s)", file, strerror(errno));
+  char *text = NULL;
+  size_t len = 0, cap = 0;
+  for (;;) {
+    if (len + 65536 + 1 > cap) {
+      cap = cap ? 2 * cap : 1 << 20;
+      if (cap > ((size_t)1 << 31)) {
+        free(text), fclose(f);
+        return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: mesh file larger than 2 GB", file);
+      }
+      char *q = realloc(text, cap);
+      if (!q) {
+        free(text), fclose(f);
+        return NOMEM("the mesh file");
+      }
+      text = q;
+    }
+    const size_t n = fread(text + len, 1, 65536, f);
+    len += n;
+    if (n < 65536) break;
+  }
+  const int rerr = ferror(f);
+  fclose(f);
+  if (rerr) {
+    free(text);
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: read error", file);
+  }
+  text[len] = '\0';
+  if (memchr(text, '\0', len)) {
+    free(text);
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: not an ASCII Gmsh file (binary data)", file);
+  }
+  msh_reader r = {file, text, text, 1};
+  int st = SHARD_OK;
+  int32_t *map = NULL, *tris = NULL;
+  double *xy = NULL;
+  long long max_tag = 0, nnodes = 0, ntri = 0, cap_tri = 0;
+  double version = 0;
+  long long ftype = 0, dsize = 0;
+  if (!msh_find(&r, "$MeshFormat") || !msh_real(&r, &version) || !msh_int(&r, 0, 1, &ftype) ||
+      !msh_int(&r, 0, 64, &dsize)) {
+    st = msh_err(&r, msg, "no $MeshFormat line 'version file-type data-size' (is this a Gmsh .msh file?)");
+    goto done;
+  }
+  if (ftype != 0) {
+    st = msh_err(&r, msg, "binary Gmsh file: save it as ASCII (gmsh -save -format msh22 or msh41)");
+    goto done;
+  }
+  const int v4 = version >= 4.0 && version < 5.0;
+  if (!v4 && !(version >= 2.0 && version < 3.0)) {
+    st = msh_err(&r, msg, "Gmsh format version not 2.x or 4.x");
+    goto done;
+  }
+  if (!msh_find(&r, "$Nodes")) {
+    st = msh_err(&r, msg, "no $Nodes section");
+    goto done;
+  }
+  long long nblocks = 1, total = 0;
+  if (v4) {
+    long long mn, mx;
+    if (!msh_int(&r, 0, MSH_MAX_NODES, &nblocks) || !msh_int(&r, 0, MSH_MAX_NODES, &total) ||
+        !msh_int(&r, 0, INT32_MAX, &mn) || !msh_int(&r, 0, INT32_MAX, &mx)) {
+      st = msh_err(&r, msg, "$Nodes header: expected 'numEntityBlocks numNodes minNodeTag maxNodeTag' (at most 10^7 nodes)");
+      goto done;
+    }
+    max_tag = mx;
+  } else if (!msh_int(&r, 0, MSH_MAX_NODES, &total)) {
+    st = msh_err(&r, msg, "$Nodes: expected the number of nodes (at most 10^7)");
+    goto done;
+  }
+  if (total < 3) {
+    st = msh_err(&r, msg, "fewer than 3 nodes");
+    goto done;
+  }
+  /* v2: tags are read first into xy's companion; find max tag as we go */
+  long long *tags = malloc((size_t)total * sizeof *tags);
+  if (!tags || !(xy = malloc((size_t)total * 2 * sizeof *xy))) {
+    free(tags);
+    st = NOMEM("the mesh nodes");
+    goto done;
+  }
+  for (long long b = 0; b < nblocks && st == SHARD_OK; ++b) {
+    long long count = total, dim, ent, param;
+    if (v4 && (!msh_int(&r, 0, 3, &dim) || !msh_int(&r, INT32_MIN, INT32_MAX, &ent) || !msh_int(&r, 0, 1, &param) ||
+               !msh_int(&r, 0, total - nnodes, &count))) {
+      st = msh_err(&r, msg, "node block header: expected 'entityDim entityTag parametric numNodesInBlock'");
+      break;
+    }
+    if (v4 && param) {
+      st = msh_err(&r, msg, "parametric node coordinates are not supported");
+      break;
+    }
+    if (v4) {
+      for (long long i = 0; i < count && st == SHARD_OK; ++i)
+        if (!msh_int(&r, 1, INT32_MAX, &tags[nnodes + i])) st = msh_err(&r, msg, "node tag: a positive integer expected");
+      for (long long i = 0; i < count && st == SHARD_OK; ++i) {
+        double z;
+        if (!msh_real(&r, &xy[2 * (nnodes + i)]) || !msh_real(&r, &xy[2 * (nnodes + i) + 1]) || !msh_real(&r, &z))
+          st = msh_err(&r, msg, "node coordinates: three finite numbers expected");
+      }
+    } else {
+      for (long long i = 0; i < count && st == SHARD_OK; ++i) {
+        double z;
+        if (!msh_int(&r, 1, INT32_MAX, &tags[i]) || !msh_real(&r, &xy[2 * i]) || !msh_real(&r, &xy[2 * i + 1]) ||
+            !msh_real(&r, &z))
+          st = msh_err(&r, msg, "node line: 'tag x y z' expected");
+        else if (tags[i] > max_tag)
+          max_tag = tags[i];
+      }
+    }
+    nnodes += count;
+  }
+  if (st == SHARD_OK && nnodes != total) st = msh_err(&r, msg, "the node blocks hold fewer nodes than the header says");
+  if (st == SHARD_OK && max_tag > 4 * MSH_MAX_NODES)
+    st = msh_err(&r, msg, "node tags above 4 * 10^7: renumber the mesh (gmsh -renumber)");
+  if (st == SHARD_OK && !(map = malloc(((size_t)max_tag + 1) * sizeof *map))) st = NOMEM("the mesh node tags");
+  if (st == SHARD_OK) {
+    for (long long i = 0; i <= max_tag; ++i) map[i] = -1;
+    for (long long i = 0; i < nnodes && st == SHARD_OK; ++i) {
+      if (tags[i] > max_tag) st = msh_err(&r, msg, "a node tag above the header's maxNodeTag");
+      else if (map[tags[i]] >= 0) st = msh_err(&r, msg, "a node tag given twice");
+      else map[tags[i]] = (int32_t)i;
+    }
+  }
+  free(tags);
+  if (st != SHARD_OK) goto done;
+  if (!msh_find(&r, "$EndNodes") || !msh_find(&r, "$Elements")) {
+    st = msh_err(&r, msg, "no $Elements section after $EndNodes");
+    goto done;
+  }
+  long long eblocks = 1, etotal = 0;
+  if (v4) {
+    long long mn, mx;
+    if (!msh_int(&r, 0, INT32_MAX, &eblocks) || !msh_int(&r, 0, INT32_MAX, &etotal) || !msh_int(&r, 0, INT64_MAX, &mn) ||
+        !msh_int(&r, 0, INT64_MAX, &mx)) {
+      st = msh_err(&r, msg, "$Elements header: expected 'numEntityBlocks numElements minElementTag maxElementTag'");
+      goto done;
+    }
+  } else if (!msh_int(&r, 0, INT32_MAX, &etotal)) {
+    st = msh_err(&r, msg, "$Elements: expected the number of elements");
+    goto done;
+  }
+  long long seen = 0;
+  for (long long b = 0; b < eblocks && st == SHARD_OK; ++b) {
+    long long dim = 0, ent, type = 0, count = etotal;
+    if (v4 && (!msh_int(&r, 0, 3, &dim) || !msh_int(&r, INT32_MIN, INT32_MAX, &ent) || !msh_int(&r, 1, 200, &type) ||
+               !msh_int(&r, 0, etotal - seen, &count))) {
+      st = msh_err(&r, msg, "element block header: expected 'entityDim entityTag elementType numElementsInBlock'");
+      break;
+    }
+    for (long long i = 0; i < count && st == SHARD_OK; ++i) {
+      long long etag, ntags = 0, tg;
+      if (!msh_int(&r, 0, INT64_MAX, &etag)) {
+        st = msh_err(&r, msg, "element line: its tag expected");
+        break;
+      }
+      if (!v4 && (!msh_int(&r, 1, 200, &type) || !msh_int(&r, 0, 100, &ntags))) {
+        st = msh_err(&r, msg, "element line: 'tag type ntags ...' expected");
+        break;
+      }
+      for (long long q = 0; q < ntags && st == SHARD_OK; ++q)
+        if (!msh_int(&r, INT32_MIN, INT32_MAX, &tg)) st = msh_err(&r, msg, "element line: a tag expected");
+      if (st != SHARD_OK) break;
+      if (type != 2) { /* not a 3-node triangle: points and lines (boundaries, physical groups) are skipped */
+        if (type == 1 || type == 8 || type == 15) {
+          msh_skip_line(&r);
+          continue;
+        }
+        st = msh_err(&r, msg, "an element that is not a 3-node triangle, a line or a point (P1 triangles only: "
+                              "mesh with gmsh -2 -order 1)");
+        break;
+      }
+      if (ntri == cap_tri) {
+        cap_tri = cap_tri ? 2 * cap_tri : 1024;
+        int32_t *q = cap_tri <= INT32_MAX / 3 ? realloc(tris, (size_t)cap_tri * 3 * sizeof *q) : NULL;
+        if (!q) {
+          st = NOMEM("the mesh triangles");
+          break;
+        }
+        tris = q;
+      }
+      for (int k = 0; k < 3 && st == SHARD_OK; ++k) {
+        long long nt;
+        if (!msh_int(&r, 1, max_tag, &nt) || map[nt] < 0) st = msh_err(&r, msg, "a triangle names a node that is not in $Nodes");
+        else tris[3 * ntri + k] = map[nt];
+      }
+      ++ntri;
+    }
+    seen += count;
+  }
+  if (st == SHARD_OK && ntri == 0) st = msh_err(&r, msg, "no 3-node triangle in $Elements (mesh in 2D: gmsh -2)");
+  if (st != SHARD_OK) goto done;
+  /* keep the nodes the triangles use, in file order */
+  int32_t *used = calloc((size_t)nnodes, sizeof *used);
+  if (!used) {
+    st = NOMEM("the mesh");
+    goto done;
+  }
+  for (long long e = 0; e < 3 * ntri; ++e) used[tris[e]] = 1;
+  int32_t nn = 0;
+  for (long long i = 0; i < nnodes; ++i) used[i] = used[i] ? nn++ : -1;
+  m->nn = nn, m->ne = (int32_t)ntri, m->ndof = 2 * nn;
+  if (!(m->X = malloc((size_t)m->ndof * sizeof *m->X)) || !(m->tri = malloc((size_t)ntri * 3 * sizeof *m->tri))) {
+    free(used);
+    st = NOMEM("the mesh");
+    goto done;
+  }
+  for (long long i = 0; i < nnodes; ++i)
+    if (used[i] >= 0) m->X[2 * used[i]] = xy[2 * i], m->X[2 * used[i] + 1] = xy[2 * i + 1];
+  for (long long e = 0; e < ntri; ++e) {
+    int32_t *t = m->tri + 3 * e;
+    for (int k = 0; k < 3; ++k) t[k] = used[tris[3 * e + k]];
+    const double *a = m->X + 2 * t[0], *b = m->X + 2 * t[1], *c = m->X + 2 * t[2];
+    if ((b[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (b[1] - a[1]) < 0) { /* clockwise in the file: turn it */
+      const int32_t x = t[1];
+      t[1] = t[2], t[2] = x;
+    }
+  }
+  free(used);
+  m->xmin = m->ymin = INFINITY, m->xmax = m->ymax = -INFINITY;
+  for (int32_t i = 0; i < nn; ++i) {
+    m->xmin = fmin(m->xmin, m->X[2 * i]), m->xmax = fmax(m->xmax, m->X[2 * i]);
+    m->ymin = fmin(m->ymin, m->X[2 * i + 1]), m->ymax = fmax(m->ymax, m->X[2 * i + 1]);
+  }
+done:
+  free(text), free(map), free(tris), free(xy);
+  return st;
+}
+
+static int cmp_edge(const void *a, const void *b) {
+  const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* bshare: per node, half the length of its boundary edges (edges of one
+ * triangle only); an edge of three triangles or more is refused */
+static int boundary_shares(tri2d *m, const char *path, shard_msg *msg) {
+  const size_t ne3 = 3 * (size_t)m->ne;
+  int64_t *edges = malloc(ne3 * sizeof *edges);
+  if (!edges || !(m->bshare = calloc((size_t)m->nn, sizeof *m->bshare))) {
+    free(edges);
+    return NOMEM("the mesh boundary");
+  }
+  for (int32_t e = 0; e < m->ne; ++e)
+    for (int k = 0; k < 3; ++k) {
+      const int64_t a = m->tri[3 * e + k], b = m->tri[3 * e + (k + 1) % 3];
+      edges[3 * (size_t)e + k] = a < b ? a * m->nn + b : b * m->nn + a;
+    }
+  qsort(edges, ne3, sizeof *edges, cmp_edge);
+  int st = SHARD_OK;
+  for (size_t i = 0; i < ne3 && st == SHARD_OK;) {
+    size_t j = i;
+    while (j < ne3 && edges[j] == edges[i]) ++j;
+    const int32_t a = (int32_t)(edges[i] / m->nn), b = (int32_t)(edges[i] % m->nn);
+    if (j - i > 2)
+      st = shard_msg_set(msg, SHARD_ERR_INPUT,
+                         "%s: model.mesh: the edge between nodes %d and %d belongs to %d triangles (not a surface "
+                         "mesh)", path, (int)a, (int)b, (int)(j - i));
+    else if (j - i == 1) {
+      const double l = hypot(m->X[2 * a] - m->X[2 * b], m->X[2 * a + 1] - m->X[2 * b + 1]);
+      m->bshare[a] += 0.5 * l, m->bshare[b] += 0.5 * l;
+    }
+    i = j;
+  }
+  free(edges);
+  return st;
+}
+
+/* mesh.file relative to the case file's directory (absolute kept) */
+static int build_file(tri2d *m, const shard_params *pp, const char *path, shard_msg *msg) {
+  const char *file = shard_params_string(pp, "mesh.file");
+  if (!file || !*file)
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: model.mesh.file is required with mesh.shape: file", path);
+  if (shard_params_real(pp, "mesh.perturbation") > 0)
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: model.mesh.perturbation moves the nodes of the built-in meshes "
+                         "only, not of mesh.file", path);
+  char full[4096];
+  const char *slash = strrchr(path, '/');
+  int n;
+  if (file[0] == '/' || !slash) n = snprintf(full, sizeof full, "%s", file);
+  else n = snprintf(full, sizeof full, "%.*s/%s", (int)(slash - path), path, file);
+  if (n < 0 || (size_t)n >= sizeof full)
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: model.mesh.file: path too long", path);
+  return read_msh(m, full, msg);
+}
+
 /* boundary nodes of the rectangle facing side s (W_OBLIQUE: all of the
  * boundary), and the node's tributary length on that side */
 static int on_side(const tri2d *m, int32_t n, int s) {
-  if (m->annulus) return n < m->ntheta || n >= m->nr * m->ntheta; /* either ring, for every wall */
+  (void)s;
+  if (m->bshare) return m->bshare[n] > 0; /* every boundary node, for every wall */
   const double x = m->X[2 * n], y = m->X[2 * n + 1];
   switch (s) {
   case W_LEFT: return x == m->xmin;
@@ -509,8 +857,7 @@ static int on_side(const tri2d *m, int32_t n, int s) {
 }
 
 static double tributary(const tri2d *m, int32_t n, int s) {
-  if (m->annulus) /* half of the two chords to the ring's neighbours */
-    return 2.0 * (n < m->ntheta ? m->r_in : m->r_out) * sin(3.14159265358979323846 / m->ntheta);
+  if (m->bshare) return m->bshare[n];
   const double x = m->X[2 * n], y = m->X[2 * n + 1];
   const int vert = x == m->xmin || x == m->xmax, horiz = y == m->ymin || y == m->ymax;
   double len = 0.0;
@@ -562,9 +909,10 @@ static int tri2d_create(const shard_model_args *a, void **out_self, shard_system
   }
   m->cp = sqrt(m->D[0][0] / m->rho);
   const char *shape = shard_params_string(pp, "mesh.shape");
-  if ((st = shape && strcmp(shape, "annulus") == 0 ? build_annulus(m, pp, path, msg) : build_rectangle(m, pp, path, msg)) !=
-      SHARD_OK)
-    goto fail;
+  const int annulus = shape && strcmp(shape, "annulus") == 0, from_file = shape && strcmp(shape, "file") == 0;
+  st = annulus ? build_annulus(m, pp, path, msg) : from_file ? build_file(m, pp, path, msg) : build_rectangle(m, pp, path, msg);
+  if (st != SHARD_OK) goto fail;
+  if ((annulus || from_file) && (st = boundary_shares(m, path, msg)) != SHARD_OK) goto fail;
   const int32_t nn = m->nn, ne = m->ne, ndof = m->ndof;
   if (!(m->geo = malloc((size_t)ne * 7 * sizeof *m->geo)) || !(m->mass = calloc((size_t)ndof, sizeof *m->mass)) ||
       !(m->minv = calloc((size_t)ndof, sizeof *m->minv)) || !(m->sys.u = calloc((size_t)ndof, sizeof(double))) ||
@@ -1042,7 +1390,7 @@ static const shard_plugin tri2d_plugin = {
     .name = "tri2d",
     .version = "0.1.0",
     .summary = "linear elastic P1 triangles in the plane (plane stress or strain) on a built-in rectangle or annulus "
-               "mesh, between optional rigid walls",
+               "or a Gmsh mesh, between optional rigid walls",
     .params = tri2d_specs,
     .n_params = SHARD_NPARAMS(tri2d_specs),
     .ops_size = sizeof(shard_model_ops),
@@ -1050,7 +1398,7 @@ static const shard_plugin tri2d_plugin = {
     .ops = &tri2d_ops,
     .doc = "Linear elastic constant-strain (P1) triangles, plane stress or plane strain, small strain, lumped mass "
            "rho t A / 3 per vertex, on a structured rectangle or annulus (two triangles per cell, alternating "
-           "diagonals, interior nodes optionally perturbed). Node i carries DOFs 2i (x) and 2i+1 (y). Rigid walls are "
+           "diagonals, interior nodes optionally perturbed) or the triangles of a Gmsh file (ASCII 2.2 or 4.1). Node i carries DOFs 2i (x) and 2i+1 (y). Rigid walls are "
            "half-planes (left, right, bottom, top relative to the mesh, and one oblique wall), one constraint row "
            "per boundary node facing them. No fracture yet. `cases/examples/tri2d_block_wall.yaml` runs a block "
            "into a wall under every integrator.",
