@@ -129,10 +129,7 @@ typedef struct tri2d {
   double young, nu, rho, thick, cp;
   int plane_strain;
   double xmin, xmax, ymin, ymax, cell_dx, cell_dy;
-  int annulus;            /* the mesh is an annulus: rings of ntheta nodes, inner ring first */
   double *bshare;         /* annulus and file meshes: per node, half its boundary edges' length (0 inside) */
-  int32_t nr, ntheta;
-  double r_in, r_out;
   /* K: constant CSR (k_base), copied to k_val with the penalty springs added */
   int32_t *k_rowptr, *k_col;
   double *k_base, *k_val;
@@ -462,7 +459,6 @@ static int build_annulus(tri2d *m, const shard_params *pp, const char *path, sha
   if ((nr + 1) * nt > 10000000LL)
     return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: model.mesh: %lld x %lld cells is more than 10^7 nodes", path, nr,
                          nt);
-  m->annulus = 1, m->nr = (int32_t)nr, m->ntheta = (int32_t)nt, m->r_in = ri, m->r_out = ro;
   m->nn = (int32_t)((nr + 1) * nt), m->ne = (int32_t)(2 * nr * nt), m->ndof = 2 * m->nn;
   if (!(m->X = malloc((size_t)m->ndof * sizeof *m->X)) || !(m->tri = malloc((size_t)m->ne * 3 * sizeof *m->tri)))
     return NOMEM("the mesh");
