@@ -300,9 +300,10 @@ static void test_outputs_tables_documented(void) {
   CU_ASSERT_EQUAL_FATAL(shard_registry_load_dir(reg, SHARD_PLUGIN_DIR, &msg), SHARD_OK);
   shard_out_model_doc models[8];
   const size_t nm = shard_models_docs(reg, models, 8);
-  CU_ASSERT_EQUAL_FATAL(nm, 2); /* particle and bar share their tables; the chain has its own */
+  CU_ASSERT_EQUAL_FATAL(nm, 3); /* particle and bar share their tables; the chain and tri2d have their own */
   CU_ASSERT_STRING_EQUAL(models[0].names, "particle, bar");
   CU_ASSERT_STRING_EQUAL(models[1].names, "chain");
+  CU_ASSERT_STRING_EQUAL(models[2].names, "tri2d");
   /* the plugin's copy of the tables this suite links */
   CU_ASSERT(models[0].history->n_fields == shard_line_history.n_fields &&
             strcmp(models[0].history->description, shard_line_history.description) == 0 &&
@@ -313,6 +314,7 @@ static void test_outputs_tables_documented(void) {
   size_t nt = 0;
   for (size_t t = 0; t < sizeof all / sizeof all[0]; ++t) tabs[nt++] = all[t];
   tabs[nt++] = models[1].history, tabs[nt++] = models[1].summary; /* the chain's */
+  tabs[nt++] = models[2].history, tabs[nt++] = models[2].summary; /* tri2d's */
   for (size_t t = 0; t < nt; ++t)
     for (size_t i = 0; i < tabs[t]->n_fields; ++i) {
       const shard_out_field *fd = &tabs[t]->fields[i];
@@ -322,7 +324,7 @@ static void test_outputs_tables_documented(void) {
       CU_CHECK_MSG(strstr(md, row) != NULL, "the Markdown has no row for %s: %s", tabs[t]->file, fd->name);
     }
   free(md);
-  shard_registry_destroy(reg); /* the chain's tables (models[1]) live in its plugin: used up to here */
+  shard_registry_destroy(reg); /* the chain's and tri2d's tables live in their plugins: used up to here */
 }
 
 static const cu_test_def tests[] = {

@@ -1,0 +1,1403 @@
+/* model plugin `tri2d`: linear elastic P1 triangles in the plane behind the
+ * model ABI (shard/model.h).
+ *
+ * A structured rectangle of nx x ny cells or an annulus of nr x ntheta cells,
+ * each cell split in two triangles with alternating diagonals, interior nodes
+ * optionally moved at random, or the triangles of a Gmsh file; plane
+ * strain or plane stress, small strain, lumped mass rho t A / 3 per vertex.
+ * Node i carries DOFs 2i (x) and 2i+1 (y). K is constant: its CSR pattern and
+ * values are built once; the force -K u is assembled element by element
+ * (strain, stress, B^T sigma). Rigid walls are half-planes, one constraint
+ * row of two entries (the wall's normal) per boundary node facing them:
+ * impact laws go through the host's LCP path, a penalty law through force()
+ * and stiffness(), each row weighted by its node's tributary boundary length.
+ * No fracture in this model (docs/theory.md, "Two-dimensional model"). */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/rng.h"
+#include "io/fsio.h"
+#include "loader/plugin_calls.h"
+#include "shard/model.h"
+
+/* ---- the keys of its case section ---- */
+
+#define R SHARD_PARAM_REAL
+#define I SHARD_PARAM_INT
+#define C SHARD_PARAM_CHOICE
+#define REQ SHARD_PARAM_REQUIRED
+#define POS SHARD_PARAM_MIN_EXCLUSIVE
+
+static const shard_param_spec tri2d_specs[] = {
+    {"plane", C, "stress", 0, 0, "", 0, "stress|strain",
+     "plane stress (thin plate of the given thickness) or plane strain (thickness: a slice, usually 1 m)"},
+    {"young", R, 0, 0, SHARD_INF, "Pa", REQ | POS, 0, "Young's modulus E"},
+    {"poisson", R, "0", 0, 0.5, "1", SHARD_PARAM_MAX_EXCLUSIVE, 0, "Poisson's ratio nu, in [0, 0.5)"},
+    {"density", R, 0, 0, SHARD_INF, "kg/m^3", REQ | POS, 0, "mass density rho"},
+    {"thickness", R, "1", 0, SHARD_INF, "m", POS, 0, "out-of-plane thickness t (plane strain: the slice, 1 m)"},
+    {"mesh.shape", C, "rectangle", 0, 0, "", 0, "rectangle|annulus|file",
+     "built-in mesh: rectangle (from the origin) or annulus (centred on the origin); file: mesh.file"},
+    {"mesh.file", SHARD_PARAM_STRING, 0, 0, 0, "", 0, 0,
+     "file: a Gmsh mesh (.msh, ASCII format 2.2 or 4.1; its 3-node triangles, z ignored), relative to the case file"},
+    {"mesh.width", R, 0, 0, SHARD_INF, "m", POS, 0, "rectangle: extent along x, from x = 0"},
+    {"mesh.height", R, 0, 0, SHARD_INF, "m", POS, 0, "rectangle: extent along y, from y = 0"},
+    {"mesh.nx", I, 0, 1, 1e6, "", 0, 0, "rectangle: cells along x (each cell is two triangles)"},
+    {"mesh.ny", I, 0, 1, 1e6, "", 0, 0, "rectangle: cells along y"},
+    {"mesh.inner_radius", R, 0, 0, SHARD_INF, "m", POS, 0, "annulus: inner radius"},
+    {"mesh.outer_radius", R, 0, 0, SHARD_INF, "m", POS, 0, "annulus: outer radius"},
+    {"mesh.nr", I, 0, 1, 1e6, "", 0, 0, "annulus: cells across the radius"},
+    {"mesh.ntheta", I, 0, 6, 1e7, "", 0, 0, "annulus: cells around (each cell is two triangles)"},
+    {"mesh.perturbation", R, "0", 0, 0.3, "1", 0, 0,
+     "interior nodes moved at random by up to this fraction of the cell size along each axis (annulus: radius "
+     "and arc)"},
+    {"mesh.seed", I, "1", 0, 9.007199254740992e15, "", 0, 0, "seed of the node perturbation"},
+    {"initial.velocity", R, 0, -SHARD_INF, SHARD_INF, "m/s", SHARD_PARAM_LIST, 0,
+     "uniform initial velocity [vx, vy] (absent: at rest)"},
+    {"initial.strain_rate", R, "0", -SHARD_INF, SHARD_INF, "1/s", 0, 0,
+     "added radial initial velocity rate * (X - centre of the mesh's bounding box)"},
+    {"walls.left.gap", R, 0, 0, SHARD_INF, "m", 0, 0, "rigid wall x = xmin - gap facing +x (absent: no wall)"},
+    {"walls.right.gap", R, 0, 0, SHARD_INF, "m", 0, 0, "rigid wall x = xmax + gap facing -x (absent: no wall)"},
+    {"walls.bottom.gap", R, 0, 0, SHARD_INF, "m", 0, 0, "rigid wall y = ymin - gap facing +y (absent: no wall)"},
+    {"walls.top.gap", R, 0, 0, SHARD_INF, "m", 0, 0, "rigid wall y = ymax + gap facing -y (absent: no wall)"},
+    {"walls.oblique.point", R, 0, -SHARD_INF, SHARD_INF, "m", SHARD_PARAM_LIST, 0,
+     "oblique rigid wall: a point [x, y] of its line (with walls.oblique.normal)"},
+    {"walls.oblique.normal", R, 0, -SHARD_INF, SHARD_INF, "1", SHARD_PARAM_LIST, 0,
+     "oblique rigid wall: its normal [nx, ny], pointing into the side the body stays on (normalised)"},
+};
+
+#undef R
+#undef I
+#undef C
+#undef REQ
+#undef POS
+
+/* ---- output tables ------------------------------------------------------------------ */
+
+enum { W_LEFT, W_RIGHT, W_BOTTOM, W_TOP, W_OBLIQUE, W_N };
+static const char *const wall_name[W_N] = {"left", "right", "bottom", "top", "oblique"};
+
+enum { C_PX, C_PY, C_XMEAN, C_YMEAN, C_VXMEAN, C_VYMEAN, C_F0, C_N = C_F0 + W_N };
+static const shard_out_field tri2d_history_fields[] = {
+    {"momentum_x", SHARD_OUT_NUMBER, "kg m/s", 0, "%.15g", "total linear momentum along x"},
+    {"momentum_y", SHARD_OUT_NUMBER, "kg m/s", 0, "%.15g", "total linear momentum along y"},
+    {"x_mean", SHARD_OUT_NUMBER, "m", 0, "%.15g", "x of the centre of mass (current positions)"},
+    {"y_mean", SHARD_OUT_NUMBER, "m", 0, "%.15g", "y of the centre of mass (current positions)"},
+    {"vx_mean", SHARD_OUT_NUMBER, "m/s", 0, "%.15g", "x velocity of the centre of mass"},
+    {"vy_mean", SHARD_OUT_NUMBER, "m/s", 0, "%.15g", "y velocity of the centre of mass"},
+    {"force_left", SHARD_OUT_NUMBER, "N", 0, "%.15g",
+     "normal force of the left wall on the body (impulses / dt or penalty forces; empty without that wall)"},
+    {"force_right", SHARD_OUT_NUMBER, "N", 0, "%.15g", "normal force of the right wall (empty without it)"},
+    {"force_bottom", SHARD_OUT_NUMBER, "N", 0, "%.15g", "normal force of the bottom wall (empty without it)"},
+    {"force_top", SHARD_OUT_NUMBER, "N", 0, "%.15g", "normal force of the top wall (empty without it)"},
+    {"force_oblique", SHARD_OUT_NUMBER, "N", 0, "%.15g", "normal force of the oblique wall (empty without it)"},
+};
+static const shard_out_table tri2d_history_table = {
+    "history.csv", "time history: the model's columns",
+    "After the run's columns: the momentum components, the centre of mass and its velocity, the wall forces.",
+    tri2d_history_fields, sizeof tri2d_history_fields / sizeof tri2d_history_fields[0], 0};
+static const shard_out_field tri2d_summary_fields[] = {
+    {"momentum_x", SHARD_OUT_NUMBER, "kg m/s", 0, NULL, "total momentum along x at the end"},
+    {"momentum_y", SHARD_OUT_NUMBER, "kg m/s", 0, NULL, "total momentum along y at the end"},
+    {"tri2d.vx_mean", SHARD_OUT_NUMBER, "m/s", 0, NULL, "x velocity of the centre of mass at the end"},
+    {"tri2d.vy_mean", SHARD_OUT_NUMBER, "m/s", 0, NULL, "y velocity of the centre of mass at the end"},
+    {"tri2d.nodes", SHARD_OUT_INTEGER, "", 0, NULL, "mesh vertices"},
+    {"tri2d.elements", SHARD_OUT_INTEGER, "", 0, NULL, "mesh triangles"},
+};
+static const shard_out_table tri2d_summary_table = {
+    "summary.yaml", "summary of a run: the model's keys",
+    "After the run's keys: the momentum components (the run's one-axis `momentum` is empty for this model), the "
+    "centre-of-mass velocity and the mesh size.",
+    tri2d_summary_fields, sizeof tri2d_summary_fields / sizeof tri2d_summary_fields[0], 0};
+static const char *const tri2d_extra_files[] = {"fields.pvd", NULL};
+static const shard_model_outputs tri2d_outputs = {&tri2d_history_table, &tri2d_summary_table, NULL, 0, NULL,
+                                                  tri2d_extra_files};
+
+/* ---- the model -------------------------------------------------------------------------- */
+
+typedef struct tri2d {
+  shard_system sys;
+  int32_t nn, ne, ndof;  /* nodes, triangles, 2 nn */
+  double *X;             /* reference positions, 2 nn */
+  double *mass, *minv;   /* per DOF */
+  int32_t *tri;          /* 3 ne, counter-clockwise */
+  double *geo;           /* per element: a1 a2 a3 d1 d2 d3 (shape function gradients), area */
+  double D[3][3];        /* plane stress or strain */
+  double young, nu, rho, thick, cp;
+  int plane_strain;
+  double xmin, xmax, ymin, ymax, cell_dx, cell_dy;
+  double *bshare;         /* annulus and file meshes: per node, half its boundary edges' length (0 inside) */
+  /* K: constant CSR (k_base), copied to k_val with the penalty springs added */
+  int32_t *k_rowptr, *k_col;
+  double *k_base, *k_val;
+  int32_t *nblock;       /* per node: positions of its 2x2 diagonal block (4) */
+  shard_csr kcsr;
+  /* walls and their rows */
+  int has_wall[W_N];
+  double wn[W_N][2], woff[W_N];
+  int32_t ncon, *row_node, *row_wall, *h_rowptr, *h_col, row_degree;
+  double *h_val, *g0, *row_w; /* row_w: tributary boundary length / h_mean (penalty weight) */
+  shard_csr h;
+  const shard_contact_law_ops *force_law;
+  void *force_law_self;
+  double *pen_f, *pen_k, *pen_e, *gap;
+  double *impulse;
+  shard_step_stats stats;
+  double spring_per_mass; /* max over nodes of the sum of its rows' weights over its mass [1/kg] */
+  double h_min, h_mean, mass_min, mass_total, lambda_el; /* lambda_el: max element eigenvalue of M_e^-1 K_e */
+  /* snapshots */
+  char *dir, *vbuf, *pbuf; /* run directory; snapshot and collection text */
+  size_t vcap;
+  double *times;
+  int32_t n_times, cap_times;
+  int fields;
+} tri2d;
+
+static tri2d *tri_of(shard_system *sys) { return (tri2d *)sys; }
+
+/* strain and stress of element e at u (Voigt: xx, yy, 2xy / xx, yy, xy) */
+static void element_stress(const tri2d *m, int32_t e, const double *u, double eps[3], double sig[3]) {
+  const double *g = m->geo + 7 * e;
+  const int32_t *n = m->tri + 3 * e;
+  eps[0] = eps[1] = eps[2] = 0.0;
+  for (int k = 0; k < 3; ++k) {
+    const double ux = u[2 * n[k]], uy = u[2 * n[k] + 1];
+    eps[0] += g[k] * ux, eps[1] += g[3 + k] * uy, eps[2] += g[3 + k] * ux + g[k] * uy;
+  }
+  for (int i = 0; i < 3; ++i) sig[i] = m->D[i][0] * eps[0] + m->D[i][1] * eps[1] + m->D[i][2] * eps[2];
+}
+
+static void gaps_at(const tri2d *m, const double *u, double *g) {
+  for (int32_t r = 0; r < m->ncon; ++r) {
+    const int32_t i = m->row_node[r];
+    g[r] = m->g0[r] + m->h_val[2 * r] * u[2 * i] + m->h_val[2 * r + 1] * u[2 * i + 1];
+  }
+}
+
+/* the force law at u: per row, the law's force, stiffness and energy times the row's weight */
+static void penalty_at(tri2d *m, const double *u) {
+  gaps_at(m, u, m->gap);
+  shard_contact_law_force(m->force_law, m->force_law_self, m->ncon, m->gap, m->pen_f, m->pen_k, m->pen_e);
+  for (int32_t r = 0; r < m->ncon; ++r) m->pen_f[r] *= m->row_w[r], m->pen_k[r] *= m->row_w[r], m->pen_e[r] *= m->row_w[r];
+}
+
+static int sys_force(shard_system *sys, double t, const double *u, double *f, shard_msg *msg) {
+  tri2d *m = tri_of(sys);
+  (void)t, (void)msg;
+  memset(f, 0, (size_t)m->ndof * sizeof *f);
+  for (int32_t e = 0; e < m->ne; ++e) {
+    double eps[3], s[3];
+    element_stress(m, e, u, eps, s);
+    const double *g = m->geo + 7 * e, ta = m->thick * g[6];
+    const int32_t *n = m->tri + 3 * e;
+    for (int k = 0; k < 3; ++k) {
+      f[2 * n[k]] -= ta * (g[k] * s[0] + g[3 + k] * s[2]);
+      f[2 * n[k] + 1] -= ta * (g[3 + k] * s[1] + g[k] * s[2]);
+    }
+  }
+  if (m->force_law) {
+    penalty_at(m, u);
+    for (int32_t r = 0; r < m->ncon; ++r) {
+      const int32_t i = m->row_node[r];
+      f[2 * i] += m->h_val[2 * r] * m->pen_f[r], f[2 * i + 1] += m->h_val[2 * r + 1] * m->pen_f[r];
+    }
+  }
+  return SHARD_OK;
+}
+
+static int sys_stiffness(shard_system *sys, const double *u, const shard_csr **out_k, shard_msg *msg) {
+  tri2d *m = tri_of(sys);
+  (void)msg;
+  memcpy(m->k_val, m->k_base, (size_t)m->k_rowptr[m->ndof] * sizeof *m->k_val);
+  if (m->force_law) {
+    penalty_at(m, u);
+    for (int32_t r = 0; r < m->ncon; ++r) {
+      const int32_t *b = m->nblock + 4 * m->row_node[r];
+      const double nx = m->h_val[2 * r], ny = m->h_val[2 * r + 1], k = m->pen_k[r];
+      m->k_val[b[0]] += k * nx * nx, m->k_val[b[1]] += k * nx * ny;
+      m->k_val[b[2]] += k * ny * nx, m->k_val[b[3]] += k * ny * ny;
+    }
+  }
+  *out_k = &m->kcsr;
+  return SHARD_OK;
+}
+
+static void sys_gaps(shard_system *sys, const double *u, double *out_g) { gaps_at(tri_of(sys), u, out_g); }
+
+static void sys_prescribe(shard_system *sys, double t, double *v, double *a) { (void)sys, (void)t, (void)v, (void)a; }
+
+static const shard_system_ops tri2d_system_ops = {
+    .force = sys_force,
+    .stiffness = sys_stiffness,
+    .gaps = sys_gaps,
+    .prescribe = sys_prescribe,
+};
+
+static void tri2d_destroy(void *self) {
+  tri2d *m = self;
+  if (!m) return;
+  free(m->X), free(m->bshare), free(m->mass), free(m->minv), free(m->tri), free(m->geo);
+  free(m->sys.u), free(m->sys.v), free(m->sys.a), free(m->sys.aux);
+  free(m->k_rowptr), free(m->k_col), free(m->k_base), free(m->k_val), free(m->nblock);
+  free(m->row_node), free(m->row_wall), free(m->h_rowptr), free(m->h_col), free(m->h_val), free(m->g0), free(m->row_w);
+  free(m->pen_f), free(m->pen_k), free(m->pen_e), free(m->gap), free(m->impulse);
+  free(m->dir), free(m->vbuf), free(m->pbuf), free(m->times);
+  free(m);
+}
+
+/* largest eigenvalue of a symmetric 3x3 matrix (closed form, trigonometric) */
+static double sym3_lambda_max(const double a[3][3]) {
+  const double p1 = a[0][1] * a[0][1] + a[0][2] * a[0][2] + a[1][2] * a[1][2];
+  const double q = (a[0][0] + a[1][1] + a[2][2]) / 3.0;
+  if (p1 == 0.0) return fmax(a[0][0], fmax(a[1][1], a[2][2]));
+  const double p2 = (a[0][0] - q) * (a[0][0] - q) + (a[1][1] - q) * (a[1][1] - q) + (a[2][2] - q) * (a[2][2] - q) +
+                    2.0 * p1;
+  const double p = sqrt(p2 / 6.0);
+  double b[3][3];
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) b[i][j] = (a[i][j] - (i == j ? q : 0.0)) / p;
+  double r = (b[0][0] * (b[1][1] * b[2][2] - b[1][2] * b[2][1]) - b[0][1] * (b[1][0] * b[2][2] - b[1][2] * b[2][0]) +
+              b[0][2] * (b[1][0] * b[2][1] - b[1][1] * b[2][0])) /
+             2.0;
+  r = fmax(-1.0, fmin(1.0, r));
+  return q + 2.0 * p * cos(acos(r) / 3.0);
+}
+
+/* lambda_max(M_e^-1 K_e) = (3 / rho) lambda_max(D G), G = B B^T, through the
+ * symmetric L^T G L with D = L L^T (Cholesky) */
+static double element_lambda(const tri2d *m, int32_t e) {
+  const double *g = m->geo + 7 * e;
+  double saa = 0, sdd = 0, sad = 0;
+  for (int k = 0; k < 3; ++k) saa += g[k] * g[k], sdd += g[3 + k] * g[3 + k], sad += g[k] * g[3 + k];
+  const double G[3][3] = {{saa, 0, sad}, {0, sdd, sad}, {sad, sad, saa + sdd}};
+  double L[3][3] = {{0}};
+  L[0][0] = sqrt(m->D[0][0]);
+  L[1][0] = m->D[1][0] / L[0][0];
+  L[1][1] = sqrt(m->D[1][1] - L[1][0] * L[1][0]);
+  L[2][2] = sqrt(m->D[2][2]); /* D[2][0] = D[2][1] = 0 */
+  double GL[3][3], S[3][3];
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      GL[i][j] = 0;
+      for (int k = 0; k < 3; ++k) GL[i][j] += G[i][k] * L[k][j];
+    }
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      S[i][j] = 0;
+      for (int k = 0; k < 3; ++k) S[i][j] += L[k][i] * GL[k][j];
+    }
+  return 3.0 / m->rho * sym3_lambda_max(S);
+}
+
+static int cmp_i32(const void *a, const void *b) {
+  const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* position of column c in CSR row r (present by construction) */
+static int32_t kfind(const tri2d *m, int32_t r, int32_t c) {
+  int32_t lo = m->k_rowptr[r], hi = m->k_rowptr[r + 1] - 1;
+  while (lo < hi) {
+    const int32_t mid = (lo + hi) / 2;
+    if (m->k_col[mid] < c) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+#define NOMEM(what) shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for %s", what)
+
+/* the K pattern from the node adjacency, the element positions, K's values */
+static int build_stiffness(tri2d *m, shard_msg *msg) {
+  const int32_t nn = m->nn, ne = m->ne;
+  int32_t *cnt = calloc((size_t)nn + 1, sizeof *cnt), *adj = NULL, *deg = NULL;
+  if (!cnt) return NOMEM("the stiffness pattern");
+  for (int32_t e = 0; e < ne; ++e)
+    for (int k = 0; k < 3; ++k) cnt[m->tri[3 * e + k] + 1] += 2;
+  for (int32_t i = 0; i < nn; ++i) cnt[i + 1] += cnt[i] + 1; /* room: the node itself + 2 per element */
+  adj = malloc((size_t)cnt[nn] * sizeof *adj), deg = calloc((size_t)nn, sizeof *deg);
+  if (!adj || !deg) {
+    free(cnt), free(adj), free(deg);
+    return NOMEM("the stiffness pattern");
+  }
+  for (int32_t i = 0; i < nn; ++i) adj[cnt[i] + deg[i]++] = i;
+  for (int32_t e = 0; e < ne; ++e)
+    for (int a = 0; a < 3; ++a)
+      for (int b = 0; b < 3; ++b) {
+        const int32_t i = m->tri[3 * e + a], j = m->tri[3 * e + b];
+        int found = 0;
+        for (int32_t q = 0; q < deg[i] && !found; ++q) found = adj[cnt[i] + q] == j;
+        if (!found) adj[cnt[i] + deg[i]++] = j;
+      }
+  int64_t nnz = 0;
+  for (int32_t i = 0; i < nn; ++i) {
+    qsort(adj + cnt[i], (size_t)deg[i], sizeof *adj, cmp_i32);
+    nnz += 4 * (int64_t)deg[i];
+  }
+  if (nnz > INT32_MAX) {
+    free(cnt), free(adj), free(deg);
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "the mesh is too large: K would have %lld entries", (long long)nnz);
+  }
+  m->k_rowptr = malloc(((size_t)m->ndof + 1) * sizeof *m->k_rowptr);
+  m->k_col = malloc((size_t)nnz * sizeof *m->k_col);
+  m->k_base = calloc((size_t)nnz, sizeof *m->k_base), m->k_val = calloc((size_t)nnz, sizeof *m->k_val);
+  m->nblock = malloc((size_t)nn * 4 * sizeof *m->nblock);
+  if (!m->k_rowptr || !m->k_col || !m->k_base || !m->k_val || !m->nblock) {
+    free(cnt), free(adj), free(deg);
+    return NOMEM("the stiffness matrix");
+  }
+  int32_t q = 0;
+  for (int32_t i = 0; i < nn; ++i)
+    for (int d = 0; d < 2; ++d) {
+      m->k_rowptr[2 * i + d] = q;
+      for (int32_t k = 0; k < deg[i]; ++k) m->k_col[q++] = 2 * adj[cnt[i] + k], m->k_col[q++] = 2 * adj[cnt[i] + k] + 1;
+    }
+  m->k_rowptr[m->ndof] = q;
+  /* row degree of W: rows at nodes of a node's neighbourhood (itself included) */
+  int32_t *rows_at = calloc((size_t)nn, sizeof *rows_at);
+  if (!rows_at) {
+    free(cnt), free(adj), free(deg);
+    return NOMEM("the contact pattern");
+  }
+  for (int32_t r = 0; r < m->ncon; ++r) rows_at[m->row_node[r]]++;
+  m->row_degree = 1;
+  for (int32_t r = 0; r < m->ncon; ++r) {
+    const int32_t i = m->row_node[r];
+    int32_t s = 0;
+    for (int32_t k = 0; k < deg[i]; ++k) s += rows_at[adj[cnt[i] + k]];
+    if (s > m->row_degree) m->row_degree = s;
+  }
+  free(rows_at), free(cnt), free(adj), free(deg);
+  for (int32_t i = 0; i < nn; ++i) {
+    m->nblock[4 * i + 0] = kfind(m, 2 * i, 2 * i), m->nblock[4 * i + 1] = kfind(m, 2 * i, 2 * i + 1);
+    m->nblock[4 * i + 2] = kfind(m, 2 * i + 1, 2 * i), m->nblock[4 * i + 3] = kfind(m, 2 * i + 1, 2 * i + 1);
+  }
+  /* K_e = t A B^T D B */
+  for (int32_t e = 0; e < ne; ++e) {
+    const double *g = m->geo + 7 * e;
+    double B[3][6] = {{0}};
+    for (int k = 0; k < 3; ++k) {
+      B[0][2 * k] = g[k], B[1][2 * k + 1] = g[3 + k];
+      B[2][2 * k] = g[3 + k], B[2][2 * k + 1] = g[k];
+    }
+    double DB[3][6];
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 6; ++j) DB[i][j] = m->D[i][0] * B[0][j] + m->D[i][1] * B[1][j] + m->D[i][2] * B[2][j];
+    const double ta = m->thick * g[6];
+    double ke[6][6];
+    for (int p = 0; p < 6; ++p) /* the upper triangle, mirrored: K exactly symmetric */
+      for (int c = p; c < 6; ++c) ke[p][c] = ke[c][p] = ta * (B[0][p] * DB[0][c] + B[1][p] * DB[1][c] + B[2][p] * DB[2][c]);
+    for (int p = 0; p < 6; ++p)
+      for (int c = 0; c < 6; ++c) {
+        const int32_t row = 2 * m->tri[3 * e + p / 2] + p % 2, col = 2 * m->tri[3 * e + c / 2] + c % 2;
+        m->k_base[kfind(m, row, col)] += ke[p][c];
+      }
+  }
+  memcpy(m->k_val, m->k_base, (size_t)nnz * sizeof *m->k_val);
+  m->kcsr = (shard_csr){m->ndof, m->ndof, m->k_rowptr, m->k_col, m->k_val};
+  return SHARD_OK;
+}
+
+/* the rectangle: nodes row by row, two triangles per cell, diagonals alternating */
+static int build_rectangle(tri2d *m, const shard_params *pp, const char *path, shard_msg *msg) {
+  static const char *const need[] = {"mesh.width", "mesh.height", "mesh.nx", "mesh.ny"};
+  for (int k = 0; k < 4; ++k)
+    if (!shard_params_has(pp, need[k]))
+      return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: model.%s is required with mesh.shape: rectangle", path, need[k]);
+  const double w = shard_params_real(pp, "mesh.width"), h = shard_params_real(pp, "mesh.height");
+  const long long nx = shard_params_int(pp, "mesh.nx"), ny = shard_params_int(pp, "mesh.ny");
+  if ((nx + 1) * (ny + 1) > 10000000LL)
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: model.mesh: %lld x %lld cells is more than 10^7 nodes", path, nx,
+                         ny);
+  m->nn = (int32_t)((nx + 1) * (ny + 1)), m->ne = (int32_t)(2 * nx * ny), m->ndof = 2 * m->nn;
+  if (!(m->X = malloc((size_t)m->ndof * sizeof *m->X)) || !(m->tri = malloc((size_t)m->ne * 3 * sizeof *m->tri)))
+    return NOMEM("the mesh");
+  const double dx = w / (double)nx, dy = h / (double)ny;
+  const double amp = shard_params_real(pp, "mesh.perturbation");
+  shard_rng rng;
+  shard_rng_seed(&rng, (uint64_t)shard_params_int(pp, "mesh.seed"));
+  for (long long j = 0; j <= ny; ++j)
+    for (long long i = 0; i <= nx; ++i) {
+      const int32_t n = (int32_t)(j * (nx + 1) + i);
+      m->X[2 * n] = i == nx ? w : (double)i * dx, m->X[2 * n + 1] = j == ny ? h : (double)j * dy;
+      if (amp > 0 && i > 0 && i < nx && j > 0 && j < ny) {
+        m->X[2 * n] += shard_rng_range(&rng, -amp, amp) * dx;
+        m->X[2 * n + 1] += shard_rng_range(&rng, -amp, amp) * dy;
+      }
+    }
+  int32_t e = 0;
+  for (long long j = 0; j < ny; ++j)
+    for (long long i = 0; i < nx; ++i) {
+      const int32_t a = (int32_t)(j * (nx + 1) + i), b = a + 1, c = a + (int32_t)nx + 1, d = c + 1; /* a b bottom */
+      int32_t *t = m->tri + 3 * e;
+      if ((i + j) % 2 == 0) { /* diagonal a-d */
+        t[0] = a, t[1] = b, t[2] = d, t[3] = a, t[4] = d, t[5] = c;
+      } else { /* diagonal b-c */
+        t[0] = a, t[1] = b, t[2] = c, t[3] = b, t[4] = d, t[5] = c;
+      }
+      e += 2;
+    }
+  m->xmin = 0, m->xmax = w, m->ymin = 0, m->ymax = h, m->cell_dx = dx, m->cell_dy = dy;
+  return SHARD_OK;
+}
+
+/* the annulus: ring i (0 inner .. nr outer) of ntheta nodes at angles 2 pi j /
+ * ntheta; each cell two triangles, diagonals alternating */
+static int build_annulus(tri2d *m, const shard_params *pp, const char *path, shard_msg *msg) {
+  static const char *const need[] = {"mesh.inner_radius", "mesh.outer_radius", "mesh.nr", "mesh.ntheta"};
+  for (int k = 0; k < 4; ++k)
+    if (!shard_params_has(pp, need[k]))
+      return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: model.%s is required with mesh.shape: annulus", path, need[k]);
+  const double ri = shard_params_real(pp, "mesh.inner_radius"), ro = shard_params_real(pp, "mesh.outer_radius");
+  const long long nr = shard_params_int(pp, "mesh.nr"), nt = shard_params_int(pp, "mesh.ntheta");
+  if (!(ro > ri))
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: model.mesh.outer_radius %g is not above inner_radius %g", path, ro,
+                         ri);
+  if ((nr + 1) * nt > 10000000LL)
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: model.mesh: %lld x %lld cells is more than 10^7 nodes", path, nr,
+                         nt);
+  m->nn = (int32_t)((nr + 1) * nt), m->ne = (int32_t)(2 * nr * nt), m->ndof = 2 * m->nn;
+  if (!(m->X = malloc((size_t)m->ndof * sizeof *m->X)) || !(m->tri = malloc((size_t)m->ne * 3 * sizeof *m->tri)))
+    return NOMEM("the mesh");
+  const double dr = (ro - ri) / (double)nr, dth = 2.0 * 3.14159265358979323846 / (double)nt;
+  const double amp = shard_params_real(pp, "mesh.perturbation");
+  shard_rng rng;
+  shard_rng_seed(&rng, (uint64_t)shard_params_int(pp, "mesh.seed"));
+  for (long long i = 0; i <= nr; ++i)
+    for (long long j = 0; j < nt; ++j) {
+      const int32_t n = (int32_t)(i * nt + j);
+      double r = i == nr ? ro : ri + (double)i * dr, th = (double)j * dth;
+      if (amp > 0 && i > 0 && i < nr) {
+        r += shard_rng_range(&rng, -amp, amp) * dr;
+        th += shard_rng_range(&rng, -amp, amp) * dth;
+      }
+      m->X[2 * n] = r * cos(th), m->X[2 * n + 1] = r * sin(th);
+    }
+  int32_t e = 0;
+  for (long long i = 0; i < nr; ++i)
+    for (long long j = 0; j < nt; ++j) {
+      const long long j1 = (j + 1) % nt;
+      const int32_t a = (int32_t)(i * nt + j), b = (int32_t)(i * nt + j1), c = (int32_t)((i + 1) * nt + j),
+                    d = (int32_t)((i + 1) * nt + j1); /* a b inner, c d outer; a -> c -> d -> b counter-clockwise */
+      int32_t *t = m->tri + 3 * e;
+      if ((i + j) % 2 == 0) {
+        t[0] = a, t[1] = c, t[2] = d, t[3] = a, t[4] = d, t[5] = b;
+      } else {
+        t[0] = a, t[1] = c, t[2] = b, t[3] = c, t[4] = d, t[5] = b;
+      }
+      e += 2;
+    }
+  m->xmin = m->ymin = -ro, m->xmax = m->ymax = ro;
+  return SHARD_OK;
+}
+
+/* ---- Gmsh meshes (ASCII 2.2 and 4.1): the nodes and the 3-node triangles ---- */
+
+typedef struct msh_reader {
+  const char *path;
+  char *text, *p; /* the whole file, the cursor */
+  long line;      /* of the cursor */
+} msh_reader;
+
+static int msh_err(const msh_reader *r, shard_msg *msg, const char *what) {
+  return shard_msg_set(msg, SHARD_ERR_INPUT, "%s:%ld: %s", r->path, r->line, what);
+}
+
+static void msh_skip_space(msh_reader *r) {
+  while (*r->p == ' ' || *r->p == '\t' || *r->p == '\r' || *r->p == '\n') r->line += *r->p++ == '\n';
+}
+
+/* the next whitespace-separated word starts with `word` (a section marker) */
+static int msh_find(msh_reader *r, const char *word) {
+  const size_t n = strlen(word);
+  for (;;) {
+    msh_skip_space(r);
+    if (!*r->p) return 0;
+    if (strncmp(r->p, word, n) == 0 && (r->p[n] == '\n' || r->p[n] == '\r' || r->p[n] == ' ' || !r->p[n])) {
+      r->p += n;
+      return 1;
+    }
+    while (*r->p && *r->p != '\n') ++r->p;
+  }
+}
+
+static int msh_real(msh_reader *r, double *x) {
+  msh_skip_space(r);
+  char *end;
+  *x = strtod(r->p, &end);
+  if (end == r->p || !isfinite(*x)) return 0;
+  r->p = end;
+  return 1;
+}
+
+static int msh_int(msh_reader *r, long long lo, long long hi, long long *x) {
+  msh_skip_space(r);
+  char *end;
+  *x = strtoll(r->p, &end, 10);
+  if (end == r->p || *x < lo || *x > hi) return 0;
+  r->p = end;
+  return 1;
+}
+
+static void msh_skip_line(msh_reader *r) {
+  while (*r->p && *r->p != '\n') ++r->p;
+}
+
+#define MSH_MAX_NODES 10000000LL
+
+/* tag -> node index through a dense table over [0, max_tag] */
+static int read_msh(tri2d *m, const char *file, shard_msg *msg) {
+  FILE *f = fopen(file, "rb");
+  if (!f) return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: cannot open the mesh file (%s)", file, strerror(errno));
+  char *text = NULL;
+  size_t len = 0, cap = 0;
+  for (;;) {
+    if (len + 65536 + 1 > cap) {
+      cap = cap ? 2 * cap : 1 << 20;
+      if (cap > ((size_t)1 << 31)) {
+        free(text), fclose(f);
+        return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: mesh file larger than 2 GB", file);
+      }
+      char *q = realloc(text, cap);
+      if (!q) {
+        free(text), fclose(f);
+        return NOMEM("the mesh file");
+      }
+      text = q;
+    }
+    const size_t n = fread(text + len, 1, 65536, f);
+    len += n;
+    if (n < 65536) break;
+  }
+  const int rerr = ferror(f);
+  fclose(f);
+  if (rerr) {
+    free(text);
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: read error", file);
+  }
+  text[len] = '\0';
+  if (memchr(text, '\0', len)) {
+    free(text);
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: not an ASCII Gmsh file (binary data)", file);
+  }
+  msh_reader r = {file, text, text, 1};
+  int st = SHARD_OK;
+  int32_t *map = NULL, *tris = NULL;
+  double *xy = NULL;
+  long long max_tag = 0, nnodes = 0, ntri = 0, cap_tri = 0;
+  double version = 0;
+  long long ftype = 0, dsize = 0;
+  if (!msh_find(&r, "$MeshFormat") || !msh_real(&r, &version) || !msh_int(&r, 0, 1, &ftype) ||
+      !msh_int(&r, 0, 64, &dsize)) {
+    st = msh_err(&r, msg, "no $MeshFormat line 'version file-type data-size' (is this a Gmsh .msh file?)");
+    goto done;
+  }
+  if (ftype != 0) {
+    st = msh_err(&r, msg, "binary Gmsh file: save it as ASCII (gmsh -save -format msh22 or msh41)");
+    goto done;
+  }
+  const int v4 = version >= 4.0 && version < 5.0;
+  if (!v4 && !(version >= 2.0 && version < 3.0)) {
+    st = msh_err(&r, msg, "Gmsh format version not 2.x or 4.x");
+    goto done;
+  }
+  if (!msh_find(&r, "$Nodes")) {
+    st = msh_err(&r, msg, "no $Nodes section");
+    goto done;
+  }
+  long long nblocks = 1, total = 0;
+  if (v4) {
+    long long mn, mx;
+    if (!msh_int(&r, 0, MSH_MAX_NODES, &nblocks) || !msh_int(&r, 0, MSH_MAX_NODES, &total) ||
+        !msh_int(&r, 0, INT32_MAX, &mn) || !msh_int(&r, 0, INT32_MAX, &mx)) {
+      st = msh_err(&r, msg, "$Nodes header: expected 'numEntityBlocks numNodes minNodeTag maxNodeTag' (at most 10^7 nodes)");
+      goto done;
+    }
+    max_tag = mx;
+  } else if (!msh_int(&r, 0, MSH_MAX_NODES, &total)) {
+    st = msh_err(&r, msg, "$Nodes: expected the number of nodes (at most 10^7)");
+    goto done;
+  }
+  if (total < 3) {
+    st = msh_err(&r, msg, "fewer than 3 nodes");
+    goto done;
+  }
+  /* v2: tags are read first into xy's companion; find max tag as we go */
+  long long *tags = malloc((size_t)total * sizeof *tags);
+  if (!tags || !(xy = malloc((size_t)total * 2 * sizeof *xy))) {
+    free(tags);
+    st = NOMEM("the mesh nodes");
+    goto done;
+  }
+  for (long long b = 0; b < nblocks && st == SHARD_OK; ++b) {
+    long long count = total, dim, ent, param;
+    if (v4 && (!msh_int(&r, 0, 3, &dim) || !msh_int(&r, INT32_MIN, INT32_MAX, &ent) || !msh_int(&r, 0, 1, &param) ||
+               !msh_int(&r, 0, total - nnodes, &count))) {
+      st = msh_err(&r, msg, "node block header: expected 'entityDim entityTag parametric numNodesInBlock'");
+      break;
+    }
+    if (v4 && param) {
+      st = msh_err(&r, msg, "parametric node coordinates are not supported");
+      break;
+    }
+    if (v4) {
+      for (long long i = 0; i < count && st == SHARD_OK; ++i)
+        if (!msh_int(&r, 1, INT32_MAX, &tags[nnodes + i])) st = msh_err(&r, msg, "node tag: a positive integer expected");
+      for (long long i = 0; i < count && st == SHARD_OK; ++i) {
+        double z;
+        if (!msh_real(&r, &xy[2 * (nnodes + i)]) || !msh_real(&r, &xy[2 * (nnodes + i) + 1]) || !msh_real(&r, &z))
+          st = msh_err(&r, msg, "node coordinates: three finite numbers expected");
+      }
+    } else {
+      for (long long i = 0; i < count && st == SHARD_OK; ++i) {
+        double z;
+        if (!msh_int(&r, 1, INT32_MAX, &tags[i]) || !msh_real(&r, &xy[2 * i]) || !msh_real(&r, &xy[2 * i + 1]) ||
+            !msh_real(&r, &z))
+          st = msh_err(&r, msg, "node line: 'tag x y z' expected");
+        else if (tags[i] > max_tag)
+          max_tag = tags[i];
+      }
+    }
+    nnodes += count;
+  }
+  if (st == SHARD_OK && nnodes != total) st = msh_err(&r, msg, "the node blocks hold fewer nodes than the header says");
+  if (st == SHARD_OK && max_tag > 4 * MSH_MAX_NODES)
+    st = msh_err(&r, msg, "node tags above 4 * 10^7: renumber the mesh (gmsh -renumber)");
+  if (st == SHARD_OK && !(map = malloc(((size_t)max_tag + 1) * sizeof *map))) st = NOMEM("the mesh node tags");
+  if (st == SHARD_OK) {
+    for (long long i = 0; i <= max_tag; ++i) map[i] = -1;
+    for (long long i = 0; i < nnodes && st == SHARD_OK; ++i) {
+      if (tags[i] > max_tag) st = msh_err(&r, msg, "a node tag above the header's maxNodeTag");
+      else if (map[tags[i]] >= 0) st = msh_err(&r, msg, "a node tag given twice");
+      else map[tags[i]] = (int32_t)i;
+    }
+  }
+  free(tags);
+  if (st != SHARD_OK) goto done;
+  if (!msh_find(&r, "$EndNodes") || !msh_find(&r, "$Elements")) {
+    st = msh_err(&r, msg, "no $Elements section after $EndNodes");
+    goto done;
+  }
+  long long eblocks = 1, etotal = 0;
+  if (v4) {
+    long long mn, mx;
+    if (!msh_int(&r, 0, INT32_MAX, &eblocks) || !msh_int(&r, 0, INT32_MAX, &etotal) || !msh_int(&r, 0, INT64_MAX, &mn) ||
+        !msh_int(&r, 0, INT64_MAX, &mx)) {
+      st = msh_err(&r, msg, "$Elements header: expected 'numEntityBlocks numElements minElementTag maxElementTag'");
+      goto done;
+    }
+  } else if (!msh_int(&r, 0, INT32_MAX, &etotal)) {
+    st = msh_err(&r, msg, "$Elements: expected the number of elements");
+    goto done;
+  }
+  long long seen = 0;
+  for (long long b = 0; b < eblocks && st == SHARD_OK; ++b) {
+    long long dim = 0, ent, type = 0, count = etotal;
+    if (v4 && (!msh_int(&r, 0, 3, &dim) || !msh_int(&r, INT32_MIN, INT32_MAX, &ent) || !msh_int(&r, 1, 200, &type) ||
+               !msh_int(&r, 0, etotal - seen, &count))) {
+      st = msh_err(&r, msg, "element block header: expected 'entityDim entityTag elementType numElementsInBlock'");
+      break;
+    }
+    for (long long i = 0; i < count && st == SHARD_OK; ++i) {
+      long long etag, ntags = 0, tg;
+      if (!msh_int(&r, 0, INT64_MAX, &etag)) {
+        st = msh_err(&r, msg, "element line: its tag expected");
+        break;
+      }
+      if (!v4 && (!msh_int(&r, 1, 200, &type) || !msh_int(&r, 0, 100, &ntags))) {
+        st = msh_err(&r, msg, "element line: 'tag type ntags ...' expected");
+        break;
+      }
+      for (long long q = 0; q < ntags && st == SHARD_OK; ++q)
+        if (!msh_int(&r, INT32_MIN, INT32_MAX, &tg)) st = msh_err(&r, msg, "element line: a tag expected");
+      if (st != SHARD_OK) break;
+      if (type != 2) { /* not a 3-node triangle: points and lines (boundaries, physical groups) are skipped */
+        if (type == 1 || type == 8 || type == 15) {
+          msh_skip_line(&r);
+          continue;
+        }
+        st = msh_err(&r, msg, "an element that is not a 3-node triangle, a line or a point (P1 triangles only: "
+                              "mesh with gmsh -2 -order 1)");
+        break;
+      }
+      if (ntri == cap_tri) {
+        cap_tri = cap_tri ? 2 * cap_tri : 1024;
+        int32_t *q = cap_tri <= INT32_MAX / 3 ? realloc(tris, (size_t)cap_tri * 3 * sizeof *q) : NULL;
+        if (!q) {
+          st = NOMEM("the mesh triangles");
+          break;
+        }
+        tris = q;
+      }
+      for (int k = 0; k < 3 && st == SHARD_OK; ++k) {
+        long long nt;
+        if (!msh_int(&r, 1, max_tag, &nt) || map[nt] < 0) st = msh_err(&r, msg, "a triangle names a node that is not in $Nodes");
+        else tris[3 * ntri + k] = map[nt];
+      }
+      ++ntri;
+    }
+    seen += count;
+  }
+  if (st == SHARD_OK && ntri == 0) st = msh_err(&r, msg, "no 3-node triangle in $Elements (mesh in 2D: gmsh -2)");
+  if (st != SHARD_OK) goto done;
+  /* keep the nodes the triangles use, in file order */
+  int32_t *used = calloc((size_t)nnodes, sizeof *used);
+  if (!used) {
+    st = NOMEM("the mesh");
+    goto done;
+  }
+  for (long long e = 0; e < 3 * ntri; ++e) used[tris[e]] = 1;
+  int32_t nn = 0;
+  for (long long i = 0; i < nnodes; ++i) used[i] = used[i] ? nn++ : -1;
+  m->nn = nn, m->ne = (int32_t)ntri, m->ndof = 2 * nn;
+  if (!(m->X = malloc((size_t)m->ndof * sizeof *m->X)) || !(m->tri = malloc((size_t)ntri * 3 * sizeof *m->tri))) {
+    free(used);
+    st = NOMEM("the mesh");
+    goto done;
+  }
+  for (long long i = 0; i < nnodes; ++i)
+    if (used[i] >= 0) m->X[2 * used[i]] = xy[2 * i], m->X[2 * used[i] + 1] = xy[2 * i + 1];
+  for (long long e = 0; e < ntri; ++e) {
+    int32_t *t = m->tri + 3 * e;
+    for (int k = 0; k < 3; ++k) t[k] = used[tris[3 * e + k]];
+    const double *a = m->X + 2 * t[0], *b = m->X + 2 * t[1], *c = m->X + 2 * t[2];
+    if ((b[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (b[1] - a[1]) < 0) { /* clockwise in the file: turn it */
+      const int32_t x = t[1];
+      t[1] = t[2], t[2] = x;
+    }
+  }
+  free(used);
+  m->xmin = m->ymin = INFINITY, m->xmax = m->ymax = -INFINITY;
+  for (int32_t i = 0; i < nn; ++i) {
+    m->xmin = fmin(m->xmin, m->X[2 * i]), m->xmax = fmax(m->xmax, m->X[2 * i]);
+    m->ymin = fmin(m->ymin, m->X[2 * i + 1]), m->ymax = fmax(m->ymax, m->X[2 * i + 1]);
+  }
+done:
+  free(text), free(map), free(tris), free(xy);
+  return st;
+}
+
+static int cmp_edge(const void *a, const void *b) {
+  const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* bshare: per node, half the length of its boundary edges (edges of one
+ * triangle only); an edge of three triangles or more is refused */
+static int boundary_shares(tri2d *m, const char *path, shard_msg *msg) {
+  const size_t ne3 = 3 * (size_t)m->ne;
+  int64_t *edges = malloc(ne3 * sizeof *edges);
+  if (!edges || !(m->bshare = calloc((size_t)m->nn, sizeof *m->bshare))) {
+    free(edges);
+    return NOMEM("the mesh boundary");
+  }
+  for (int32_t e = 0; e < m->ne; ++e)
+    for (int k = 0; k < 3; ++k) {
+      const int64_t a = m->tri[3 * e + k], b = m->tri[3 * e + (k + 1) % 3];
+      edges[3 * (size_t)e + k] = a < b ? a * m->nn + b : b * m->nn + a;
+    }
+  qsort(edges, ne3, sizeof *edges, cmp_edge);
+  int st = SHARD_OK;
+  for (size_t i = 0; i < ne3 && st == SHARD_OK;) {
+    size_t j = i;
+    while (j < ne3 && edges[j] == edges[i]) ++j;
+    const int32_t a = (int32_t)(edges[i] / m->nn), b = (int32_t)(edges[i] % m->nn);
+    if (j - i > 2)
+      st = shard_msg_set(msg, SHARD_ERR_INPUT,
+                         "%s: model.mesh: the edge between nodes %d and %d belongs to %d triangles (not a surface "
+                         "mesh)", path, (int)a, (int)b, (int)(j - i));
+    else if (j - i == 1) {
+      const double l = hypot(m->X[2 * a] - m->X[2 * b], m->X[2 * a + 1] - m->X[2 * b + 1]);
+      m->bshare[a] += 0.5 * l, m->bshare[b] += 0.5 * l;
+    }
+    i = j;
+  }
+  free(edges);
+  return st;
+}
+
+/* mesh.file relative to the case file's directory (absolute kept) */
+static int build_file(tri2d *m, const shard_params *pp, const char *path, shard_msg *msg) {
+  const char *file = shard_params_string(pp, "mesh.file");
+  if (!file || !*file)
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: model.mesh.file is required with mesh.shape: file", path);
+  if (shard_params_real(pp, "mesh.perturbation") > 0)
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: model.mesh.perturbation moves the nodes of the built-in meshes "
+                         "only, not of mesh.file", path);
+  char full[4096];
+  const char *slash = strrchr(path, '/');
+  int n;
+  if (file[0] == '/' || !slash) n = snprintf(full, sizeof full, "%s", file);
+  else n = snprintf(full, sizeof full, "%.*s/%s", (int)(slash - path), path, file);
+  if (n < 0 || (size_t)n >= sizeof full)
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: model.mesh.file: path too long", path);
+  return read_msh(m, full, msg);
+}
+
+/* boundary nodes of the rectangle facing side s (W_OBLIQUE: all of the
+ * boundary), and the node's tributary length on that side */
+static int on_side(const tri2d *m, int32_t n, int s) {
+  (void)s;
+  if (m->bshare) return m->bshare[n] > 0; /* every boundary node, for every wall */
+  const double x = m->X[2 * n], y = m->X[2 * n + 1];
+  switch (s) {
+  case W_LEFT: return x == m->xmin;
+  case W_RIGHT: return x == m->xmax;
+  case W_BOTTOM: return y == m->ymin;
+  case W_TOP: return y == m->ymax;
+  default: return x == m->xmin || x == m->xmax || y == m->ymin || y == m->ymax;
+  }
+}
+
+static double tributary(const tri2d *m, int32_t n, int s) {
+  if (m->bshare) return m->bshare[n];
+  const double x = m->X[2 * n], y = m->X[2 * n + 1];
+  const int vert = x == m->xmin || x == m->xmax, horiz = y == m->ymin || y == m->ymax;
+  double len = 0.0;
+  if (s == W_LEFT || s == W_RIGHT || (s == W_OBLIQUE && vert)) len += horiz ? 0.5 * m->cell_dy : m->cell_dy;
+  if (s == W_BOTTOM || s == W_TOP || (s == W_OBLIQUE && horiz)) len += vert ? 0.5 * m->cell_dx : m->cell_dx;
+  return len;
+}
+
+/* the list key `key` as two finite numbers into out; 0 when absent */
+static int pair_of(const shard_params *pp, const char *key, double out[2], const char *path, int *bad,
+                   shard_msg *msg) {
+  const shard_param_value *v = shard_params_find(pp, key);
+  if (!v) return 0;
+  if (v->n_list != 2) {
+    *bad = shard_msg_set(msg, SHARD_ERR_INPUT, "%s: model.%s needs two values [x, y], got %u", path, key, v->n_list);
+    return 0;
+  }
+  out[0] = v->list[0], out[1] = v->list[1];
+  return 1;
+}
+
+static int tri2d_create(const shard_model_args *a, void **out_self, shard_system **out_sys, shard_msg *msg) {
+  *out_self = NULL;
+  const char *path = a->case_path ? a->case_path : "(case)";
+  int st = shard_params_check(a->params, msg);
+  if (st != SHARD_OK) return st;
+  if (a->fracture)
+    return shard_msg_set(msg, SHARD_ERR_INPUT,
+                         "%s: the tri2d model has no fracture yet: remove the 'fracture' section", path);
+  const shard_params *pp = a->params;
+  tri2d *m = calloc(1, sizeof *m);
+  if (!m) return NOMEM("the tri2d model");
+#define FAIL(code_)  \
+  do {               \
+    st = (code_);    \
+    goto fail;       \
+  } while (0)
+  m->young = shard_params_real(pp, "young"), m->nu = shard_params_real(pp, "poisson");
+  m->rho = shard_params_real(pp, "density"), m->thick = shard_params_real(pp, "thickness");
+  const char *plane = shard_params_string(pp, "plane");
+  m->plane_strain = plane && strcmp(plane, "strain") == 0;
+  const double E = m->young, nu = m->nu;
+  if (m->plane_strain) {
+    const double f = E / ((1 + nu) * (1 - 2 * nu));
+    m->D[0][0] = m->D[1][1] = f * (1 - nu), m->D[0][1] = m->D[1][0] = f * nu, m->D[2][2] = f * (1 - 2 * nu) / 2;
+  } else {
+    const double f = E / (1 - nu * nu);
+    m->D[0][0] = m->D[1][1] = f, m->D[0][1] = m->D[1][0] = f * nu, m->D[2][2] = f * (1 - nu) / 2;
+  }
+  m->cp = sqrt(m->D[0][0] / m->rho);
+  const char *shape = shard_params_string(pp, "mesh.shape");
+  const int annulus = shape && strcmp(shape, "annulus") == 0, from_file = shape && strcmp(shape, "file") == 0;
+  st = annulus ? build_annulus(m, pp, path, msg) : from_file ? build_file(m, pp, path, msg) : build_rectangle(m, pp, path, msg);
+  if (st != SHARD_OK) goto fail;
+  if ((annulus || from_file) && (st = boundary_shares(m, path, msg)) != SHARD_OK) goto fail;
+  const int32_t nn = m->nn, ne = m->ne, ndof = m->ndof;
+  if (!(m->geo = malloc((size_t)ne * 7 * sizeof *m->geo)) || !(m->mass = calloc((size_t)ndof, sizeof *m->mass)) ||
+      !(m->minv = calloc((size_t)ndof, sizeof *m->minv)) || !(m->sys.u = calloc((size_t)ndof, sizeof(double))) ||
+      !(m->sys.v = calloc((size_t)ndof, sizeof(double))) || !(m->sys.a = calloc((size_t)ndof, sizeof(double))))
+    FAIL(NOMEM("the mesh"));
+  /* geometry, lumped mass, sizes */
+  double hsum = 0;
+  m->h_min = INFINITY, m->lambda_el = 0;
+  for (int32_t e = 0; e < ne; ++e) {
+    const int32_t *t = m->tri + 3 * e;
+    double x[3], y[3];
+    for (int k = 0; k < 3; ++k) x[k] = m->X[2 * t[k]], y[k] = m->X[2 * t[k] + 1];
+    const double a2 = (x[1] - x[0]) * (y[2] - y[0]) - (x[2] - x[0]) * (y[1] - y[0]);
+    if (!(a2 > 0))
+      FAIL(shard_msg_set(msg, SHARD_ERR_INPUT,
+                         "%s: model.mesh: triangle %d has area %g (not positive): lower mesh.perturbation", path,
+                         (int)e, 0.5 * a2));
+    double *g = m->geo + 7 * e, lmax = 0;
+    for (int k = 0; k < 3; ++k) {
+      const int j = (k + 1) % 3, l = (k + 2) % 3;
+      g[k] = (y[j] - y[l]) / a2, g[3 + k] = (x[l] - x[j]) / a2;
+      const double len = hypot(x[j] - x[l], y[j] - y[l]);
+      lmax = fmax(lmax, len), hsum += len;
+    }
+    g[6] = 0.5 * a2;
+    m->h_min = fmin(m->h_min, a2 / lmax);
+    const double me = m->rho * m->thick * g[6] / 3.0;
+    for (int k = 0; k < 3; ++k) m->mass[2 * t[k]] += me, m->mass[2 * t[k] + 1] += me;
+    m->lambda_el = fmax(m->lambda_el, element_lambda(m, e));
+  }
+  m->h_mean = hsum / (3.0 * ne);
+  m->mass_min = INFINITY, m->mass_total = 0;
+  for (int32_t i = 0; i < nn; ++i) {
+    m->minv[2 * i] = m->minv[2 * i + 1] = 1.0 / m->mass[2 * i];
+    m->mass_min = fmin(m->mass_min, m->mass[2 * i]), m->mass_total += m->mass[2 * i];
+  }
+  /* initial velocity */
+  double v0[2] = {0, 0};
+  int bad = SHARD_OK;
+  pair_of(pp, "initial.velocity", v0, path, &bad, msg);
+  if (bad != SHARD_OK) FAIL(bad);
+  const double rate = shard_params_real(pp, "initial.strain_rate");
+  const double cx = 0.5 * (m->xmin + m->xmax), cy = 0.5 * (m->ymin + m->ymax);
+  for (int32_t i = 0; i < nn; ++i) {
+    m->sys.v[2 * i] = v0[0] + rate * (m->X[2 * i] - cx);
+    m->sys.v[2 * i + 1] = v0[1] + rate * (m->X[2 * i + 1] - cy);
+  }
+  /* walls */
+  static const char *const gap_key[4] = {"walls.left.gap", "walls.right.gap", "walls.bottom.gap", "walls.top.gap"};
+  static const double axis_n[4][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}};
+  for (int s = 0; s < 4; ++s)
+    if (shard_params_has(pp, gap_key[s])) {
+      const double gap = shard_params_real(pp, gap_key[s]);
+      const double px = s == W_LEFT ? m->xmin - gap : s == W_RIGHT ? m->xmax + gap : 0;
+      const double py = s == W_BOTTOM ? m->ymin - gap : s == W_TOP ? m->ymax + gap : 0;
+      m->has_wall[s] = 1, m->wn[s][0] = axis_n[s][0], m->wn[s][1] = axis_n[s][1];
+      m->woff[s] = axis_n[s][0] * px + axis_n[s][1] * py;
+    }
+  double op[2], on[2];
+  const int has_p = pair_of(pp, "walls.oblique.point", op, path, &bad, msg);
+  if (bad != SHARD_OK) FAIL(bad);
+  const int has_n = pair_of(pp, "walls.oblique.normal", on, path, &bad, msg);
+  if (bad != SHARD_OK) FAIL(bad);
+  if (has_p != has_n)
+    FAIL(shard_msg_set(msg, SHARD_ERR_INPUT, "%s: model.walls.oblique needs both 'point' and 'normal'", path));
+  if (has_p) {
+    const double len = hypot(on[0], on[1]);
+    if (!(len > 0) || !isfinite(len))
+      FAIL(shard_msg_set(msg, SHARD_ERR_INPUT, "%s: model.walls.oblique.normal [%g, %g] has no direction", path,
+                         on[0], on[1]));
+    m->has_wall[W_OBLIQUE] = 1, m->wn[W_OBLIQUE][0] = on[0] / len, m->wn[W_OBLIQUE][1] = on[1] / len;
+    m->woff[W_OBLIQUE] = m->wn[W_OBLIQUE][0] * op[0] + m->wn[W_OBLIQUE][1] * op[1];
+  }
+  int32_t ncon = 0;
+  for (int s = 0; s < W_N; ++s)
+    for (int32_t i = 0; m->has_wall[s] && i < nn; ++i) ncon += on_side(m, i, s);
+  const size_t nc = (size_t)(ncon > 0 ? ncon : 1);
+  if (!(m->row_node = malloc(nc * sizeof(int32_t))) || !(m->row_wall = malloc(nc * sizeof(int32_t))) ||
+      !(m->h_rowptr = malloc((nc + 1) * sizeof(int32_t))) || !(m->h_col = malloc(2 * nc * sizeof(int32_t))) ||
+      !(m->h_val = malloc(2 * nc * sizeof(double))) || !(m->g0 = malloc(nc * sizeof(double))) ||
+      !(m->row_w = malloc(nc * sizeof(double))) || !(m->pen_f = calloc(nc, sizeof(double))) ||
+      !(m->pen_k = calloc(nc, sizeof(double))) || !(m->pen_e = calloc(nc, sizeof(double))) ||
+      !(m->gap = calloc(nc, sizeof(double))) || !(m->impulse = calloc(nc, sizeof(double))))
+    FAIL(NOMEM("the wall rows"));
+  int32_t r = 0;
+  for (int s = 0; s < W_N; ++s)
+    for (int32_t i = 0; m->has_wall[s] && i < nn; ++i) {
+      if (!on_side(m, i, s)) continue;
+      const double nx = m->wn[s][0], ny = m->wn[s][1];
+      m->row_node[r] = i, m->row_wall[r] = s;
+      m->h_col[2 * r] = 2 * i, m->h_col[2 * r + 1] = 2 * i + 1, m->h_val[2 * r] = nx, m->h_val[2 * r + 1] = ny;
+      m->g0[r] = nx * m->X[2 * i] + ny * m->X[2 * i + 1] - m->woff[s];
+      m->row_w[r] = tributary(m, i, s) / m->h_mean;
+      if (m->g0[r] < 0)
+        FAIL(shard_msg_set(msg, SHARD_ERR_INPUT,
+                           "%s: model.walls.%s: node %d at (%g, %g) starts %g m behind the wall", path, wall_name[s],
+                           (int)i, m->X[2 * i], m->X[2 * i + 1], -m->g0[r]));
+      ++r;
+    }
+  m->ncon = ncon;
+  {
+    double *wsum = calloc((size_t)nn, sizeof *wsum);
+    if (!wsum) FAIL(NOMEM("the wall rows"));
+    for (int32_t q = 0; q < ncon; ++q) wsum[m->row_node[q]] += m->row_w[q];
+    for (int32_t i = 0; i < nn; ++i) m->spring_per_mass = fmax(m->spring_per_mass, wsum[i] / m->mass[2 * i]);
+    free(wsum);
+  }
+  for (int32_t k = 0; k <= ncon; ++k) m->h_rowptr[k] = 2 * k;
+  m->h = (shard_csr){ncon, ndof, m->h_rowptr, m->h_col, m->h_val};
+  if ((st = build_stiffness(m, msg)) != SHARD_OK) goto fail;
+  shard_system *s = &m->sys;
+  s->struct_size = sizeof *s;
+  s->ndof = s->ndof_max = ndof, s->ncon = s->ncon_max = ncon;
+  s->mass = m->mass, s->minv = m->minv, s->h = &m->h, s->impulse = m->impulse;
+  s->stats = &m->stats, s->ops = &tri2d_system_ops;
+  *out_self = m;
+  *out_sys = s;
+  return SHARD_OK;
+fail:
+  tri2d_destroy(m);
+  return st;
+#undef FAIL
+}
+
+static void tri2d_info(const void *self, shard_model_info *out) {
+  const tri2d *m = self;
+  memset(out, 0, sizeof *out);
+  out->name = "tri2d";
+  out->dim = 2;
+  out->h_row_width = 2;
+  out->w_row_degree = m->row_degree;
+}
+
+static int scale_get(const void *ctx, const char *name, double *out) {
+  const tri2d *m = ctx;
+  if (strcmp(name, "young") == 0) return *out = m->young, 1;
+  if (strcmp(name, "density") == 0) return *out = m->rho, 1;
+  if (strcmp(name, "h_min") == 0) return *out = m->h_min, 1;
+  if (strcmp(name, "h_mean") == 0) return *out = m->h_mean, 1;
+  if (strcmp(name, "mass_min") == 0) return *out = m->mass_min, 1;
+  if (strcmp(name, "length") == 0) return *out = fmax(m->xmax - m->xmin, m->ymax - m->ymin), 1;
+  if (strcmp(name, "area") == 0) return *out = m->thick * m->h_mean, 1;
+  return 0;
+}
+
+static shard_scales tri2d_scales(const void *self) {
+  return (shard_scales){.struct_size = sizeof(shard_scales), .ctx = self, .get = scale_get};
+}
+
+static int tri2d_derived(const void *self, const char *name, double *out) {
+  const tri2d *m = self;
+  if (strcmp(name, "c") == 0) return *out = m->cp, 1;
+  if (strcmp(name, "h_min") == 0) return *out = m->h_min, 1;
+  if (strcmp(name, "h_mean") == 0) return *out = m->h_mean, 1;
+  if (strcmp(name, "mass_total") == 0) return *out = m->mass_total, 1;
+  return 0;
+}
+
+static void tri2d_why(const void *self, const char *name, double v, char *buf, size_t n) {
+  (void)self;
+  snprintf(buf, n, "derived value '%s' = %g is not a finite positive number for this mesh and material (the "
+           "moduli, density or sizes overflow or underflow it)", name, v);
+}
+
+static void tri2d_set_force_law(void *self, const shard_contact_law_ops *ops, void *law) {
+  tri2d *m = self;
+  m->force_law = ops, m->force_law_self = law;
+}
+
+static int tri2d_set_tsl(void *self, const shard_tsl_ops *ops, void *tsl, int zero_in_compression, shard_msg *msg) {
+  (void)self, (void)ops, (void)tsl, (void)zero_in_compression;
+  return shard_msg_set(msg, SHARD_ERR_INPUT, "the tri2d model has no fracture yet");
+}
+
+static void tri2d_release_rule(const void *self, shard_model_release_rule *out) {
+  (void)self;
+  *out = (shard_model_release_rule){0, 0.0};
+}
+
+/* DEFAULT and PAPER: 2 / sqrt(lambda), lambda = the largest element
+ * eigenvalue of M_e^-1 K_e (u^T K u = sum u_e^T K_e u_e <= max lambda_e u^T M u)
+ * plus, with wall springs of max_spring, the largest sum over a node of its
+ * rows' springs divided by its mass (u^T K_p u <= sum_i s_i |u_i|^2). BULK:
+ * h_min / c_p, the smallest altitude over the P-wave speed. */
+static double tri2d_stable_step(const void *self, shard_model_step which, double max_spring) {
+  const tri2d *m = self;
+  if (which == SHARD_STEP_BULK) return m->h_min / m->cp;
+  double lam = m->lambda_el;
+  if (max_spring > 0) lam += max_spring * m->spring_per_mass;
+  return lam > 0 ? 2.0 / sqrt(lam) : INFINITY;
+}
+
+static void tri2d_commit(void *self) { (void)self; }
+static int32_t tri2d_insert(void *self, int32_t *first_dof) {
+  *first_dof = ((tri2d *)self)->ndof;
+  return 0;
+}
+
+static void tri2d_measure(void *self, const double *u, double *gaps) {
+  tri2d *m = self;
+  gaps_at(m, u, gaps);
+  if (m->force_law) penalty_at(m, u);
+}
+
+static void tri2d_energy(const void *self, shard_model_energy *out) {
+  const tri2d *m = self;
+  const double *u = m->sys.u, *v = m->sys.v;
+  double kin = 0, el = 0, pen = 0;
+  for (int32_t d = 0; d < m->ndof; ++d) kin += m->mass[d] * v[d] * v[d];
+  for (int32_t e = 0; e < m->ne; ++e) {
+    double eps[3], s[3];
+    element_stress(m, e, u, eps, s);
+    el += m->thick * m->geo[7 * e + 6] * (eps[0] * s[0] + eps[1] * s[1] + eps[2] * s[2]);
+  }
+  for (int32_t r = 0; m->force_law && r < m->ncon; ++r) pen += m->pen_e[r];
+  *out = (shard_model_energy){.kinetic = 0.5 * kin, .elastic = 0.5 * el, .penalty = pen};
+}
+
+static void tri2d_reactions(void *self, const double *u, double out[2]) { (void)self, (void)u, out[0] = out[1] = 0; }
+static void tri2d_release(void *self) { (void)self; }
+static int tri2d_released(const void *self) { return (void)self, 0; }
+static int32_t tri2d_broken(const void *self) { return (void)self, 0; }
+
+static int tri2d_reference_setup(void *self, const char *type, double e, double dt, shard_msg *msg) {
+  (void)self, (void)e, (void)dt;
+  if (type && strcmp(type, "auto") != 0 && strcmp(type, "none") != 0)
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "reference.type '%s' has no solution for the tri2d model (auto or none)",
+                         type);
+  return SHARD_OK;
+}
+static void tri2d_reference_step(void *self, double t) { (void)self, (void)t; }
+
+static void tri2d_history(void *self, const shard_model_row_in *in, double *x) {
+  const tri2d *m = self;
+  const double *u = m->sys.u, *v = m->sys.v;
+  double px = 0, py = 0, sx = 0, sy = 0;
+  for (int32_t i = 0; i < m->nn; ++i) {
+    const double mi = m->mass[2 * i];
+    px += mi * v[2 * i], py += mi * v[2 * i + 1];
+    sx += mi * (m->X[2 * i] + u[2 * i]), sy += mi * (m->X[2 * i + 1] + u[2 * i + 1]);
+  }
+  x[C_PX] = px, x[C_PY] = py;
+  x[C_XMEAN] = sx / m->mass_total, x[C_YMEAN] = sy / m->mass_total;
+  x[C_VXMEAN] = px / m->mass_total, x[C_VYMEAN] = py / m->mass_total;
+  for (int s = 0; s < W_N; ++s) x[C_F0 + s] = m->has_wall[s] ? 0.0 : NAN;
+  for (int32_t r = 0; r < m->ncon; ++r)
+    x[C_F0 + m->row_wall[r]] += m->impulse[r] / in->dt + (m->force_law ? m->pen_f[r] : 0.0);
+}
+
+static int tri2d_summary_keys(void *self, const shard_model_summary_in *in, const shard_summary_writer *w) {
+  const tri2d *m = self;
+  (void)in;
+  double px = 0, py = 0;
+  for (int32_t i = 0; i < m->nn; ++i) px += m->mass[2 * i] * m->sys.v[2 * i], py += m->mass[2 * i] * m->sys.v[2 * i + 1];
+  w->num(w->ctx, "momentum_x", px);
+  w->num(w->ctx, "momentum_y", py);
+  w->num(w->ctx, "tri2d.vx_mean", px / m->mass_total);
+  w->num(w->ctx, "tri2d.vy_mean", py / m->mass_total);
+  w->integer(w->ctx, "tri2d.nodes", m->nn);
+  w->integer(w->ctx, "tri2d.elements", m->ne);
+  return SHARD_OK;
+}
+
+static int tri2d_files(void *self, const char *dir, unsigned out_flags, shard_msg *msg) {
+  (void)self, (void)dir, (void)out_flags, (void)msg;
+  return SHARD_OK;
+}
+
+/* ---- field snapshots: fields/fields_NNNNNN.vtu (ASCII VTK XML, triangles) and fields.pvd ----
+ * The text is formatted into a buffer allocated by fields_open for the
+ * largest snapshot of this mesh (every number at its widest, %.17g: 24
+ * characters); a snapshot allocates nothing but, when the list of times
+ * doubles, the collection's. */
+
+#define NUM_W 25 /* " " + the widest %.17g */
+#define INT_W 12 /* " " + the widest int32 */
+
+static void put(char *buf, size_t cap, size_t *len, int *over, const char *fmt, ...) SHARD_PRINTF_(5, 6);
+static void put(char *buf, size_t cap, size_t *len, int *over, const char *fmt, ...) {
+  if (*over) return;
+  va_list ap;
+  va_start(ap, fmt);
+  const int n = vsnprintf(buf + *len, cap - *len, fmt, ap);
+  va_end(ap);
+  if (n < 0 || (size_t)n >= cap - *len) *over = 1;
+  else *len += (size_t)n;
+}
+
+static int tri2d_fields_open(void *self, const char *dir, int fields, int spacetime, shard_msg *msg) {
+  tri2d *m = self;
+  (void)spacetime; /* no space-time picture in 2D */
+  m->fields = fields;
+  if (!fields) return SHARD_OK;
+  free(m->dir), free(m->vbuf);
+  m->dir = NULL, m->vbuf = NULL;
+  const size_t n = strlen(dir) + 1;
+  if (!(m->dir = malloc(n))) return NOMEM("the snapshot directory name");
+  memcpy(m->dir, dir, n);
+  /* per node: the point and three 3-vectors; per cell: 3 ids, an offset, a type, 3 stresses */
+  m->vcap = 4096 + (size_t)m->nn * (4 * (12 + 3 * NUM_W)) + (size_t)m->ne * ((12 + 3 * INT_W) + (12 + INT_W) + 12 +
+                                                                             (12 + 3 * NUM_W));
+  if (!(m->vbuf = malloc(m->vcap))) return NOMEM("the field snapshot buffer");
+  char sub[4096];
+  if (snprintf(sub, sizeof sub, "%s/fields", dir) >= (int)sizeof sub)
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: directory name too long", dir);
+  m->n_times = 0;
+  return shard_mkdirs(sub, msg);
+}
+
+static void vtu_array(tri2d *m, size_t *len, int *over, const char *name, const double *x) {
+  put(m->vbuf, m->vcap, len, over,
+      "        <DataArray type=\"Float64\" Name=\"%s\" NumberOfComponents=\"3\" format=\"ascii\">\n", name);
+  for (int32_t i = 0; i < m->nn; ++i)
+    put(m->vbuf, m->vcap, len, over, "          %.17g %.17g 0\n", x[2 * i], x[2 * i + 1]);
+  put(m->vbuf, m->vcap, len, over, "        </DataArray>\n");
+}
+
+static int tri2d_fields_write(void *self, double t, shard_msg *msg) {
+  tri2d *m = self;
+  if (!m->fields || !m->dir || !m->vbuf) return SHARD_OK;
+  if (m->n_times == m->cap_times) { /* the collection's list: grows by doubling */
+    const int32_t cap = m->cap_times ? 2 * m->cap_times : 64;
+    double *p = realloc(m->times, (size_t)cap * sizeof *p);
+    if (!p) return NOMEM("the snapshot times");
+    m->times = p;
+    char *q = realloc(m->pbuf, 256 + (size_t)cap * 128);
+    if (!q) return NOMEM("the field collection");
+    m->pbuf = q, m->cap_times = cap;
+  }
+  const int32_t k = m->n_times;
+  size_t len = 0;
+  int over = 0;
+  char *b = m->vbuf;
+  const size_t cap = m->vcap;
+  put(b, cap, &len, &over,
+      "<?xml version=\"1.0\"?>\n<VTKFile type=\"UnstructuredGrid\" version=\"1.0\" byte_order=\"LittleEndian\">\n"
+      "  <UnstructuredGrid>\n    <FieldData>\n"
+      "      <DataArray type=\"Float64\" Name=\"TimeValue\" NumberOfTuples=\"1\" format=\"ascii\">%.17g</DataArray>\n"
+      "    </FieldData>\n    <Piece NumberOfPoints=\"%d\" NumberOfCells=\"%d\">\n      <Points>\n"
+      "        <DataArray type=\"Float64\" NumberOfComponents=\"3\" format=\"ascii\">\n",
+      t, (int)m->nn, (int)m->ne);
+  for (int32_t i = 0; i < m->nn; ++i)
+    put(b, cap, &len, &over, "          %.17g %.17g 0\n", m->X[2 * i] + m->sys.u[2 * i],
+        m->X[2 * i + 1] + m->sys.u[2 * i + 1]);
+  put(b, cap, &len, &over, "        </DataArray>\n      </Points>\n      <Cells>\n"
+                           "        <DataArray type=\"Int32\" Name=\"connectivity\" format=\"ascii\">\n");
+  for (int32_t e = 0; e < m->ne; ++e)
+    put(b, cap, &len, &over, "          %d %d %d\n", (int)m->tri[3 * e], (int)m->tri[3 * e + 1], (int)m->tri[3 * e + 2]);
+  put(b, cap, &len, &over, "        </DataArray>\n        <DataArray type=\"Int32\" Name=\"offsets\" format=\"ascii\">\n");
+  for (int32_t e = 0; e < m->ne; ++e) put(b, cap, &len, &over, "          %d\n", (int)(3 * (e + 1)));
+  put(b, cap, &len, &over, "        </DataArray>\n        <DataArray type=\"UInt8\" Name=\"types\" format=\"ascii\">\n");
+  for (int32_t e = 0; e < m->ne; ++e) put(b, cap, &len, &over, "          5\n");
+  put(b, cap, &len, &over, "        </DataArray>\n      </Cells>\n      <PointData Vectors=\"u\">\n");
+  vtu_array(m, &len, &over, "u", m->sys.u);
+  vtu_array(m, &len, &over, "v", m->sys.v);
+  vtu_array(m, &len, &over, "X", m->X);
+  put(b, cap, &len, &over,
+      "      </PointData>\n      <CellData>\n"
+      "        <DataArray type=\"Float64\" Name=\"stress\" NumberOfComponents=\"3\" ComponentName0=\"sxx\" "
+      "ComponentName1=\"syy\" ComponentName2=\"sxy\" format=\"ascii\">\n");
+  for (int32_t e = 0; e < m->ne; ++e) {
+    double eps[3], sg[3];
+    element_stress(m, e, m->sys.u, eps, sg);
+    put(b, cap, &len, &over, "          %.17g %.17g %.17g\n", sg[0], sg[1], sg[2]);
+  }
+  put(b, cap, &len, &over, "        </DataArray>\n      </CellData>\n    </Piece>\n  </UnstructuredGrid>\n</VTKFile>\n");
+  if (over)
+    return shard_msg_set(msg, SHARD_ERR_INTERNAL, "field snapshot at t = %g: longer than its buffer of %zu bytes", t,
+                         cap);
+  char sub[4096], name[64];
+  snprintf(sub, sizeof sub, "%s/fields", m->dir);
+  snprintf(name, sizeof name, "fields_%06d.vtu", (int)k);
+  int st = shard_write_atomic(sub, name, b, len, msg);
+  if (st != SHARD_OK) return st;
+  m->times[m->n_times++] = t;
+  const size_t pcap = 256 + (size_t)m->cap_times * 128;
+  len = 0;
+  put(m->pbuf, pcap, &len, &over,
+      "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
+      "  <Collection>\n");
+  for (int32_t q = 0; q < m->n_times; ++q)
+    put(m->pbuf, pcap, &len, &over,
+        "    <DataSet timestep=\"%.17g\" group=\"\" part=\"0\" file=\"fields/fields_%06d.vtu\"/>\n", m->times[q], (int)q);
+  put(m->pbuf, pcap, &len, &over, "  </Collection>\n</VTKFile>\n");
+  if (over) return shard_msg_set(msg, SHARD_ERR_INTERNAL, "field collection longer than its buffer of %zu bytes", pcap);
+  return shard_write_atomic(m->dir, "fields.pvd", m->pbuf, len, msg);
+}
+
+static void tri2d_spacetime_record(void *self, double t) { (void)self, (void)t; }
+static int tri2d_fields_finish(void *self, shard_msg *msg) { return (void)self, (void)msg, SHARD_OK; }
+static const char *tri2d_fields_note(const void *self) {
+  (void)self;
+  return NULL;
+}
+
+/* ---- checkpoints: the state, the impulses and the integrator's vectors ---- */
+
+static uint32_t tri2d_ck_sections(void *self) { return ((tri2d *)self)->sys.n_aux ? 5u : 4u; }
+
+static void tri2d_ck_write(void *self, const shard_model_ck_io *io) {
+  tri2d *m = self;
+  const uint64_t n = (uint64_t)m->ndof;
+  io->put(io->ctx, "u", SHARD_MODEL_CK_F64, m->sys.u, n);
+  io->put(io->ctx, "v", SHARD_MODEL_CK_F64, m->sys.v, n);
+  io->put(io->ctx, "a", SHARD_MODEL_CK_F64, m->sys.a, n);
+  io->put(io->ctx, "impulse", SHARD_MODEL_CK_F64, m->impulse, (uint64_t)m->ncon);
+  if (m->sys.n_aux) io->put(io->ctx, "aux", SHARD_MODEL_CK_F64, m->sys.aux, (uint64_t)m->sys.n_aux * n);
+}
+
+static int tri2d_ck_read(void *self, const shard_model_ck_io *io, int64_t step, double dt, shard_msg *msg) {
+  tri2d *m = self;
+  (void)step, (void)dt;
+  const uint64_t n = (uint64_t)m->ndof;
+  struct {
+    const char *name;
+    double *p;
+    uint64_t count;
+  } arrays[] = {{"u", m->sys.u, n},
+                {"v", m->sys.v, n},
+                {"a", m->sys.a, n},
+                {"impulse", m->impulse, (uint64_t)m->ncon},
+                {"aux", m->sys.aux, (uint64_t)m->sys.n_aux * n}};
+  const size_t na = m->sys.n_aux ? 5 : 4;
+  for (size_t k = 0; k < na; ++k) {
+    const int st = io->get(io->ctx, arrays[k].name, SHARD_MODEL_CK_F64, arrays[k].p, arrays[k].count, msg);
+    if (st != SHARD_OK) return st;
+    for (uint64_t i = 0; i < arrays[k].count; ++i)
+      if (!isfinite(arrays[k].p[i]))
+        return shard_msg_set(msg, SHARD_ERR_INPUT, "%s[%llu] is not finite", arrays[k].name, (unsigned long long)i);
+  }
+  for (int32_t r = 0; r < m->ncon; ++r)
+    if (m->impulse[r] < 0)
+      return shard_msg_set(msg, SHARD_ERR_INPUT, "impulse[%d] = %g is negative (a wall only pushes)", (int)r,
+                           m->impulse[r]);
+  return SHARD_OK;
+}
+
+static const shard_model_ops tri2d_ops = {
+    .outputs = &tri2d_outputs,
+    .create = tri2d_create,
+    .destroy = tri2d_destroy,
+    .info = tri2d_info,
+    .scales = tri2d_scales,
+    .derived = tri2d_derived,
+    .why = tri2d_why,
+    .set_force_law = tri2d_set_force_law,
+    .set_tsl = tri2d_set_tsl,
+    .release_rule = tri2d_release_rule,
+    .stable_step = tri2d_stable_step,
+    .commit = tri2d_commit,
+    .insert = tri2d_insert,
+    .measure = tri2d_measure,
+    .energy = tri2d_energy,
+    .reactions = tri2d_reactions,
+    .release = tri2d_release,
+    .released = tri2d_released,
+    .broken = tri2d_broken,
+    .reference_setup = tri2d_reference_setup,
+    .reference_step = tri2d_reference_step,
+    .history = tri2d_history,
+    .summary = tri2d_summary_keys,
+    .files = tri2d_files,
+    .fields_open = tri2d_fields_open,
+    .fields_write = tri2d_fields_write,
+    .spacetime_record = tri2d_spacetime_record,
+    .fields_finish = tri2d_fields_finish,
+    .fields_note = tri2d_fields_note,
+    .ck_sections = tri2d_ck_sections,
+    .ck_write = tri2d_ck_write,
+    .ck_read = tri2d_ck_read,
+};
+
+static const shard_plugin tri2d_plugin = {
+    SHARD_PLUGIN_HEADER(SHARD_KIND_MODEL),
+    .name = "tri2d",
+    .version = "0.1.0",
+    .summary = "linear elastic P1 triangles in the plane (plane stress or strain) on a built-in rectangle or annulus "
+               "or a Gmsh mesh, between optional rigid walls",
+    .params = tri2d_specs,
+    .n_params = SHARD_NPARAMS(tri2d_specs),
+    .ops_size = sizeof(shard_model_ops),
+    .caps = 0,
+    .ops = &tri2d_ops,
+    .doc = "Linear elastic constant-strain (P1) triangles, plane stress or plane strain, small strain, lumped mass "
+           "rho t A / 3 per vertex, on a structured rectangle or annulus (two triangles per cell, alternating "
+           "diagonals, interior nodes optionally perturbed) or the triangles of a Gmsh file (ASCII 2.2 or 4.1). Node i carries DOFs 2i (x) and 2i+1 (y). Rigid walls are "
+           "half-planes (left, right, bottom, top relative to the mesh, and one oblique wall), one constraint row "
+           "per boundary node facing them. No fracture yet. `cases/examples/tri2d_block_wall.yaml` runs a block "
+           "into a wall under every integrator.",
+};
+
+SHARD_PLUGIN_SINGLE(tri2d_plugin)
