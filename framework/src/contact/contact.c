@@ -287,6 +287,39 @@ static void dense_view(shard_contact *c, const shard_contact_solver *s, shard_lc
   prob->dense = c->dense;
 }
 
+/* Whether a block is in the class of SHARD_CAP_LCP_TRIDIAGONAL_Z, in its
+ * row order: entries only on |i - j| <= 1 (explicit zeros allowed), a
+ * positive finite diagonal, finite off-diagonals <= 0 (duplicates summed as
+ * the solver sums them). O(nnz). 1, or 0 with the first offending entry in
+ * msg. */
+static int tridiagonal_z(const shard_csr *a, shard_msg *msg) {
+  for (int32_t i = 0; i < a->nrows; ++i) {
+    double d = 0.0, lo = 0.0, up = 0.0;
+    for (int32_t e = a->rowptr[i]; e < a->rowptr[i + 1]; ++e) {
+      const int32_t j = a->colind[e];
+      const double v = a->val[e];
+      if (j == i) d += v;
+      else if (j == i - 1) lo += v;
+      else if (j == i + 1) up += v;
+      else if (v != 0.0) {
+        shard_msg_set(msg, SHARD_ERR_UNSUPPORTED, "not tridiagonal (W[%d][%d] = %g)", (int)i, (int)j, v);
+        return 0;
+      }
+    }
+    if (!(d > 0.0) || !isfinite(d)) {
+      shard_msg_set(msg, SHARD_ERR_UNSUPPORTED, "diagonal W[%d][%d] = %g not positive", (int)i, (int)i, d);
+      return 0;
+    }
+    if (!(lo <= 0.0) || !(up <= 0.0) || !isfinite(lo) || !isfinite(up)) {
+      const int lower = !(lo <= 0.0) || !isfinite(lo);
+      shard_msg_set(msg, SHARD_ERR_UNSUPPORTED, "not a Z-matrix (W[%d][%d] = %g > 0)", (int)i,
+                    (int)(lower ? i - 1 : i + 1), lower ? lo : up);
+      return 0;
+    }
+  }
+  return 1;
+}
+
 /* One solver on one block: its solve, then the host's check of what it
  * reports as solved (a failed check is a failure like any other). */
 static int attempt(shard_contact *c, const shard_contact_solver *s, shard_lcp_problem *prob, double *z,
@@ -304,7 +337,35 @@ static int solve_block(shard_contact *c, shard_lcp_problem *prob, double *z, int
     double host_res = 0.0;
     const shard_contact_solver *used = &c->policy.primary;
     int st;
-    if ((used->caps & SHARD_CAP_LCP_DENSE) && !prob->dense)
+    /* a primary of a restricted structural class: a block outside it goes
+     * to the fallback directly (no failed attempt, no dump), counted with
+     * the fallbacks; without a fallback it stops the solve */
+    if ((used->caps & SHARD_CAP_LCP_TRIDIAGONAL_Z) && !tridiagonal_z(prob->csr, msg)) {
+      if (!c->policy.fallback.ops) {
+        const shard_msg why = *msg;
+        shard_msg_set(msg, SHARD_ERR_UNSUPPORTED,
+                      "lcp '%s': block of %d contacts is outside the solver's class, tridiagonal Z-matrices (%s); "
+                      "name a solver for such blocks with lcp.on_failure: fallback and lcp.fallback (e.g. lemke)",
+                      used->name, (int)prob->n, why.text);
+        if (c->policy.dump) dump_block(c, block, prob, NULL, msg);
+        return SHARD_ERR_UNSUPPORTED;
+      }
+      shard_msg first = *msg;
+      used = &c->policy.fallback;
+      dense_view(c, used, prob);
+      if ((used->caps & SHARD_CAP_LCP_DENSE) && !prob->dense)
+        st = shard_msg_set(msg, SHARD_ERR_UNSUPPORTED, "block of %d coupled contacts exceeds the dense limit %d",
+                           (int)prob->n, (int)c->dense_max);
+      else
+        st = attempt(c, used, prob, z, &rep, &host_res, msg);
+      if (st != SHARD_OK) {
+        shard_msg_prepend(msg, "lcp '%s': block of %d contacts outside its class (%s); fallback lcp '%s'",
+                          c->policy.primary.name, (int)prob->n, first.text, used->name);
+        if (c->policy.dump) dump_block(c, block, prob, NULL, msg);
+        return st < 0 ? st : SHARD_ERR_NUMERIC;
+      }
+      stats->lcp_fallbacks++;
+    } else if ((used->caps & SHARD_CAP_LCP_DENSE) && !prob->dense)
       st = shard_msg_set(msg, SHARD_ERR_UNSUPPORTED,
                          "block of %d coupled contacts exceeds the dense limit %d of this solver (use pgs or mprgp)",
                          (int)prob->n, (int)c->dense_max);
