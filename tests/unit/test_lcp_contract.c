@@ -1254,6 +1254,71 @@ static void test_lcp_contract_class_dispatch(void) {
   shard_registry_destroy(reg);
 }
 
+/* Batched chain blocks: a W of interval blocks that is tridiagonal Z as a
+ * whole (chains of 4 and 2 rows, two single rows) goes to a primary of that
+ * class in one call; z is bit for bit the block-by-block one (scalar blocks
+ * in closed form there), and the block statistics are the same. */
+static void test_lcp_contract_batched_blocks(void) {
+  shard_registry *reg = NULL;
+  tsolver solvers[MAX_SOLVERS];
+  const int ns = load_solvers(&reg, solvers);
+  const tsolver *tri = NULL;
+  for (int i = 0; i < ns; ++i)
+    if (solvers[i].caps & SHARD_CAP_LCP_TRIDIAGONAL_Z) tri = &solvers[i];
+  CU_ASSERT_PTR_NOT_NULL_FATAL(tri);
+  enum { N = 8 };
+  double a[N][N] = {{0}};
+  const int blk[N] = {0, 0, 0, 0, 1, 2, 2, 3};
+  for (int i = 0; i < N; ++i) {
+    a[i][i] = 2.0 + 0.1 * i;
+    if (i > 0 && blk[i] == blk[i - 1]) a[i][i - 1] = a[i - 1][i] = -0.9 + 0.05 * i;
+  }
+  const double q[N] = {-1.0, 0.5, -2.0, 0.2, -1.5, -1.0, 3.0, 0.25};
+  int32_t rowptr[N + 1], col[3 * N];
+  double val[3 * N];
+  int32_t nnz = 0;
+  rowptr[0] = 0;
+  for (int i = 0; i < N; ++i) {
+    for (int j = 0; j < N; ++j)
+      if (a[i][j] != 0.0) col[nnz] = j, val[nnz++] = a[i][j];
+    rowptr[i + 1] = nnz;
+  }
+  const shard_csr w = {N, N, rowptr, col, val};
+  double z_by[2][N];
+  shard_step_stats st_by[2];
+  int calls[2];
+  for (int batch = 0; batch < 2; ++batch) {
+    shard_msg msg = {{0}};
+    shard_contact *c = NULL;
+    void *tself = NULL;
+    CU_ASSERT_EQUAL_FATAL(shard_contact_create(&c, 2 * N, N, 2, N, &msg), SHARD_OK);
+    CU_ASSERT_EQUAL_FATAL(tri->ops->create(&tri->params, &tself, &msg), SHARD_OK);
+    counted_solver prim = {tri->ops, tself, 0};
+    shard_contact_policy pol = {.primary = {tri->desc->name, &counted_ops, &prim, tri->caps, 10 * tri->tol},
+                                .scalar_closed_form = 1,
+                                .batch_blocks = batch};
+    CU_ASSERT_EQUAL_FATAL(shard_contact_set_policy(c, &pol, &msg), SHARD_OK);
+    memset(&st_by[batch], 0, sizeof st_by[batch]);
+    for (int i = 0; i < N; ++i) z_by[batch][i] = 0.0;
+    CU_ASSERT_EQUAL(shard_contact_lcp_solve(c, &w, q, SHARD_LCP_SYMMETRIC, z_by[batch], &st_by[batch], &msg),
+                    SHARD_OK);
+    calls[batch] = prim.calls;
+    shard_contact_destroy(c);
+    tri->ops->destroy(tself);
+  }
+  CU_CHECK_MSG(calls[0] == 2 && calls[1] == 1, "solver calls: %d block by block (expected 2), %d batched (expected 1)",
+               calls[0], calls[1]);
+  CU_ASSERT_EQUAL(st_by[0].lcp_blocks, 4);
+  CU_ASSERT_EQUAL(st_by[1].lcp_blocks, 4);
+  CU_ASSERT_EQUAL(st_by[1].lcp_max_block, 4);
+  CU_ASSERT_EQUAL(st_by[1].lcp_fallbacks, 0);
+  for (int i = 0; i < N; ++i)
+    CU_CHECK_MSG(memcmp(&z_by[0][i], &z_by[1][i], sizeof(double)) == 0, "z[%d]: by block %.17g, batched %.17g", i,
+                 z_by[0][i], z_by[1][i]);
+  CU_ASSERT(z_by[1][4] > 0.0 && z_by[1][6] == 0.0);
+  shard_registry_destroy(reg);
+}
+
 /* The block split's two paths agree bit for bit: a banded W (rows in space
  * order on a chain: blocks are runs of rows, found in one pass) and the same
  * W with its rows interleaved across blocks (found by union-find), each
@@ -1386,6 +1451,7 @@ static const cu_test_def tests[] = {
     {"test_lcp_contract_host_checks_solutions", test_lcp_contract_host_checks_solutions},
     {"test_lcp_contract_block_paths", test_lcp_contract_block_paths},
     {"test_lcp_contract_class_dispatch", test_lcp_contract_class_dispatch},
+    {"test_lcp_contract_batched_blocks", test_lcp_contract_batched_blocks},
     {"test_lcp_contract_cli", test_lcp_contract_cli},
     {NULL, NULL},
 };

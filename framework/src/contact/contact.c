@@ -471,6 +471,66 @@ static int32_t union_find_blocks(shard_contact *c, const shard_csr *w) {
   return nb;
 }
 
+/* The host's check of every interval block at once, on W's own rows: the
+ * residual of each block relative to its own scale, as host_check computes
+ * it on the block's copy; the largest in *out_res. 1 when every block is
+ * within tol. */
+static int check_intervals(const shard_csr *w, const double *q, const double *z, const int32_t *start,
+                           int32_t nblocks, double tol, double *out_res, int32_t *out_max) {
+  double worst = 0.0;
+  int32_t largest = 0;
+  for (int32_t b = 0; b < nblocks; ++b) {
+    double s = 1e-300, r = 0.0;
+    for (int32_t i = start[b]; i < start[b + 1]; ++i) {
+      double mz = 0.0;
+      for (int32_t e = w->rowptr[i]; e < w->rowptr[i + 1]; ++e) mz += w->val[e] * z[w->colind[e]];
+      const double wi = mz + q[i], m = fabs(z[i] < wi ? z[i] : wi);
+      if (fabs(mz) > s) s = fabs(mz);
+      if (fabs(q[i]) > s) s = fabs(q[i]);
+      if (!(m <= r)) r = m;
+    }
+    r /= s;
+    if (!(r <= tol)) return 0; /* a NaN fails here too */
+    if (r > worst) worst = r;
+    if (start[b + 1] - start[b] > largest) largest = start[b + 1] - start[b];
+  }
+  *out_res = worst;
+  *out_max = largest;
+  return 1;
+}
+
+/* Every block in one call, for a primary of the tridiagonal Z class: a W
+ * whose blocks are runs of rows (intervals) and which is tridiagonal Z as a
+ * whole is block diagonal with blocks of that class, and such a solver
+ * solves each block as if alone; one call and one pass of checks replace a
+ * copy, a call and a check per block. Any failure (W outside the class, a
+ * refused solve, a block over the check tolerance) restores z and returns
+ * 0: the block-by-block path then applies the policy to each block.
+ * Statistics: the blocks and the largest as on that path, the call's
+ * iterations once, the largest block residual. */
+static int solve_batched(shard_contact *c, const shard_csr *w, const double *q, uint32_t flags, double *z,
+                         int32_t nblocks, shard_step_stats *stats) {
+  shard_msg m = {{0}};
+  const int32_t n = w->nrows;
+  if (!tridiagonal_z(w, &m)) return 0;
+  memcpy(c->b_z, z, (size_t)n * sizeof(double)); /* the guess, restored on failure */
+  const shard_lcp_problem prob = {.n = n, .csr = w, .dense = NULL, .q = q, .flags = flags};
+  shard_lcp_report rep;
+  double res = 0.0;
+  int32_t largest = 0;
+  if (solve_with(&c->policy.primary, &prob, z, c->b_w, &rep, &m) != SHARD_OK ||
+      !check_intervals(w, q, z, c->start, nblocks, c->policy.primary.check_tol, &res, &largest)) {
+    memcpy(z, c->b_z, (size_t)n * sizeof(double));
+    return 0;
+  }
+  stats->lcp_blocks += nblocks;
+  if (largest > stats->lcp_max_block) stats->lcp_max_block = largest;
+  stats->lcp_iterations += rep.iterations;
+  if (rep.residual > stats->lcp_residual) stats->lcp_residual = rep.residual;
+  if (res > stats->lcp_residual) stats->lcp_residual = res;
+  return 1;
+}
+
 int shard_contact_lcp_solve(shard_contact *c, const shard_csr *w, const double *q, uint32_t flags, double *z,
                             shard_step_stats *stats, shard_msg *msg) {
   const int32_t n = w->nrows;
@@ -487,6 +547,10 @@ int shard_contact_lcp_solve(shard_contact *c, const shard_csr *w, const double *
     shard_lcp_problem prob = {.n = n, .csr = w, .dense = NULL, .q = q, .flags = flags};
     return solve_block(c, &prob, z, 0, stats, msg);
   }
+  if (intervals && (c->policy.primary.caps & SHARD_CAP_LCP_TRIDIAGONAL_Z) && c->policy.batch_blocks &&
+      !(c->policy.dump_every > 0 && c->step % c->policy.dump_every == 0) &&
+      solve_batched(c, w, q, flags, z, nblocks, stats))
+    return SHARD_OK;
   /* intervals: start[0..nblocks]; union-find: start[root], indexed by the
    * root (empty entries skipped), rows listed in order */
   const int32_t nslots = intervals ? nblocks : n;

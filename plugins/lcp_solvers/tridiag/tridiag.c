@@ -112,15 +112,16 @@ static int extract(tridiag *s, const shard_lcp_problem *p, shard_msg *msg) {
   return SHARD_OK;
 }
 
-/* z_A = -M_AA⁻¹ q_A, one Thomas sweep per run of consecutive active rows,
+/* On rows lo .. hi-1 (a component: no coupling to rows outside):
+ * z_A = -M_AA⁻¹ q_A, one Thomas sweep per run of consecutive active rows,
  * z = 0 on inactive rows. Returns -1 when every pivot was positive, else
  * the row whose pivot was not (M_AA is then no M-matrix). */
-static int32_t solve_active(tridiag *s, const double *q, int32_t n, double *z) {
+static int32_t solve_active(tridiag *s, const double *q, int32_t lo, int32_t hi, double *z) {
   const double *d = s->d, *l = s->l, *u = s->u;
   double *cp = s->cp, *rp = s->rp;
   const unsigned char *act = s->act;
-  int32_t i = 0;
-  while (i < n) {
+  int32_t i = lo;
+  while (i < hi) {
     if (!act[i]) {
       z[i++] = 0.0;
       continue;
@@ -129,7 +130,7 @@ static int32_t solve_active(tridiag *s, const double *q, int32_t n, double *z) {
     double piv = d[a];
     cp[a] = u[a] / piv;
     rp[a] = -q[a] / piv;
-    for (++i; i < n && act[i]; ++i) {
+    for (++i; i < hi && act[i]; ++i) {
       piv = d[i] - l[i] * cp[i - 1];
       if (!(piv > 0.0) || !isfinite(piv)) return i;
       cp[i] = u[i] / piv;
@@ -142,12 +143,45 @@ static int32_t solve_active(tridiag *s, const double *q, int32_t n, double *z) {
   return -1;
 }
 
-/* w_i = q_i + (Mz)_i of row i */
-static inline double row_w(const tridiag *s, const double *q, const double *z, int32_t n, int32_t i) {
+/* w_i = q_i + (Mz)_i of row i of the component lo .. hi-1 */
+static inline double row_w(const tridiag *s, const double *q, const double *z, int32_t lo, int32_t hi, int32_t i) {
   double w = q[i] + s->d[i] * z[i];
-  if (i > 0) w += s->l[i] * z[i - 1];
-  if (i + 1 < n) w += s->u[i] * z[i + 1];
+  if (i > lo) w += s->l[i] * z[i - 1];
+  if (i + 1 < hi) w += s->u[i] * z[i + 1];
   return w;
+}
+
+/* One component lo .. hi-1. Warm start: the incoming z's support as the
+ * active set, one pass, kept when it is the solution (z_A >= 0, inactive
+ * w >= 0). Else Chandrasekaran from A = {q < 0}, grown by the rows with
+ * w < 0. The passes are added to *passes; -1 when solved, else the row
+ * of a non-positive pivot. */
+static int32_t solve_component(tridiag *s, const double *q, int32_t lo, int32_t hi, double *z, int64_t *passes) {
+  unsigned char *act = s->act;
+  int any = 0;
+  for (int32_t i = lo; i < hi; ++i) any |= (act[i] = z[i] > 0.0 && isfinite(z[i]));
+  if (any) {
+    ++*passes;
+    if (solve_active(s, q, lo, hi, z) < 0) {
+      int ok = 1;
+      for (int32_t i = lo; i < hi && ok; ++i) ok = act[i] ? z[i] >= 0.0 : row_w(s, q, z, lo, hi, i) >= 0.0;
+      if (ok) return -1;
+    }
+  }
+  for (int32_t i = lo; i < hi; ++i) act[i] = q[i] < 0.0;
+  for (;;) {
+    ++*passes;
+    const int32_t bad = solve_active(s, q, lo, hi, z);
+    if (bad >= 0) return bad;
+    int grown = 0;
+    for (int32_t i = lo; i < hi; ++i)
+      if (!act[i] && row_w(s, q, z, lo, hi, i) < 0.0) act[i] = 1, grown = 1;
+    if (!grown) break;
+  }
+  /* for an M-matrix z_A >= 0; a negative entry is rounding of a zero */
+  for (int32_t i = lo; i < hi; ++i)
+    if (z[i] < 0.0) z[i] = 0.0;
+  return -1;
 }
 
 /* shard_lcp_residual and shard_lcp_residual_noise in one pass over the
@@ -182,45 +216,23 @@ static int tridiag_solve(void *self, const shard_lcp_problem *p, double *z, doub
   int rc = shard_lcp_check_problem(p, s->n_max, report, msg);
   if (rc != SHARD_OK) return rc;
   if ((rc = extract(s, p, msg)) != SHARD_OK) return rc;
-  unsigned char *act = s->act;
   int64_t sweeps = 0;
-  int done = 0;
-
-  /* warm start: the incoming z's support as the active set, accepted only
-   * when it is the solution (z_A >= 0, inactive w >= 0); else a cold start */
-  int any = 0;
-  for (int32_t i = 0; i < n; ++i) any |= (act[i] = z[i] > 0.0 && isfinite(z[i]));
-  if (any) {
-    ++sweeps;
-    if (solve_active(s, q, n, z) < 0) {
-      done = 1;
-      for (int32_t i = 0; i < n && done; ++i)
-        if (act[i] ? !(z[i] >= 0.0) : !(row_w(s, q, z, n, i) >= 0.0)) done = 0;
+  /* independent components (runs of rows coupled by nonzero off-diagonals)
+   * are solved one after the other: a block-diagonal matrix of many chain
+   * blocks costs what its blocks cost one by one */
+  for (int32_t lo = 0; lo < n;) {
+    int32_t hi = lo + 1;
+    while (hi < n && (s->l[hi] != 0.0 || s->u[hi - 1] != 0.0)) ++hi;
+    const int32_t bad = solve_component(s, q, lo, hi, z, &sweeps);
+    if (bad >= 0) {
+      report->iterations = sweeps;
+      return shard_msg_set(msg, SHARD_ERR_INPUT,
+                           "Thomas pivot of row %d is not positive on the active rows: the block is not an "
+                           "M-matrix (a tridiagonal Z-matrix that is not a P-matrix), which this solver "
+                           "requires (use lemke for such problems)",
+                           (int)bad);
     }
-  }
-
-  /* Chandrasekaran: A = {q < 0}, grown by the rows with w < 0 */
-  if (!done) {
-    for (int32_t i = 0; i < n; ++i) act[i] = q[i] < 0.0;
-    for (;;) {
-      ++sweeps;
-      const int32_t bad = solve_active(s, q, n, z);
-      if (bad >= 0) {
-        report->iterations = sweeps;
-        return shard_msg_set(msg, SHARD_ERR_INPUT,
-                             "Thomas pivot of row %d is not positive on the active rows: the block is not an "
-                             "M-matrix (a tridiagonal Z-matrix that is not a P-matrix), which this solver "
-                             "requires (use lemke for such problems)",
-                             (int)bad);
-      }
-      int grown = 0;
-      for (int32_t i = 0; i < n; ++i)
-        if (!act[i] && row_w(s, q, z, n, i) < 0.0) act[i] = 1, grown = 1;
-      if (!grown) break;
-    }
-    /* for an M-matrix z_A >= 0; a negative entry is rounding of a zero */
-    for (int32_t i = 0; i < n; ++i)
-      if (z[i] < 0.0) z[i] = 0.0;
+    lo = hi;
   }
 
   double noise = 0.0;
