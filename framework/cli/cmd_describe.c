@@ -28,6 +28,7 @@ static void print_caps(uint64_t caps) {
       {SHARD_CAP_LCP_DENSE, "reads the dense view (small blocks)"},
       {SHARD_CAP_LCP_SPARSE, "reads the sparse CSR view"},
       {SHARD_CAP_LCP_ALLOCATES, "allocates in solve (exempt from the no-allocation rule)"},
+      {SHARD_CAP_LCP_TRIDIAGONAL_Z, "tridiagonal Z-matrix blocks only (others go to lcp.fallback)"},
   };
   uint64_t known = 0;
   int any = 0;

@@ -2,11 +2,18 @@
  *
  *   shard lcp --solver NAME M.mtx q.mtx [--set key=value ...] [--output z.mtx]
  *   shard lcp --solver NAME --bench tridiag --n N [--repeat R] [--set ...]
+ *   shard lcp --solver NAME --bench blocks --n N --block K [--repeat R] [--set ...]
  *
  * The first form reads Matrix Market files and prints status, iterations,
  * residual, the solve's wall time [s] and z (one value per line, %.17g). The second times the solver on
  * a tridiagonal problem shaped like the 1D contact operator W′ (diagonal
  * 1.02, off-diagonals -0.49, q of mixed sign) and prints one line of figures.
+ * The third cuts that operator into independent chain blocks of K rows and
+ * times them through the host's block-split solve (shard_contact_lcp_solve:
+ * split, copies, class check, solver, solution check) against direct solver
+ * calls on the same blocks: the difference is the host's per-block overhead;
+ * also with the blocks batched into one call (solvers of the tridiagonal
+ * Z class; others are timed block by block twice).
  * Exit: 0 solved, 3 not converged / no solution, 2 bad input, 1 other. */
 #include <errno.h>
 #include <math.h>
@@ -17,6 +24,7 @@
 #include <time.h>
 
 #include "commands.h"
+#include "contact/contact.h"
 #include "core/expr.h"
 #include "io/params_text.h"
 #include "loader/plugin_calls.h"
@@ -39,6 +47,7 @@ typedef struct lcp_args {
   const char *output;
   const char *bench;
   long long bench_n;
+  long long block;
   long long repeat;
   int quiet;
 } lcp_args;
@@ -47,6 +56,7 @@ static void lcp_usage(FILE *out) {
   fprintf(out,
           "usage: shard lcp --solver NAME M.mtx q.mtx [--set key=value ...] [--output z.mtx] [--quiet]\n"
           "       shard lcp --solver NAME --bench tridiag --n N [--repeat R] [--set key=value ...]\n"
+          "       shard lcp --solver NAME --bench blocks --n N --block K [--repeat R] [--set key=value ...]\n"
           "Solves 0 <= z _|_ M z + q >= 0. Prints status, iterations, residual and z (one per line).\n"
           "--quiet omits z; --output writes z as a Matrix Market vector.\n"
           "exit codes: 0 solved, 3 not converged or no solution, 2 bad input, 1 other errors\n");
@@ -88,6 +98,8 @@ static int parse_args(int argc, char **argv, lcp_args *a) {
       a->bench = argv[++i];
     } else if (strcmp(s, "--n") == 0 && has_next) {
       if (!parse_count("--n", argv[++i], 1, INT32_MAX / 4, &a->bench_n)) return SHARD_EXIT_INPUT;
+    } else if (strcmp(s, "--block") == 0 && has_next) {
+      if (!parse_count("--block", argv[++i], 1, 1000000, &a->block)) return SHARD_EXIT_INPUT;
     } else if (strcmp(s, "--repeat") == 0 && has_next) {
       if (!parse_count("--repeat", argv[++i], 1, 1000000, &a->repeat)) return SHARD_EXIT_INPUT;
     } else if (strcmp(s, "--quiet") == 0) {
@@ -110,8 +122,12 @@ static int parse_args(int argc, char **argv, lcp_args *a) {
     return SHARD_EXIT_INPUT;
   }
   if (a->bench) {
-    if (strcmp(a->bench, "tridiag") != 0) {
-      fprintf(stderr, "shard lcp: unknown benchmark '%s' (available: tridiag)\n", a->bench);
+    if (strcmp(a->bench, "tridiag") != 0 && strcmp(a->bench, "blocks") != 0) {
+      fprintf(stderr, "shard lcp: unknown benchmark '%s' (available: tridiag, blocks)\n", a->bench);
+      return SHARD_EXIT_INPUT;
+    }
+    if (strcmp(a->bench, "blocks") == 0 && (a->block == 0 || a->block > a->bench_n)) {
+      fprintf(stderr, "shard lcp: --bench blocks needs --block K with 1 <= K <= N\n");
       return SHARD_EXIT_INPUT;
     }
     if (a->n_files) {
@@ -376,6 +392,23 @@ static double now_seconds(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* The chain operator of the benchmarks: rows cut into independent runs of
+ * `block` rows (block = n: one chain), CSR with local columns. */
+static void chain_operator(int32_t n, int32_t block, int32_t *rowptr, int32_t *colind, double *val, double *q) {
+  int32_t k = 0;
+  uint64_t state = 0x9e3779b97f4a7c15ull;
+  for (int32_t i = 0; i < n; ++i) {
+    rowptr[i] = k;
+    if (i % block > 0) colind[k] = i - 1, val[k++] = -0.49;
+    colind[k] = i, val[k++] = 1.02;
+    if (i + 1 < n && (i + 1) % block > 0) colind[k] = i + 1, val[k++] = -0.49;
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    const double u = (double)(state >> 11) * (1.0 / 9007199254740992.0);
+    q[i] = 0.5 * sin(2.0 * M_PI * (double)i / 64.0) + (u - 0.5);
+  }
+  rowptr[n] = k;
+}
+
 /* Tridiagonal operator shaped like the scaled 1D contact W′ (diagonal 1.02,
  * off-diagonals -0.49) and q_i = 0.5 sin(2πi/64) + U(-0.5, 0.5): alternating
  * compressive (q < 0) and separating zones, so that the solution has both
@@ -397,18 +430,7 @@ static int bench_tridiag(const shard_cli *cli, const lcp_args *a) {
     fprintf(stderr, "shard lcp: out of memory for n = %d\n", (int)n);
     goto done;
   }
-  int32_t k = 0;
-  uint64_t state = 0x9e3779b97f4a7c15ull;
-  for (int32_t i = 0; i < n; ++i) {
-    rowptr[i] = k;
-    if (i > 0) colind[k] = i - 1, val[k++] = -0.49;
-    colind[k] = i, val[k++] = 1.02;
-    if (i + 1 < n) colind[k] = i + 1, val[k++] = -0.49;
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    const double u = (double)(state >> 11) * (1.0 / 9007199254740992.0);
-    q[i] = 0.5 * sin(2.0 * M_PI * (double)i / 64.0) + (u - 0.5);
-  }
-  rowptr[n] = k;
+  chain_operator(n, n, rowptr, colind, val, q);
   shard_csr csr = {n, n, rowptr, colind, val};
   rc = open_solver(cli, a, &reg, &run, n, nnz);
   if (rc != SHARD_EXIT_OK) goto done;
@@ -456,6 +478,102 @@ done:
   return rc;
 }
 
+/* The chain operator cut into blocks of K rows, solved R times (cold) by
+ * the host's block split and R times by direct solver calls per block; the
+ * minimum of each over the repeats, per block. The host's closed form for
+ * blocks of one contact is off, so that K = 1 measures the solver path. */
+static int bench_blocks(const shard_cli *cli, const lcp_args *a) {
+  const int32_t k = (int32_t)a->block, nb = (int32_t)(a->bench_n / a->block), n = nb * k;
+  const int64_t nnz = 3 * (int64_t)n;
+  int32_t *rowptr = malloc(((size_t)n + 1) * sizeof *rowptr), *colind = malloc((size_t)nnz * sizeof *colind);
+  int32_t *lrow = malloc(((size_t)k + 1) * sizeof *lrow), *lcol = malloc((size_t)(3 * k) * sizeof *lcol);
+  double *val = malloc((size_t)nnz * sizeof *val), *q = malloc((size_t)n * sizeof *q);
+  double *z = malloc((size_t)n * sizeof *z), *w = malloc((size_t)n * sizeof *w);
+  shard_registry *reg = NULL;
+  shard_contact *c = NULL;
+  lcp_run run = {0};
+  shard_msg msg = {{0}};
+  int rc = SHARD_EXIT_FAIL;
+  if (!rowptr || !colind || !lrow || !lcol || !val || !q || !z || !w) {
+    fprintf(stderr, "shard lcp: out of memory for n = %d\n", (int)n);
+    goto done;
+  }
+  chain_operator(n, k, rowptr, colind, val, q);
+  for (int32_t i = 0; i <= k; ++i) lrow[i] = rowptr[i]; /* every block has the first block's pattern */
+  for (int32_t e = 0; e < rowptr[k]; ++e) lcol[e] = colind[e];
+  rc = open_solver(cli, a, &reg, &run, k, 3 * (int64_t)k);
+  if (rc != SHARD_EXIT_OK) goto done;
+  rc = SHARD_EXIT_FAIL;
+  if (run.desc->caps & SHARD_CAP_LCP_DENSE) {
+    fprintf(stderr, "shard lcp: --bench blocks times sparse solvers only ('%s' reads the dense view)\n",
+            run.desc->name);
+    rc = SHARD_EXIT_INPUT;
+    goto done;
+  }
+  if (shard_contact_create(&c, 2 * n, n, 2, 3, &msg) != SHARD_OK) {
+    fprintf(stderr, "shard lcp: %s\n", msg.text);
+    goto done;
+  }
+  shard_contact_policy pol = {.primary = {run.desc->name, run.ops, run.self, run.desc->caps, 1e-9},
+                              .scalar_closed_form = 0};
+  const shard_csr csr = {n, n, rowptr, colind, val};
+  const uint32_t flags = SHARD_LCP_SYMMETRIC | SHARD_LCP_PSD | SHARD_LCP_ZMATRIX;
+  double host[2] = {HUGE_VAL, HUGE_VAL}, direct = HUGE_VAL, dt = 0.0, t0 = 0.0;
+  long long iters = 0, biters = 0;
+  for (int batch = 0; batch < 2; ++batch) { /* block by block, then batched when the solver's class allows */
+    pol.batch_blocks = batch;
+    if (shard_contact_set_policy(c, &pol, &msg) != SHARD_OK) {
+      fprintf(stderr, "shard lcp: %s\n", msg.text);
+      goto done;
+    }
+    for (long long r = 0; r < a->repeat; ++r) {
+      shard_step_stats st;
+      memset(&st, 0, sizeof st);
+      memset(z, 0, (size_t)n * sizeof *z);
+      t0 = now_seconds();
+      const int s1 = shard_contact_lcp_solve(c, &csr, q, flags, z, &st, &msg);
+      dt = now_seconds() - t0;
+      if (s1 != SHARD_OK) {
+        fprintf(stderr, "shard lcp: host solve: %s\n", msg.text);
+        rc = exit_for(s1);
+        goto done;
+      }
+      if (dt < host[batch]) host[batch] = dt;
+      *(batch ? &biters : &iters) = st.lcp_iterations;
+    }
+  }
+  for (long long r = 0; r < a->repeat; ++r) {
+    memset(z, 0, (size_t)n * sizeof *z);
+    t0 = now_seconds();
+    for (int32_t b = 0; b < nb; ++b) {
+      const int32_t e0 = rowptr[b * k];
+      const shard_csr bc = {k, k, lrow, lcol, val + e0};
+      const shard_lcp_problem prob = {k, &bc, NULL, q + (size_t)b * k, flags};
+      shard_lcp_report rep;
+      const int s1 = shard_lcp_solver_solve(run.ops, run.self, &prob, z + (size_t)b * k, w + (size_t)b * k, &rep,
+                                            &msg);
+      if (s1 != SHARD_OK) {
+        fprintf(stderr, "shard lcp: solver '%s' on block %d: %s\n", run.desc->name, (int)b, msg.text);
+        rc = exit_for(s1);
+        goto done;
+      }
+    }
+    dt = now_seconds() - t0;
+    if (dt < direct) direct = dt;
+  }
+  printf("bench=blocks solver=%s n=%d block=%d blocks=%d repeat=%lld iterations=%lld host_per_block=%.4e "
+         "direct_per_block=%.4e overhead_per_block=%.4e batched_iterations=%lld batched_per_block=%.4e "
+         "batched_overhead_per_block=%.4e\n",
+         run.desc->name, (int)n, (int)k, (int)nb, a->repeat, iters, host[0] / nb, direct / nb,
+         (host[0] - direct) / nb, biters, host[1] / nb, (host[1] - direct) / nb);
+  rc = SHARD_EXIT_OK;
+done:
+  shard_contact_destroy(c);
+  close_solver(reg, &run);
+  free(rowptr), free(colind), free(lrow), free(lcol), free(val), free(q), free(z), free(w);
+  return rc;
+}
+
 int shard_cmd_lcp(const shard_cli *cli, int argc, char **argv) {
   lcp_args a;
   int rc = parse_args(argc, argv, &a);
@@ -464,5 +582,6 @@ int shard_cmd_lcp(const shard_cli *cli, int argc, char **argv) {
     return SHARD_EXIT_OK;
   }
   if (rc != SHARD_EXIT_OK) return rc;
-  return a.bench ? bench_tridiag(cli, &a) : solve_files(cli, &a);
+  if (a.bench) return strcmp(a.bench, "blocks") == 0 ? bench_blocks(cli, &a) : bench_tridiag(cli, &a);
+  return solve_files(cli, &a);
 }

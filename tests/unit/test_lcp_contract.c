@@ -131,6 +131,8 @@ typedef struct tproblem {
   double *q;
   uint32_t flags;
   int symmetric, psd, posdiag, diagdom; /* properties, by construction or checked */
+  int tridz;                           /* tridiagonal Z-matrix with positive diagonal, in row order */
+  int mmatrix;                         /* tridz and a P-matrix (nonsingular M-matrix), by construction */
   int solvable;                        /* 1 a solution exists, -1 none exists, 0 unknown */
   int unique;                          /* the solution is unique (compare solvers) */
 } tproblem;
@@ -176,6 +178,15 @@ static void finish(tproblem *p) {
     if (!(d > 0.0)) p->posdiag = 0;
     if (!(d > off)) p->diagdom = 0;
   }
+  /* the class of SHARD_CAP_LCP_TRIDIAGONAL_Z */
+  p->tridz = p->posdiag;
+  for (int32_t i = 0; i < p->n; ++i)
+    for (int32_t k = c.rowptr[i]; k < c.rowptr[i + 1]; ++k) {
+      const int32_t j = c.colind[k];
+      if (j != i && c.val[k] != 0.0 && (j < i - 1 || j > i + 1 || !(c.val[k] < 0.0))) p->tridz = 0;
+    }
+  /* a strictly diagonally dominant Z-matrix with positive diagonal is a nonsingular M-matrix */
+  if (p->tridz && p->diagdom) p->mmatrix = 1;
 }
 
 static tproblem *new_problem(tproblem *set, int *count, int cls, int32_t n, const char *fmt, int tag) {
@@ -263,6 +274,47 @@ static void add_tridiag(tproblem *set, int *count, rng *r, int32_t n, int tag) {
   free(ci);
   free(v);
   free(off);
+}
+
+/* Random tridiagonal Z-matrices that are nonsingular M-matrices: A with
+ * off-diagonals -U(0, 1) and diagonal (1 + margin) times its row's
+ * off-diagonal sum (strictly diagonally dominant), then, unless kind 0,
+ * D_r A D_c with positive diagonal scalings exp(U(-1, 1)) (kind
+ * 1: D_r = D_c, symmetric when A is; kind 2: independent, nonsymmetric):
+ * still an M-matrix, no longer diagonally dominant. kind 3: diagonal only.
+ * q = U(-1, 1): both signs. Unique solution. */
+static void add_mmatrix(tproblem *set, int *count, rng *r, int32_t n, int kind, int tag) {
+  static const char *const what[] = {"dominant", "scaled_sym", "scaled_nonsym", "diagonal"};
+  tproblem *p = new_problem(set, count, CLS_TRIDIAG, n, "m_%d", tag);
+  snprintf(p->name, sizeof p->name, "tridiag_m_%s_n%d", what[kind], (int)n);
+  const int64_t nnz = 3 * (int64_t)n;
+  int32_t *ri = malloc((size_t)nnz * sizeof *ri), *ci = malloc((size_t)nnz * sizeof *ci);
+  double *v = malloc((size_t)nnz * sizeof *v);
+  double *lo = malloc((size_t)n * sizeof *lo), *up = malloc((size_t)n * sizeof *up);
+  double *dr = malloc((size_t)n * sizeof *dr), *dc = malloc((size_t)n * sizeof *dc);
+  const int sym = kind != 2;
+  for (int32_t i = 0; i < n; ++i) {
+    up[i] = i + 1 < n && kind != 3 ? -rng_uniform(r, 0.0, 1.0) : 0.0;
+    dr[i] = kind == 1 || kind == 2 ? exp(rng_uniform(r, -1.0, 1.0)) : 1.0;
+    dc[i] = kind == 2 ? exp(rng_uniform(r, -1.0, 1.0)) : dr[i];
+  }
+  for (int32_t i = 0; i < n; ++i) lo[i] = i > 0 && kind != 3 ? (sym ? up[i - 1] : -rng_uniform(r, 0.0, 1.0)) : 0.0;
+  int64_t k = 0;
+  for (int32_t i = 0; i < n; ++i) {
+    const double diag = kind == 3 ? rng_uniform(r, 0.5, 2.0) : (1.0 + rng_uniform(r, 0.02, 0.2)) * (-lo[i] - up[i]) + 1e-3;
+    if (i > 0 && lo[i] != 0.0) ri[k] = i, ci[k] = i - 1, v[k++] = dr[i] * lo[i] * dc[i - 1];
+    ri[k] = i, ci[k] = i, v[k++] = dr[i] * diag * dc[i];
+    if (i + 1 < n && up[i] != 0.0) ri[k] = i, ci[k] = i + 1, v[k++] = dr[i] * up[i] * dc[i + 1];
+    p->q[i] = rng_uniform(r, -1.0, 1.0);
+  }
+  shard_msg msg;
+  CU_ASSERT_EQUAL_FATAL(shard_mtx_from_triplets(n, n, k, ri, ci, v, &p->m, &msg), SHARD_OK);
+  p->symmetric = p->psd = sym; /* symmetric M-matrices are positive definite */
+  p->solvable = p->unique = 1;
+  finish(p);
+  CU_ASSERT_FATAL(p->tridz);
+  p->mmatrix = 1;
+  free(ri), free(ci), free(v), free(lo), free(up), free(dr), free(dc);
 }
 
 /* nonsymmetric P-matrices: strictly row diagonally dominant (kind 0) or
@@ -396,7 +448,7 @@ static void add_infeasible(tproblem *set, int *count) {
   finish(p);
 }
 
-#define MAX_PROBLEMS 64
+#define MAX_PROBLEMS 96
 
 static int generate(tproblem *set) {
   rng r = {20261202u};
@@ -414,6 +466,10 @@ static int generate(tproblem *set) {
   add_bar(set, &count, &r, 51, 0.7, 5);
   add_bar(set, &count, &r, 400, 0.999, 6);
   add_psd(set, &count, &r, 200, 120, 6);
+  const int32_t m_n[] = {1, 2, 3, 10, 100, 1000, 10000, 100000};
+  for (int i = 0; i < 8; ++i)
+    for (int kind = 0; kind < 3; ++kind) add_mmatrix(set, &count, &r, m_n[i], kind, 10 * i + kind);
+  add_mmatrix(set, &count, &r, 50, 3, 99);
   add_infeasible(set, &count);
   return count;
 }
@@ -614,6 +670,7 @@ static int admits(const tsolver *s, const tproblem *p) {
   if (p->cls == CLS_INFEASIBLE) return 1;
   const uint64_t caps = s->caps;
   if ((caps & SHARD_CAP_LCP_DENSE) && !(caps & SHARD_CAP_LCP_SPARSE) && p->n > DENSE_N) return 0;
+  if (caps & SHARD_CAP_LCP_TRIDIAGONAL_Z) return p->tridz;
   if (caps & SHARD_CAP_LCP_GENERAL) return 1;
   if (caps & SHARD_CAP_LCP_NEEDS_PSD) return p->symmetric && p->psd;
   return p->posdiag && ((p->symmetric && p->psd) || p->diagdom);
@@ -622,6 +679,9 @@ static int admits(const tsolver *s, const tproblem *p) {
 /* Whether the solver must solve it (admitted and known solvable). */
 static int must_solve(const tsolver *s, const tproblem *p) {
   if (!admits(s, p) || p->solvable != 1) return 0;
+  /* the exact chain solver: every M-matrix of its structure (Siconos
+   * problems of its structure included, when they are M-matrices) */
+  if (s->caps & SHARD_CAP_LCP_TRIDIAGONAL_Z) return p->mmatrix;
   if (p->cls == CLS_SICONOS) {
     if (s->caps & SHARD_CAP_LCP_GENERAL)
       return in_list(p->name, SICONOS_LEMKE_OK, 15) || strstr(p->name, "_block") != NULL;
@@ -916,6 +976,7 @@ static void test_lcp_contract_warm_start(void) {
     if (s->caps & SHARD_CAP_LCP_GENERAL) continue;
     for (int k = 0; k < np; ++k) {
       const tproblem *p = &set[k];
+      if (!admits(s, p)) continue; /* a solver of a structural class: its problems only */
       shard_msg msg;
       void *self = NULL;
       CU_ASSERT_EQUAL_FATAL(s->ops->create(&s->params, &self, &msg), SHARD_OK);
@@ -1083,6 +1144,181 @@ static void test_lcp_contract_host_checks_solutions(void) {
   shard_registry_destroy(reg);
 }
 
+/* A solver wrapped to count its solve calls (self: a counted_solver). */
+typedef struct counted_solver {
+  const shard_lcp_solver_ops *ops;
+  void *self;
+  int calls;
+} counted_solver;
+static int counted_solve(void *self, const shard_lcp_problem *p, double *z, double *w, shard_lcp_report *rep,
+                         shard_msg *msg) {
+  counted_solver *c = self;
+  c->calls++;
+  return c->ops->solve(c->self, p, z, w, rep, msg);
+}
+static int counted_setup(void *self, int32_t n_max, int64_t nnz_max, shard_msg *msg) {
+  counted_solver *c = self;
+  return c->ops->setup(c->self, n_max, nnz_max, msg);
+}
+static const shard_lcp_solver_ops counted_ops = {.setup = counted_setup, .solve = counted_solve};
+
+/* Dispatch by class: with a primary declaring SHARD_CAP_LCP_TRIDIAGONAL_Z,
+ * the host checks each block and sends one outside the class (here a
+ * 2-contact block with a positive off-diagonal, and a full 3 x 3 SPD
+ * block) to the fallback without calling the primary, counting it with the
+ * fallbacks; the in-class blocks (a chain of 4, and a scalar one handed to
+ * the solver) are solved by the primary, exactly. Without a fallback the
+ * first block outside the class stops the solve with a message naming
+ * lcp.fallback; with lcp.dump it is written. */
+static void test_lcp_contract_class_dispatch(void) {
+  shard_registry *reg = NULL;
+  tsolver solvers[MAX_SOLVERS];
+  const int ns = load_solvers(&reg, solvers);
+  const tsolver *tri = NULL, *lemke = find_solver(solvers, ns, "lemke");
+  for (int i = 0; i < ns; ++i)
+    if (solvers[i].caps & SHARD_CAP_LCP_TRIDIAGONAL_Z) tri = &solvers[i];
+  CU_ASSERT_PTR_NOT_NULL_FATAL(tri);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(lemke);
+  enum { N = 10 };
+  /* rows 0-3 chain (Z), 4-5 positive coupling, 6-8 full SPD, 9 alone */
+  double a[N][N] = {{0}};
+  for (int i = 0; i < 4; ++i) {
+    a[i][i] = 2.0 + 0.1 * i;
+    if (i > 0) a[i][i - 1] = a[i - 1][i] = -0.9;
+  }
+  a[4][4] = a[5][5] = 2.0, a[4][5] = a[5][4] = 0.5;
+  for (int i = 6; i < 9; ++i)
+    for (int j = 6; j < 9; ++j) a[i][j] = i == j ? 3.0 : -0.5;
+  a[9][9] = 1.5;
+  const double q[N] = {-1.0, 0.5, -2.0, 0.2, -1.0, -1.0, -1.0, 2.0, -0.5, -3.0};
+  int32_t rowptr[N + 1], col[N * N];
+  double val[N * N];
+  int32_t nnz = 0;
+  rowptr[0] = 0;
+  for (int i = 0; i < N; ++i) {
+    for (int j = 0; j < N; ++j)
+      if (a[i][j] != 0.0) col[nnz] = j, val[nnz++] = a[i][j];
+    rowptr[i + 1] = nnz;
+  }
+  const shard_csr w = {N, N, rowptr, col, val};
+  char tmpdir[] = "/tmp/shard_dispatch_XXXXXX";
+  CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(tmpdir));
+  for (int with_fallback = 1; with_fallback >= 0; --with_fallback) {
+    shard_msg msg = {{0}};
+    shard_contact *c = NULL;
+    void *tself = NULL, *lself = NULL;
+    CU_ASSERT_EQUAL_FATAL(shard_contact_create(&c, 2 * N, N, 2, N, &msg), SHARD_OK);
+    CU_ASSERT_EQUAL_FATAL(tri->ops->create(&tri->params, &tself, &msg), SHARD_OK);
+    CU_ASSERT_EQUAL_FATAL(lemke->ops->create(&lemke->params, &lself, &msg), SHARD_OK);
+    counted_solver prim = {tri->ops, tself, 0};
+    shard_contact_policy pol = {.primary = {tri->desc->name, &counted_ops, &prim, tri->caps, 10 * tri->tol},
+                                .scalar_closed_form = 0,
+                                .dump = !with_fallback,
+                                .dump_dir = tmpdir};
+    if (with_fallback) pol.fallback = (shard_contact_solver){"lemke", lemke->ops, lself, lemke->caps, 10 * lemke->tol};
+    CU_ASSERT_EQUAL_FATAL(shard_contact_set_policy(c, &pol, &msg), SHARD_OK);
+    double z[N] = {0};
+    shard_step_stats st;
+    memset(&st, 0, sizeof st);
+    const int rc = shard_contact_lcp_solve(c, &w, q, SHARD_LCP_SYMMETRIC, z, &st, &msg);
+    if (with_fallback) {
+      CU_CHECK_MSG(rc == SHARD_OK, "dispatch: %d '%.300s'", rc, msg.text);
+      CU_CHECK_MSG(prim.calls == 2, "the primary was called %d times (expected 2: the chain and the scalar block)",
+                   prim.calls);
+      CU_ASSERT_EQUAL(st.lcp_fallbacks, 2);
+      CU_ASSERT_EQUAL(st.lcp_blocks, 4);
+      for (int i = 0; i < N; ++i) {
+        double wi = q[i];
+        for (int32_t e = rowptr[i]; e < rowptr[i + 1]; ++e) wi += val[e] * z[col[e]];
+        CU_CHECK_MSG(z[i] >= 0.0 && wi >= -1e-12 && fabs(z[i] * wi) <= 1e-12, "row %d: z %.3g w %.3g", i, z[i], wi);
+      }
+      CU_ASSERT_EQUAL(z[9], 2.0); /* 3 / 1.5 by the primary, exact */
+    } else {
+      CU_CHECK_MSG(rc == SHARD_ERR_UNSUPPORTED && strstr(msg.text, "outside the solver's class") &&
+                       strstr(msg.text, "W[0][1] = 0.5") && strstr(msg.text, "lcp.fallback"),
+                   "no fallback: %d '%.400s'", rc, msg.text);
+      CU_CHECK_MSG(prim.calls == 1, "the primary was called %d times (expected 1: the chain)", prim.calls);
+      char path[256];
+      snprintf(path, sizeof path, "%s/lcp_step0_block1.M.mtx", tmpdir);
+      FILE *f = fopen(path, "r");
+      CU_CHECK_MSG(f != NULL, "no dump of the refused block at %s (message '%.300s')", path, msg.text);
+      if (f) fclose(f), remove(path);
+      snprintf(path, sizeof path, "%s/lcp_step0_block1.q.mtx", tmpdir);
+      remove(path);
+    }
+    shard_contact_destroy(c);
+    tri->ops->destroy(tself);
+    lemke->ops->destroy(lself);
+  }
+  remove(tmpdir);
+  shard_registry_destroy(reg);
+}
+
+/* Batched chain blocks: a W of interval blocks that is tridiagonal Z as a
+ * whole (chains of 4 and 2 rows, two single rows) goes to a primary of that
+ * class in one call; z is bit for bit the block-by-block one (scalar blocks
+ * in closed form there), and the block statistics are the same. */
+static void test_lcp_contract_batched_blocks(void) {
+  shard_registry *reg = NULL;
+  tsolver solvers[MAX_SOLVERS];
+  const int ns = load_solvers(&reg, solvers);
+  const tsolver *tri = NULL;
+  for (int i = 0; i < ns; ++i)
+    if (solvers[i].caps & SHARD_CAP_LCP_TRIDIAGONAL_Z) tri = &solvers[i];
+  CU_ASSERT_PTR_NOT_NULL_FATAL(tri);
+  enum { N = 8 };
+  double a[N][N] = {{0}};
+  const int blk[N] = {0, 0, 0, 0, 1, 2, 2, 3};
+  for (int i = 0; i < N; ++i) {
+    a[i][i] = 2.0 + 0.1 * i;
+    if (i > 0 && blk[i] == blk[i - 1]) a[i][i - 1] = a[i - 1][i] = -0.9 + 0.05 * i;
+  }
+  const double q[N] = {-1.0, 0.5, -2.0, 0.2, -1.5, -1.0, 3.0, 0.25};
+  int32_t rowptr[N + 1], col[3 * N];
+  double val[3 * N];
+  int32_t nnz = 0;
+  rowptr[0] = 0;
+  for (int i = 0; i < N; ++i) {
+    for (int j = 0; j < N; ++j)
+      if (a[i][j] != 0.0) col[nnz] = j, val[nnz++] = a[i][j];
+    rowptr[i + 1] = nnz;
+  }
+  const shard_csr w = {N, N, rowptr, col, val};
+  double z_by[2][N];
+  shard_step_stats st_by[2];
+  int calls[2];
+  for (int batch = 0; batch < 2; ++batch) {
+    shard_msg msg = {{0}};
+    shard_contact *c = NULL;
+    void *tself = NULL;
+    CU_ASSERT_EQUAL_FATAL(shard_contact_create(&c, 2 * N, N, 2, N, &msg), SHARD_OK);
+    CU_ASSERT_EQUAL_FATAL(tri->ops->create(&tri->params, &tself, &msg), SHARD_OK);
+    counted_solver prim = {tri->ops, tself, 0};
+    shard_contact_policy pol = {.primary = {tri->desc->name, &counted_ops, &prim, tri->caps, 10 * tri->tol},
+                                .scalar_closed_form = 1,
+                                .batch_blocks = batch};
+    CU_ASSERT_EQUAL_FATAL(shard_contact_set_policy(c, &pol, &msg), SHARD_OK);
+    memset(&st_by[batch], 0, sizeof st_by[batch]);
+    for (int i = 0; i < N; ++i) z_by[batch][i] = 0.0;
+    CU_ASSERT_EQUAL(shard_contact_lcp_solve(c, &w, q, SHARD_LCP_SYMMETRIC, z_by[batch], &st_by[batch], &msg),
+                    SHARD_OK);
+    calls[batch] = prim.calls;
+    shard_contact_destroy(c);
+    tri->ops->destroy(tself);
+  }
+  CU_CHECK_MSG(calls[0] == 2 && calls[1] == 1, "solver calls: %d block by block (expected 2), %d batched (expected 1)",
+               calls[0], calls[1]);
+  CU_ASSERT_EQUAL(st_by[0].lcp_blocks, 4);
+  CU_ASSERT_EQUAL(st_by[1].lcp_blocks, 4);
+  CU_ASSERT_EQUAL(st_by[1].lcp_max_block, 4);
+  CU_ASSERT_EQUAL(st_by[1].lcp_fallbacks, 0);
+  for (int i = 0; i < N; ++i)
+    CU_CHECK_MSG(memcmp(&z_by[0][i], &z_by[1][i], sizeof(double)) == 0, "z[%d]: by block %.17g, batched %.17g", i,
+                 z_by[0][i], z_by[1][i]);
+  CU_ASSERT(z_by[1][4] > 0.0 && z_by[1][6] == 0.0);
+  shard_registry_destroy(reg);
+}
+
 /* The block split's two paths agree bit for bit: a banded W (rows in space
  * order on a chain: blocks are runs of rows, found in one pass) and the same
  * W with its rows interleaved across blocks (found by union-find), each
@@ -1214,6 +1450,8 @@ static const cu_test_def tests[] = {
     {"test_lcp_contract_scalar_blocks", test_lcp_contract_scalar_blocks},
     {"test_lcp_contract_host_checks_solutions", test_lcp_contract_host_checks_solutions},
     {"test_lcp_contract_block_paths", test_lcp_contract_block_paths},
+    {"test_lcp_contract_class_dispatch", test_lcp_contract_class_dispatch},
+    {"test_lcp_contract_batched_blocks", test_lcp_contract_batched_blocks},
     {"test_lcp_contract_cli", test_lcp_contract_cli},
     {NULL, NULL},
 };

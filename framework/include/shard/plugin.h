@@ -58,6 +58,11 @@ typedef enum shard_plugin_kind {
  * library's solver), an exception to "the hot path never allocates" that the
  * host and the contract suite check for every other solver. */
 #define SHARD_CAP_LCP_ALLOCATES (1ull << 12)
+/* Appended (ABI 2.1): the solver takes only tridiagonal Z-matrices (entries
+ * on |i - j| <= 1 in the block's row order, positive diagonal, off-diagonals
+ * <= 0) and refuses others; the host checks each block and sends one outside
+ * the class to the policy's fallback solver without calling this one. */
+#define SHARD_CAP_LCP_TRIDIAGONAL_Z (1ull << 13)
 
 /* The model's scales by name, given to every plugin's create (a penalty
  * alpha E / h_mean, a stiffness cap, ...). `get` returns 1 and sets *out when

@@ -86,7 +86,10 @@ static const shard_param_spec output_specs[] = {
 static const shard_param_spec lcp_host_specs[] = {
     {"on_failure", C, "stop", 0, 0, "", 0, "stop|fallback",
      "when a block LCP fails: stop the run, or retry it with `fallback`"},
-    {"fallback", S, 0, 0, 0, "", 0, 0, "name of the LCP solver plugin retried on failure"},
+    {"fallback", S, 0, 0, 0, "", 0, 0,
+     "name of the LCP solver plugin retried on failure (on_failure: fallback); for a solver of a restricted "
+     "class (tridiag: tridiagonal Z-matrix blocks) also the one that solves every block outside the class, "
+     "without calling the primary (such a block without a fallback stops the run)"},
     {"dump", B, "false", 0, 0, "", 0, 0, "write failing problems as Matrix Market files in the run directory"},
     {"dump_every", I, "0", 0, 9.2e18, "1", 0, 0,
      "also write every block of every N-th step with its solution (NAME.M.mtx, NAME.q.mtx, NAME.z.mtx); 0: never"},

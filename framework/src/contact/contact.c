@@ -287,6 +287,39 @@ static void dense_view(shard_contact *c, const shard_contact_solver *s, shard_lc
   prob->dense = c->dense;
 }
 
+/* Whether a block is in the class of SHARD_CAP_LCP_TRIDIAGONAL_Z, in its
+ * row order: entries only on |i - j| <= 1 (explicit zeros allowed), a
+ * positive finite diagonal, finite off-diagonals <= 0 (duplicates summed as
+ * the solver sums them). O(nnz). 1, or 0 with the first offending entry in
+ * msg. */
+static int tridiagonal_z(const shard_csr *a, shard_msg *msg) {
+  for (int32_t i = 0; i < a->nrows; ++i) {
+    double d = 0.0, lo = 0.0, up = 0.0;
+    for (int32_t e = a->rowptr[i]; e < a->rowptr[i + 1]; ++e) {
+      const int32_t j = a->colind[e];
+      const double v = a->val[e];
+      if (j == i) d += v;
+      else if (j == i - 1) lo += v;
+      else if (j == i + 1) up += v;
+      else if (v != 0.0) {
+        shard_msg_set(msg, SHARD_ERR_UNSUPPORTED, "not tridiagonal (W[%d][%d] = %g)", (int)i, (int)j, v);
+        return 0;
+      }
+    }
+    if (!(d > 0.0) || !isfinite(d)) {
+      shard_msg_set(msg, SHARD_ERR_UNSUPPORTED, "diagonal W[%d][%d] = %g not positive", (int)i, (int)i, d);
+      return 0;
+    }
+    if (!(lo <= 0.0) || !(up <= 0.0) || !isfinite(lo) || !isfinite(up)) {
+      const int lower = !(lo <= 0.0) || !isfinite(lo);
+      shard_msg_set(msg, SHARD_ERR_UNSUPPORTED, "not a Z-matrix (W[%d][%d] = %g > 0)", (int)i,
+                    (int)(lower ? i - 1 : i + 1), lower ? lo : up);
+      return 0;
+    }
+  }
+  return 1;
+}
+
 /* One solver on one block: its solve, then the host's check of what it
  * reports as solved (a failed check is a failure like any other). */
 static int attempt(shard_contact *c, const shard_contact_solver *s, shard_lcp_problem *prob, double *z,
@@ -304,7 +337,35 @@ static int solve_block(shard_contact *c, shard_lcp_problem *prob, double *z, int
     double host_res = 0.0;
     const shard_contact_solver *used = &c->policy.primary;
     int st;
-    if ((used->caps & SHARD_CAP_LCP_DENSE) && !prob->dense)
+    /* a primary of a restricted structural class: a block outside it goes
+     * to the fallback directly (no failed attempt, no dump), counted with
+     * the fallbacks; without a fallback it stops the solve */
+    if ((used->caps & SHARD_CAP_LCP_TRIDIAGONAL_Z) && !tridiagonal_z(prob->csr, msg)) {
+      if (!c->policy.fallback.ops) {
+        const shard_msg why = *msg;
+        shard_msg_set(msg, SHARD_ERR_UNSUPPORTED,
+                      "lcp '%s': block of %d contacts is outside the solver's class, tridiagonal Z-matrices (%s); "
+                      "name a solver for such blocks with lcp.on_failure: fallback and lcp.fallback (e.g. lemke)",
+                      used->name, (int)prob->n, why.text);
+        if (c->policy.dump) dump_block(c, block, prob, NULL, msg);
+        return SHARD_ERR_UNSUPPORTED;
+      }
+      shard_msg first = *msg;
+      used = &c->policy.fallback;
+      dense_view(c, used, prob);
+      if ((used->caps & SHARD_CAP_LCP_DENSE) && !prob->dense)
+        st = shard_msg_set(msg, SHARD_ERR_UNSUPPORTED, "block of %d coupled contacts exceeds the dense limit %d",
+                           (int)prob->n, (int)c->dense_max);
+      else
+        st = attempt(c, used, prob, z, &rep, &host_res, msg);
+      if (st != SHARD_OK) {
+        shard_msg_prepend(msg, "lcp '%s': block of %d contacts outside its class (%s); fallback lcp '%s'",
+                          c->policy.primary.name, (int)prob->n, first.text, used->name);
+        if (c->policy.dump) dump_block(c, block, prob, NULL, msg);
+        return st < 0 ? st : SHARD_ERR_NUMERIC;
+      }
+      stats->lcp_fallbacks++;
+    } else if ((used->caps & SHARD_CAP_LCP_DENSE) && !prob->dense)
       st = shard_msg_set(msg, SHARD_ERR_UNSUPPORTED,
                          "block of %d coupled contacts exceeds the dense limit %d of this solver (use pgs or mprgp)",
                          (int)prob->n, (int)c->dense_max);
@@ -410,6 +471,66 @@ static int32_t union_find_blocks(shard_contact *c, const shard_csr *w) {
   return nb;
 }
 
+/* The host's check of every interval block at once, on W's own rows: the
+ * residual of each block relative to its own scale, as host_check computes
+ * it on the block's copy; the largest in *out_res. 1 when every block is
+ * within tol. */
+static int check_intervals(const shard_csr *w, const double *q, const double *z, const int32_t *start,
+                           int32_t nblocks, double tol, double *out_res, int32_t *out_max) {
+  double worst = 0.0;
+  int32_t largest = 0;
+  for (int32_t b = 0; b < nblocks; ++b) {
+    double s = 1e-300, r = 0.0;
+    for (int32_t i = start[b]; i < start[b + 1]; ++i) {
+      double mz = 0.0;
+      for (int32_t e = w->rowptr[i]; e < w->rowptr[i + 1]; ++e) mz += w->val[e] * z[w->colind[e]];
+      const double wi = mz + q[i], m = fabs(z[i] < wi ? z[i] : wi);
+      if (fabs(mz) > s) s = fabs(mz);
+      if (fabs(q[i]) > s) s = fabs(q[i]);
+      if (!(m <= r)) r = m;
+    }
+    r /= s;
+    if (!(r <= tol)) return 0; /* a NaN fails here too */
+    if (r > worst) worst = r;
+    if (start[b + 1] - start[b] > largest) largest = start[b + 1] - start[b];
+  }
+  *out_res = worst;
+  *out_max = largest;
+  return 1;
+}
+
+/* Every block in one call, for a primary of the tridiagonal Z class: a W
+ * whose blocks are runs of rows (intervals) and which is tridiagonal Z as a
+ * whole is block diagonal with blocks of that class, and such a solver
+ * solves each block as if alone; one call and one pass of checks replace a
+ * copy, a call and a check per block. Any failure (W outside the class, a
+ * refused solve, a block over the check tolerance) restores z and returns
+ * 0: the block-by-block path then applies the policy to each block.
+ * Statistics: the blocks and the largest as on that path, the call's
+ * iterations once, the largest block residual. */
+static int solve_batched(shard_contact *c, const shard_csr *w, const double *q, uint32_t flags, double *z,
+                         int32_t nblocks, shard_step_stats *stats) {
+  shard_msg m = {{0}};
+  const int32_t n = w->nrows;
+  if (!tridiagonal_z(w, &m)) return 0;
+  memcpy(c->b_z, z, (size_t)n * sizeof(double)); /* the guess, restored on failure */
+  const shard_lcp_problem prob = {.n = n, .csr = w, .dense = NULL, .q = q, .flags = flags};
+  shard_lcp_report rep;
+  double res = 0.0;
+  int32_t largest = 0;
+  if (solve_with(&c->policy.primary, &prob, z, c->b_w, &rep, &m) != SHARD_OK ||
+      !check_intervals(w, q, z, c->start, nblocks, c->policy.primary.check_tol, &res, &largest)) {
+    memcpy(z, c->b_z, (size_t)n * sizeof(double));
+    return 0;
+  }
+  stats->lcp_blocks += nblocks;
+  if (largest > stats->lcp_max_block) stats->lcp_max_block = largest;
+  stats->lcp_iterations += rep.iterations;
+  if (rep.residual > stats->lcp_residual) stats->lcp_residual = rep.residual;
+  if (res > stats->lcp_residual) stats->lcp_residual = res;
+  return 1;
+}
+
 int shard_contact_lcp_solve(shard_contact *c, const shard_csr *w, const double *q, uint32_t flags, double *z,
                             shard_step_stats *stats, shard_msg *msg) {
   const int32_t n = w->nrows;
@@ -426,6 +547,10 @@ int shard_contact_lcp_solve(shard_contact *c, const shard_csr *w, const double *
     shard_lcp_problem prob = {.n = n, .csr = w, .dense = NULL, .q = q, .flags = flags};
     return solve_block(c, &prob, z, 0, stats, msg);
   }
+  if (intervals && (c->policy.primary.caps & SHARD_CAP_LCP_TRIDIAGONAL_Z) && c->policy.batch_blocks &&
+      !(c->policy.dump_every > 0 && c->step % c->policy.dump_every == 0) &&
+      solve_batched(c, w, q, flags, z, nblocks, stats))
+    return SHARD_OK;
   /* intervals: start[0..nblocks]; union-find: start[root], indexed by the
    * root (empty entries skipped), rows listed in order */
   const int32_t nslots = intervals ? nblocks : n;

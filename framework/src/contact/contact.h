@@ -32,6 +32,9 @@ typedef struct shard_contact_policy {
   int64_t dump_every;            /* also write every block of every N-th step (0: never), with its solution */
   const char *dump_dir;
   int scalar_closed_form;        /* 1x1 blocks with w > 0: z = max(0, -q/w), no solver call */
+  /* a primary of the tridiagonal Z class gets every interval block of a
+   * step in one call when W is of its class as a whole (0: block by block) */
+  int batch_blocks;
 } shard_contact_policy;
 
 /* Storage for up to ncon_max constraint rows of at most row_width entries

@@ -216,6 +216,7 @@ static int build_plugins(run *r, shard_msg *msg) {
     pol.dump_every = dump_every;
     const char *scalar = shard_case_string(r->c, "lcp.scalar_blocks");
     pol.scalar_closed_form = !scalar || strcmp(scalar, "closed_form") == 0;
+    pol.batch_blocks = 1;
     const char *onf = shard_case_string(r->c, "lcp.on_failure");
     const char *fb = shard_case_string(r->c, "lcp.fallback");
     if (onf && strcmp(onf, "fallback") == 0) {
