@@ -25,6 +25,31 @@ struct shard_contact {
   int32_t *marker, *list;
   double *acc;
 
+  /* The symbolic product, kept while the active rows, their pattern in H
+   * and K's pattern stay as they were (see shard_contact_operator): per
+   * active row its W columns (slots, sorted) and, in the order of the
+   * direct assembly, the products that add into each slot. */
+  int reuse;                 /* 0: assemble directly every call */
+  int valid;                 /* a symbolic product is held */
+  int64_t epoch, sym_epoch;  /* topology changes seen; the one it was built at */
+  int64_t builds;            /* symbolic products built */
+  int32_t sym_n, sym_kzero, sym_knrows;
+  int64_t sym_knnz;
+  const int32_t *sym_krowptr, *sym_kcol, *sym_hrowptr, *sym_hcol;
+  int32_t *sym_rows, *sym_hstart; /* ncon_max: active rows, their first entry in H */
+  int32_t *sym_eptr, *sym_ecol;   /* per active row its H columns (copy) */
+  int32_t *sym_klen;              /* per H entry of the active rows: length of K's row */
+  int32_t *eh;                    /* per entry of the transposed map: its index in H */
+  int32_t *spos;                  /* ncon_max: slot of local row j while a row is built */
+  int32_t *sym_wptr;              /* ncon_max + 1: slots per row */
+  int32_t *sym_wcol;              /* slot columns */
+  double *sym_acc;                /* slot values */
+  int64_t slot_cap;
+  int32_t *grp;                   /* products per group (per H entry, then per K entry of its row) */
+  int64_t grp_cap;
+  int32_t *item_slot, *item_h;    /* per product: the slot it adds to, the H entry of the other row */
+  int64_t item_cap;
+
   /* block splitting */
   int32_t *parent, *count, *start, *order, *loc;
   int64_t b_cap;
@@ -65,6 +90,15 @@ int shard_contact_create(shard_contact **out, int32_t ndof_max, int32_t ncon_max
   c->marker = malloc(nc * sizeof(int32_t));
   c->list = xcalloc(nc, sizeof(int32_t));
   c->acc = xcalloc(nc, sizeof(double));
+  c->reuse = 1;
+  c->sym_rows = xcalloc(nc, sizeof(int32_t));
+  c->sym_hstart = xcalloc(nc, sizeof(int32_t));
+  c->sym_eptr = xcalloc(nc, sizeof(int32_t));
+  c->sym_ecol = xcalloc(nh, sizeof(int32_t));
+  c->sym_klen = xcalloc(nh, sizeof(int32_t));
+  c->eh = xcalloc(nh, sizeof(int32_t));
+  c->spos = xcalloc(nc, sizeof(int32_t));
+  c->sym_wptr = xcalloc(nc, sizeof(int32_t));
   c->parent = xcalloc(nc, sizeof(int32_t));
   c->count = xcalloc(nc, sizeof(int32_t));
   c->start = xcalloc(nc + 1, sizeof(int32_t));
@@ -79,7 +113,8 @@ int shard_contact_create(shard_contact **out, int32_t ndof_max, int32_t ncon_max
   c->dense = xcalloc((size_t)dense_nnz, sizeof(double));
   if (!c->w_rowptr || !c->w_col || !c->w_val || !c->head || !c->next || !c->erow || !c->eval || !c->marker ||
       !c->list || !c->acc || !c->parent || !c->count || !c->start || !c->order || !c->loc || !c->b_rowptr ||
-      !c->b_col || !c->b_val || !c->b_q || !c->b_z || !c->b_w || !c->dense) {
+      !c->b_col || !c->b_val || !c->b_q || !c->b_z || !c->b_w || !c->dense || !c->sym_rows || !c->sym_hstart ||
+      !c->sym_eptr || !c->sym_ecol || !c->sym_klen || !c->eh || !c->spos || !c->sym_wptr) {
     const long long entries = (long long)c->b_cap; /* read before c is freed */
     shard_contact_destroy(c);
     return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for the contact operator (%lld entries)", entries);
@@ -96,6 +131,9 @@ void shard_contact_destroy(shard_contact *c) {
   free(c->marker), free(c->list), free(c->acc), free(c->parent), free(c->count), free(c->start), free(c->order);
   free(c->loc), free(c->b_rowptr), free(c->b_col), free(c->b_val), free(c->b_q), free(c->b_z), free(c->b_w);
   free(c->dense);
+  free(c->sym_rows), free(c->sym_hstart), free(c->sym_eptr), free(c->sym_ecol), free(c->sym_klen), free(c->eh);
+  free(c->spos), free(c->sym_wptr), free(c->sym_wcol), free(c->sym_acc), free(c->grp), free(c->item_slot);
+  free(c->item_h);
   free(c);
 }
 
@@ -128,12 +166,10 @@ static void sort_ints(int32_t *a, int32_t n) {
   }
 }
 
-int shard_contact_operator(shard_contact *c, const shard_csr *h, const double *minv, const shard_csr *k,
-                           const int32_t *rows, int32_t n, double kcoef, const shard_csr **out_w, shard_msg *msg) {
-  if (n > c->ncon_max)
-    return shard_msg_set(msg, SHARD_ERR_INTERNAL, "contact operator: %d rows exceed the %d preallocated", (int)n,
-                         (int)c->ncon_max);
-  /* transposed map of the active rows */
+/* The transposed map of the active rows: per DOF a linked list of the
+ * entries (local row, value, index in H). A row wider than the model
+ * declared is refused, the map built so far undone. */
+static int map_rows(shard_contact *c, const shard_csr *h, const int32_t *rows, int32_t n, shard_msg *msg) {
   int32_t ne = 0;
   for (int32_t i = 0; i < n; ++i) {
     const int32_t r = rows[i];
@@ -147,12 +183,32 @@ int shard_contact_operator(shard_contact *c, const shard_csr *h, const double *m
       const int32_t d = h->colind[e];
       c->erow[ne] = i;
       c->eval[ne] = h->val[e];
+      c->eh[ne] = e;
       c->next[ne] = c->head[d];
       c->head[d] = ne;
     }
   }
+  return SHARD_OK;
+}
+
+/* reset the touched lists and markers: O(active) */
+static void unmap_rows(shard_contact *c, const shard_csr *h, const int32_t *rows, int32_t n) {
+  for (int32_t i = 0; i < n; ++i) {
+    const int32_t r = rows[i];
+    for (int32_t e = h->rowptr[r]; e < h->rowptr[r + 1]; ++e) c->head[h->colind[e]] = -1;
+    c->marker[i] = -1;
+  }
+}
+
+/* W assembled from scratch: per row of W, the products of its H entries
+ * with the other rows' entries through the map (and through K's row),
+ * accumulated by column, the columns sorted, exact zeros off the diagonal
+ * dropped. */
+static int assemble_direct(shard_contact *c, const shard_csr *h, const double *minv, const shard_csr *k,
+                           const int32_t *rows, int32_t n, double kcoef, shard_msg *msg) {
+  int st = map_rows(c, h, rows, n, msg);
+  if (st != SHARD_OK) return st;
   int64_t nnz = 0;
-  int st = SHARD_OK;
   c->w_rowptr[0] = 0;
   for (int32_t i = 0; i < n && st == SHARD_OK; ++i) {
     const int32_t r = rows[i];
@@ -191,12 +247,204 @@ int shard_contact_operator(shard_contact *c, const shard_csr *h, const double *m
     }
     c->w_rowptr[i + 1] = (int32_t)nnz;
   }
-  /* reset the touched lists and markers: O(active) */
+  unmap_rows(c, h, rows, n);
+  return st;
+}
+
+/* room for `need` entries in two arrays of one capacity, of `sa`- and
+ * `sb`-byte elements (b may be NULL: one array). The symbolic product's
+ * storage grows only when it is rebuilt, by doubling. */
+static int grow(int64_t *cap, int64_t need, void **a, size_t sa, void **b, size_t sb) {
+  if (need <= *cap) return 1;
+  int64_t nc = *cap > 0 ? *cap : 1024;
+  while (nc < need) nc *= 2;
+  void *p = realloc(*a, (size_t)nc * sa);
+  if (!p) return 0;
+  *a = p;
+  if (b) {
+    void *q = realloc(*b, (size_t)nc * sb);
+    if (!q) return 0; /* *a larger than *cap says: harmless */
+    *b = q;
+  }
+  *cap = nc;
+  return 1;
+}
+
+/* The symbolic product of the active rows: the traversal of
+ * assemble_direct with every structural product kept (values are not
+ * looked at: a product that is zero now may not be later), recorded as
+ * groups of (slot, H entry) in the order the direct assembly adds them.
+ * Returns SHARD_OK, the refusal of a row too wide (nothing held), or
+ * SHARD_ERR_NOMEM when the storage could not grow (nothing held: the caller
+ * assembles directly). */
+static int build_symbolic(shard_contact *c, const shard_csr *h, const shard_csr *k, const int32_t *rows, int32_t n,
+                          int kzero, shard_msg *msg) {
+  c->valid = 0;
+  int st = map_rows(c, h, rows, n, msg);
+  if (st != SHARD_OK) return st;
+  int64_t ns = 0, ng = 0, ni = 0;
+  int32_t ne = 0;
+  c->sym_wptr[0] = 0;
+  c->sym_eptr[0] = 0;
+  for (int32_t i = 0; i < n && st == SHARD_OK; ++i) {
+    const int32_t r = rows[i];
+    const int64_t item0 = ni;
+    int32_t len = 0;
+    c->sym_rows[i] = r;
+    c->sym_hstart[i] = h->rowptr[r];
+    for (int32_t e = h->rowptr[r]; e < h->rowptr[r + 1] && st == SHARD_OK; ++e, ++ne) {
+      const int32_t dk = h->colind[e];
+      const int32_t klen = kzero ? 0 : k->rowptr[dk + 1] - k->rowptr[dk];
+      c->sym_ecol[ne] = dk;
+      c->sym_klen[ne] = klen;
+      if (!grow(&c->grp_cap, ng + 1 + klen, (void **)&c->grp, sizeof(int32_t), NULL, 0)) {
+        st = SHARD_ERR_NOMEM;
+        break;
+      }
+      for (int32_t q = -1; q < klen && st == SHARD_OK; ++q) { /* q = -1: the H M^-1 H^T part; then K's row */
+        const int32_t d = q < 0 ? dk : k->colind[k->rowptr[dk] + q];
+        int32_t cnt = 0;
+        for (int32_t x = c->head[d]; x >= 0; x = c->next[x], ++cnt) {
+          const int32_t j = c->erow[x];
+          if (c->marker[j] != i) c->marker[j] = i, c->list[len++] = j;
+          if (!grow(&c->item_cap, ni + 1, (void **)&c->item_slot, sizeof(int32_t), (void **)&c->item_h,
+                    sizeof(int32_t))) {
+            st = SHARD_ERR_NOMEM;
+            break;
+          }
+          c->item_slot[ni] = j; /* local row now, its slot below */
+          c->item_h[ni++] = c->eh[x];
+        }
+        c->grp[ng++] = cnt;
+      }
+    }
+    c->sym_eptr[i + 1] = ne;
+    if (st != SHARD_OK) break;
+    sort_ints(c->list, len);
+    if (!grow(&c->slot_cap, ns + len, (void **)&c->sym_wcol, sizeof(int32_t), (void **)&c->sym_acc, sizeof(double))) {
+      st = SHARD_ERR_NOMEM;
+      break;
+    }
+    for (int32_t q = 0; q < len; ++q) c->spos[c->list[q]] = (int32_t)(ns + q), c->sym_wcol[ns + q] = c->list[q];
+    for (int64_t t = item0; t < ni; ++t) c->item_slot[t] = c->spos[c->item_slot[t]];
+    ns += len;
+    if (ns > INT32_MAX) st = SHARD_ERR_NOMEM;
+    c->sym_wptr[i + 1] = (int32_t)ns;
+  }
+  unmap_rows(c, h, rows, n);
+  if (st != SHARD_OK) return st;
+  c->valid = 1;
+  ++c->builds;
+  c->sym_n = n;
+  c->sym_kzero = kzero;
+  c->sym_epoch = c->epoch;
+  c->sym_hrowptr = h->rowptr, c->sym_hcol = h->colind;
+  c->sym_krowptr = kzero ? NULL : k->rowptr, c->sym_kcol = kzero ? NULL : k->colind;
+  c->sym_knrows = kzero ? 0 : k->nrows;
+  c->sym_knnz = kzero ? 0 : k->rowptr[k->nrows];
+  return SHARD_OK;
+}
+
+/* W from the symbolic product: the same products as assemble_direct in the
+ * same order per entry (so the same bits), with the same zero tests (a
+ * product with b = 0 or f = 0 is left out; an entry nothing was added to,
+ * and an exact zero off the diagonal, is not written). While it runs, it
+ * checks that the rows and their H pattern are the ones the product was
+ * built for, and K's row lengths: returns 1 on a mismatch (W not written),
+ * 0 otherwise, -1 when W overflows its storage. */
+static int assemble_cached(shard_contact *c, const shard_csr *h, const double *minv, const shard_csr *k,
+                           const int32_t *rows, int32_t n, double kcoef) {
+  const int kzero = c->sym_kzero;
+  const int32_t *restrict islot = c->item_slot, *restrict ih = c->item_h, *restrict grp = c->grp;
+  double *restrict acc = c->sym_acc;
+  const double *restrict hv = h->val;
+  int64_t g = 0, t = 0, nnz = 0;
+  int32_t ne = 0;
+  c->w_rowptr[0] = 0;
   for (int32_t i = 0; i < n; ++i) {
     const int32_t r = rows[i];
-    for (int32_t e = h->rowptr[r]; e < h->rowptr[r + 1]; ++e) c->head[h->colind[e]] = -1;
-    c->marker[i] = -1;
+    const int32_t e0 = h->rowptr[r], e1 = h->rowptr[r + 1];
+    if (r != c->sym_rows[i] || e0 != c->sym_hstart[i] || e1 - e0 != c->sym_eptr[i + 1] - c->sym_eptr[i]) return 1;
+    const int32_t s0 = c->sym_wptr[i], s1 = c->sym_wptr[i + 1];
+    for (int32_t q = s0; q < s1; ++q) acc[q] = 0.0;
+    int touched = 0;
+    for (int32_t e = e0; e < e1; ++e, ++ne) {
+      const int32_t dk = h->colind[e];
+      if (dk != c->sym_ecol[ne]) return 1;
+      const int32_t klen = c->sym_klen[ne];
+      if (!kzero && k->rowptr[dk + 1] - k->rowptr[dk] != klen) return 1;
+      const double b = hv[e] * minv[dk];
+      if (b == 0.0) {
+        for (int32_t q = -1; q < klen; ++q) t += grp[g++];
+        continue;
+      }
+      touched = 1;
+      for (const int64_t end = t + grp[g++]; t < end; ++t) acc[islot[t]] += b * hv[ih[t]];
+      if (kzero) continue;
+      for (int32_t p = k->rowptr[dk]; p < k->rowptr[dk + 1]; ++p) {
+        const int32_t dl = k->colind[p];
+        const double f = kcoef * b * k->val[p] * minv[dl];
+        const int64_t end = t + grp[g++];
+        if (f == 0.0) {
+          t = end;
+          continue;
+        }
+        for (; t < end; ++t) acc[islot[t]] -= f * hv[ih[t]];
+      }
+    }
+    for (int32_t q = s0; q < s1; ++q) {
+      const int32_t j = c->sym_wcol[q];
+      if (j == i ? !touched : acc[q] == 0.0) continue;
+      if (nnz >= c->w_cap) return -1;
+      c->w_col[nnz] = j;
+      c->w_val[nnz++] = acc[q];
+    }
+    c->w_rowptr[i + 1] = (int32_t)nnz;
   }
+  return 0;
+}
+
+void shard_contact_topology_changed(shard_contact *c) { ++c->epoch; }
+
+int64_t shard_contact_operator_builds(const shard_contact *c) { return c->builds; }
+
+void shard_contact_set_reuse(shard_contact *c, int reuse) {
+  c->reuse = reuse != 0;
+  c->valid = 0;
+}
+
+/* W = H_R M^-1 (M - kcoef K) M^-1 H_R^T. The symbolic product is rebuilt
+ * when the active rows, their pattern in H, K's storage or pattern (its
+ * arrays, size, entry count, row lengths, a topology change announced by
+ * shard_contact_topology_changed) or whether kcoef is 0 differ from the
+ * last call; otherwise only values are recomputed, O(active rows) with no
+ * linked lists, markers or sorting, and nothing allocated. */
+int shard_contact_operator(shard_contact *c, const shard_csr *h, const double *minv, const shard_csr *k,
+                           const int32_t *rows, int32_t n, double kcoef, const shard_csr **out_w, shard_msg *msg) {
+  if (n > c->ncon_max)
+    return shard_msg_set(msg, SHARD_ERR_INTERNAL, "contact operator: %d rows exceed the %d preallocated", (int)n,
+                         (int)c->ncon_max);
+  int st = SHARD_OK;
+  const int kzero = kcoef == 0.0;
+  int done = 0;
+  if (c->reuse) {
+    int same = c->valid && c->sym_n == n && c->sym_kzero == kzero && c->sym_epoch == c->epoch &&
+               c->sym_hrowptr == h->rowptr && c->sym_hcol == h->colind;
+    if (same && !kzero)
+      same = c->sym_krowptr == k->rowptr && c->sym_kcol == k->colind && c->sym_knrows == k->nrows &&
+             c->sym_knnz == k->rowptr[k->nrows];
+    int res = same ? assemble_cached(c, h, minv, k, rows, n, kcoef) : 1;
+    if (res == 1) {
+      st = build_symbolic(c, h, k, rows, n, kzero, msg);
+      if (st == SHARD_OK && (res = assemble_cached(c, h, minv, k, rows, n, kcoef)) == 1)
+        st = shard_msg_set(msg, SHARD_ERR_INTERNAL, "contact operator: the product just built does not match");
+      else if (st == SHARD_ERR_NOMEM) st = SHARD_OK, res = 2; /* no room to keep it: assemble directly */
+    }
+    if (st == SHARD_OK && res == -1)
+      st = shard_msg_set(msg, SHARD_ERR_INTERNAL, "contact operator: more than %lld entries", (long long)c->w_cap);
+    done = st != SHARD_OK || res != 2;
+  }
+  if (!done) st = assemble_direct(c, h, minv, k, rows, n, kcoef, msg);
   c->w = (shard_csr){.nrows = n, .ncols = n, .rowptr = c->w_rowptr, .colind = c->w_col, .val = c->w_val};
   *out_w = &c->w;
   return st;
