@@ -25,30 +25,33 @@ struct shard_contact {
   int32_t *marker, *list;
   double *acc;
 
-  /* The symbolic product, kept while the active rows, their pattern in H
-   * and K's pattern stay as they were (see shard_contact_operator): per
-   * active row its W columns (slots, sorted) and, in the order of the
-   * direct assembly, the products that add into each slot. */
-  int reuse;                 /* 0: assemble directly every call */
-  int valid;                 /* a symbolic product is held */
-  int64_t epoch, sym_epoch;  /* topology changes seen; the one it was built at */
-  int64_t builds;            /* symbolic products built */
-  int32_t sym_n, sym_kzero, sym_knrows;
-  int64_t sym_knnz;
-  const int32_t *sym_krowptr, *sym_kcol, *sym_hrowptr, *sym_hcol;
-  int32_t *sym_rows, *sym_hstart; /* ncon_max: active rows, their first entry in H */
-  int32_t *sym_eptr, *sym_ecol;   /* per active row its H columns (copy) */
-  int32_t *sym_klen;              /* per H entry of the active rows: length of K's row */
-  int32_t *eh;                    /* per entry of the transposed map: its index in H */
-  int32_t *spos;                  /* ncon_max: slot of local row j while a row is built */
-  int32_t *sym_wptr;              /* ncon_max + 1: slots per row */
-  int32_t *sym_wcol;              /* slot columns */
-  double *sym_acc;                /* slot values */
-  int64_t slot_cap;
-  int32_t *grp;                   /* products per group (per H entry, then per K entry of its row) */
-  int64_t grp_cap;
-  int32_t *item_slot, *item_h;    /* per product: the slot it adds to, the H entry of the other row */
-  int64_t item_cap;
+  /* The symbolic product, per constraint row of H (not per active set):
+   * for row r, the rows s it couples to and, per pair, the products that
+   * add into W(r, s) in the order of the direct assembly. Rows are built
+   * when first active and kept until H's or K's pattern changes (see
+   * shard_contact_operator), so a change of the active set costs nothing. */
+  int reuse;             /* 0: assemble directly every call */
+  int valid;             /* the snapshot and map below are current */
+  int64_t epoch;         /* topology changes announced */
+  int64_t builds;        /* snapshots taken (each after a change of pattern) */
+  int64_t rows_built;    /* rows of the symbolic product built */
+  int64_t snap_epoch;
+  int32_t snap_kzero, snap_nrows, snap_knrows;
+  int64_t snap_knnz;
+  const int32_t *snap_hrowptr, *snap_hcol, *snap_krowptr, *snap_kcol;
+  int32_t *snap_hstart, *snap_hlen; /* ncon_max: H's pattern when the map was built */
+  int32_t *snap_ecol, *snap_klen;   /* ncon_max x row_width: columns, K's row length at each */
+  int32_t *map_ptr, *map_row, *map_e; /* per DOF the rows of H with an entry there, and the entry */
+  int32_t fac_max;                  /* most factors of one row (its H entries and their K rows) */
+  double *fac;                      /* fac_max: b and f of the row at hand */
+  int32_t *row_gen, gen;            /* row built in generation gen (rows of older ones are stale) */
+  int32_t *row_ent0, *row_nent, *row_item0; /* ncon_max: the row's pairs and items in the pools */
+  int32_t *rloc;                    /* ncon_max: local index of an active row, -1 */
+  int32_t *stamp, *tpos;            /* ncon_max: scratch of a row build */
+  int32_t *ent_s, *ent_cnt;         /* pairs: the other row, its products */
+  int64_t ent_cap, ent_used;
+  int32_t *item_f, *item_h;         /* products: the factor (| SYM_K for -f), the other row's H entry */
+  int64_t item_cap, item_used;
 
   /* block splitting */
   int32_t *parent, *count, *start, *order, *loc;
@@ -91,14 +94,20 @@ int shard_contact_create(shard_contact **out, int32_t ndof_max, int32_t ncon_max
   c->list = xcalloc(nc, sizeof(int32_t));
   c->acc = xcalloc(nc, sizeof(double));
   c->reuse = 1;
-  c->sym_rows = xcalloc(nc, sizeof(int32_t));
-  c->sym_hstart = xcalloc(nc, sizeof(int32_t));
-  c->sym_eptr = xcalloc(nc, sizeof(int32_t));
-  c->sym_ecol = xcalloc(nh, sizeof(int32_t));
-  c->sym_klen = xcalloc(nh, sizeof(int32_t));
-  c->eh = xcalloc(nh, sizeof(int32_t));
-  c->spos = xcalloc(nc, sizeof(int32_t));
-  c->sym_wptr = xcalloc(nc, sizeof(int32_t));
+  c->snap_hstart = xcalloc(nc, sizeof(int32_t));
+  c->snap_hlen = xcalloc(nc, sizeof(int32_t));
+  c->snap_ecol = xcalloc(nh, sizeof(int32_t));
+  c->snap_klen = xcalloc(nh, sizeof(int32_t));
+  c->map_ptr = xcalloc((size_t)ndof + 2, sizeof(int32_t));
+  c->map_row = xcalloc(nh, sizeof(int32_t));
+  c->map_e = xcalloc(nh, sizeof(int32_t));
+  c->row_gen = xcalloc(nc, sizeof(int32_t));
+  c->row_ent0 = xcalloc(nc, sizeof(int32_t));
+  c->row_nent = xcalloc(nc, sizeof(int32_t));
+  c->row_item0 = xcalloc(nc, sizeof(int32_t));
+  c->rloc = xcalloc(nc, sizeof(int32_t));
+  c->stamp = xcalloc(nc, sizeof(int32_t));
+  c->tpos = xcalloc(nc, sizeof(int32_t));
   c->parent = xcalloc(nc, sizeof(int32_t));
   c->count = xcalloc(nc, sizeof(int32_t));
   c->start = xcalloc(nc + 1, sizeof(int32_t));
@@ -113,14 +122,15 @@ int shard_contact_create(shard_contact **out, int32_t ndof_max, int32_t ncon_max
   c->dense = xcalloc((size_t)dense_nnz, sizeof(double));
   if (!c->w_rowptr || !c->w_col || !c->w_val || !c->head || !c->next || !c->erow || !c->eval || !c->marker ||
       !c->list || !c->acc || !c->parent || !c->count || !c->start || !c->order || !c->loc || !c->b_rowptr ||
-      !c->b_col || !c->b_val || !c->b_q || !c->b_z || !c->b_w || !c->dense || !c->sym_rows || !c->sym_hstart ||
-      !c->sym_eptr || !c->sym_ecol || !c->sym_klen || !c->eh || !c->spos || !c->sym_wptr) {
+      !c->b_col || !c->b_val || !c->b_q || !c->b_z || !c->b_w || !c->dense || !c->snap_hstart || !c->snap_hlen ||
+      !c->snap_ecol || !c->snap_klen || !c->map_ptr || !c->map_row || !c->map_e || !c->row_gen || !c->row_ent0 ||
+      !c->row_nent || !c->row_item0 || !c->rloc || !c->stamp || !c->tpos) {
     const long long entries = (long long)c->b_cap; /* read before c is freed */
     shard_contact_destroy(c);
     return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for the contact operator (%lld entries)", entries);
   }
   for (int32_t d = 0; d <= ndof; ++d) c->head[d] = -1;
-  for (size_t i = 0; i < nc; ++i) c->marker[i] = -1;
+  for (size_t i = 0; i < nc; ++i) c->marker[i] = -1, c->rloc[i] = -1, c->tpos[i] = -1;
   *out = c;
   return SHARD_OK;
 }
@@ -131,8 +141,9 @@ void shard_contact_destroy(shard_contact *c) {
   free(c->marker), free(c->list), free(c->acc), free(c->parent), free(c->count), free(c->start), free(c->order);
   free(c->loc), free(c->b_rowptr), free(c->b_col), free(c->b_val), free(c->b_q), free(c->b_z), free(c->b_w);
   free(c->dense);
-  free(c->sym_rows), free(c->sym_hstart), free(c->sym_eptr), free(c->sym_ecol), free(c->sym_klen), free(c->eh);
-  free(c->spos), free(c->sym_wptr), free(c->sym_wcol), free(c->sym_acc), free(c->grp), free(c->item_slot);
+  free(c->snap_hstart), free(c->snap_hlen), free(c->snap_ecol), free(c->snap_klen), free(c->map_ptr);
+  free(c->map_row), free(c->map_e), free(c->fac), free(c->row_gen), free(c->row_ent0), free(c->row_nent);
+  free(c->row_item0), free(c->rloc), free(c->stamp), free(c->tpos), free(c->ent_s), free(c->ent_cnt), free(c->item_f);
   free(c->item_h);
   free(c);
 }
@@ -167,7 +178,7 @@ static void sort_ints(int32_t *a, int32_t n) {
 }
 
 /* The transposed map of the active rows: per DOF a linked list of the
- * entries (local row, value, index in H). A row wider than the model
+ * entries (local row, value). A row wider than the model
  * declared is refused, the map built so far undone. */
 static int map_rows(shard_contact *c, const shard_csr *h, const int32_t *rows, int32_t n, shard_msg *msg) {
   int32_t ne = 0;
@@ -183,7 +194,6 @@ static int map_rows(shard_contact *c, const shard_csr *h, const int32_t *rows, i
       const int32_t d = h->colind[e];
       c->erow[ne] = i;
       c->eval[ne] = h->val[e];
-      c->eh[ne] = e;
       c->next[ne] = c->head[d];
       c->head[d] = ne;
     }
@@ -252,156 +262,239 @@ static int assemble_direct(shard_contact *c, const shard_csr *h, const double *m
 }
 
 /* room for `need` entries in two arrays of one capacity, of `sa`- and
- * `sb`-byte elements (b may be NULL: one array). The symbolic product's
- * storage grows only when it is rebuilt, by doubling. */
+ * `sb`-byte elements. The symbolic product's storage grows only while rows
+ * are built, by doubling. */
 static int grow(int64_t *cap, int64_t need, void **a, size_t sa, void **b, size_t sb) {
   if (need <= *cap) return 1;
+  if (need > INT32_MAX) return 0;
   int64_t nc = *cap > 0 ? *cap : 1024;
   while (nc < need) nc *= 2;
   void *p = realloc(*a, (size_t)nc * sa);
   if (!p) return 0;
   *a = p;
-  if (b) {
-    void *q = realloc(*b, (size_t)nc * sb);
-    if (!q) return 0; /* *a larger than *cap says: harmless */
-    *b = q;
-  }
+  void *q = realloc(*b, (size_t)nc * sb);
+  if (!q) return 0; /* *a larger than *cap says: harmless */
+  *b = q;
   *cap = nc;
   return 1;
 }
 
-/* The symbolic product of the active rows: the traversal of
- * assemble_direct with every structural product kept (values are not
- * looked at: a product that is zero now may not be later), recorded as
- * groups of (slot, H entry) in the order the direct assembly adds them.
- * Returns SHARD_OK, the refusal of a row too wide (nothing held), or
- * SHARD_ERR_NOMEM when the storage could not grow (nothing held: the caller
- * assembles directly). */
-static int build_symbolic(shard_contact *c, const shard_csr *h, const shard_csr *k, const int32_t *rows, int32_t n,
-                          int kzero, shard_msg *msg) {
+/* what assemble_kept returns besides a status (which is 0 or negative) */
+enum { KEPT_STALE = 1, KEPT_DIRECT = 2 };
+
+#define SYM_K 0x40000000 /* an item's factor is a K product f, subtracted (else b, added) */
+
+/* The patterns the kept rows rely on: per row of H its first entry, length
+ * and columns, and the length of K's row at each column; and the map of
+ * every DOF to the rows of H with an entry there (rows in order, a row's
+ * entries in decreasing order, as the direct assembly's lists give them).
+ * Drops every row built so far. O(ndof + nnz(H)), after a change of
+ * pattern only. Returns 0, or -1 when H exceeds the storage or the scratch
+ * could not grow (the caller assembles directly). */
+static int take_snapshot(shard_contact *c, const shard_csr *h, const shard_csr *k, int kzero) {
   c->valid = 0;
-  int st = map_rows(c, h, rows, n, msg);
-  if (st != SHARD_OK) return st;
-  int64_t ns = 0, ng = 0, ni = 0;
-  int32_t ne = 0;
-  c->sym_wptr[0] = 0;
-  c->sym_eptr[0] = 0;
-  for (int32_t i = 0; i < n && st == SHARD_OK; ++i) {
-    const int32_t r = rows[i];
-    const int64_t item0 = ni;
-    int32_t len = 0;
-    c->sym_rows[i] = r;
-    c->sym_hstart[i] = h->rowptr[r];
-    for (int32_t e = h->rowptr[r]; e < h->rowptr[r + 1] && st == SHARD_OK; ++e, ++ne) {
-      const int32_t dk = h->colind[e];
-      const int32_t klen = kzero ? 0 : k->rowptr[dk + 1] - k->rowptr[dk];
-      c->sym_ecol[ne] = dk;
-      c->sym_klen[ne] = klen;
-      if (!grow(&c->grp_cap, ng + 1 + klen, (void **)&c->grp, sizeof(int32_t), NULL, 0)) {
-        st = SHARD_ERR_NOMEM;
-        break;
-      }
-      for (int32_t q = -1; q < klen && st == SHARD_OK; ++q) { /* q = -1: the H M^-1 H^T part; then K's row */
-        const int32_t d = q < 0 ? dk : k->colind[k->rowptr[dk] + q];
-        int32_t cnt = 0;
-        for (int32_t x = c->head[d]; x >= 0; x = c->next[x], ++cnt) {
-          const int32_t j = c->erow[x];
-          if (c->marker[j] != i) c->marker[j] = i, c->list[len++] = j;
-          if (!grow(&c->item_cap, ni + 1, (void **)&c->item_slot, sizeof(int32_t), (void **)&c->item_h,
-                    sizeof(int32_t))) {
-            st = SHARD_ERR_NOMEM;
-            break;
-          }
-          c->item_slot[ni] = j; /* local row now, its slot below */
-          c->item_h[ni++] = c->eh[x];
-        }
-        c->grp[ng++] = cnt;
-      }
+  const int32_t nr = h->nrows, w = c->row_width, nd = c->ndof;
+  if (nr > c->ncon_max || h->ncols > nd) return -1;
+  int32_t *ptr = c->map_ptr;
+  for (int32_t d = 0; d <= nd + 1; ++d) ptr[d] = 0;
+  int32_t fmax = 0;
+  for (int32_t r = 0; r < nr; ++r) {
+    const int32_t e0 = h->rowptr[r], len = h->rowptr[r + 1] - e0;
+    c->snap_hstart[r] = e0;
+    c->snap_hlen[r] = len;
+    if (len > w) continue; /* refused when active */
+    int32_t f = 0;
+    for (int32_t q = 0; q < len; ++q) {
+      const int32_t d = h->colind[e0 + q], kl = kzero ? 0 : k->rowptr[d + 1] - k->rowptr[d];
+      c->snap_ecol[(size_t)r * w + q] = d;
+      c->snap_klen[(size_t)r * w + q] = kl;
+      f += 1 + kl;
+      ptr[d + 2]++;
     }
-    c->sym_eptr[i + 1] = ne;
-    if (st != SHARD_OK) break;
-    sort_ints(c->list, len);
-    if (!grow(&c->slot_cap, ns + len, (void **)&c->sym_wcol, sizeof(int32_t), (void **)&c->sym_acc, sizeof(double))) {
-      st = SHARD_ERR_NOMEM;
-      break;
-    }
-    for (int32_t q = 0; q < len; ++q) c->spos[c->list[q]] = (int32_t)(ns + q), c->sym_wcol[ns + q] = c->list[q];
-    for (int64_t t = item0; t < ni; ++t) c->item_slot[t] = c->spos[c->item_slot[t]];
-    ns += len;
-    if (ns > INT32_MAX) st = SHARD_ERR_NOMEM;
-    c->sym_wptr[i + 1] = (int32_t)ns;
+    if (f > fmax) fmax = f;
   }
-  unmap_rows(c, h, rows, n);
-  if (st != SHARD_OK) return st;
+  for (int32_t d = 2; d <= nd + 1; ++d) ptr[d] += ptr[d - 1];
+  for (int32_t r = 0; r < nr; ++r) {
+    const int32_t e0 = c->snap_hstart[r], len = c->snap_hlen[r];
+    if (len > w) continue;
+    for (int32_t q = len - 1; q >= 0; --q) {
+      const int32_t x = ptr[c->snap_ecol[(size_t)r * w + q] + 1]++;
+      c->map_row[x] = r;
+      c->map_e[x] = e0 + q;
+    }
+  }
+  if (fmax > c->fac_max) {
+    double *f = realloc(c->fac, (size_t)fmax * sizeof(double));
+    if (!f) return -1;
+    c->fac = f;
+    c->fac_max = fmax;
+  }
+  if (c->gen == INT32_MAX) {
+    for (int32_t r = 0; r < c->ncon_max; ++r) c->row_gen[r] = 0;
+    c->gen = 0;
+  }
+  ++c->gen;
+  c->ent_used = c->item_used = 0;
   c->valid = 1;
   ++c->builds;
-  c->sym_n = n;
-  c->sym_kzero = kzero;
-  c->sym_epoch = c->epoch;
-  c->sym_hrowptr = h->rowptr, c->sym_hcol = h->colind;
-  c->sym_krowptr = kzero ? NULL : k->rowptr, c->sym_kcol = kzero ? NULL : k->colind;
-  c->sym_knrows = kzero ? 0 : k->nrows;
-  c->sym_knnz = kzero ? 0 : k->rowptr[k->nrows];
-  return SHARD_OK;
+  c->snap_epoch = c->epoch;
+  c->snap_kzero = kzero;
+  c->snap_nrows = nr;
+  c->snap_hrowptr = h->rowptr, c->snap_hcol = h->colind;
+  c->snap_krowptr = kzero ? NULL : k->rowptr, c->snap_kcol = kzero ? NULL : k->colind;
+  c->snap_knrows = kzero ? 0 : k->nrows;
+  c->snap_knnz = kzero ? 0 : k->rowptr[k->nrows];
+  return 0;
 }
 
-/* W from the symbolic product: the same products as assemble_direct in the
- * same order per entry (so the same bits), with the same zero tests (a
- * product with b = 0 or f = 0 is left out; an entry nothing was added to,
- * and an exact zero off the diagonal, is not written). While it runs, it
- * checks that the rows and their H pattern are the ones the product was
- * built for, and K's row lengths: returns 1 on a mismatch (W not written),
- * 0 otherwise, -1 when W overflows its storage. */
-static int assemble_cached(shard_contact *c, const shard_csr *h, const double *minv, const shard_csr *k,
-                           const int32_t *rows, int32_t n, double kcoef) {
-  const int kzero = c->sym_kzero;
-  const int32_t *restrict islot = c->item_slot, *restrict ih = c->item_h, *restrict grp = c->grp;
-  double *restrict acc = c->sym_acc;
+/* Row r of the symbolic product, from the snapshot: the rows s it couples
+ * to (in increasing order) and, per pair, its products in the order the
+ * direct assembly adds them (by H entry of r, then the H part before K's
+ * row in order; for one (entry, K entry) at most one product per s). Only
+ * the patterns are read. Returns 0, or -1 when the pools could not grow. */
+static int build_row(shard_contact *c, const shard_csr *k, int32_t r) {
+  const int32_t len = c->snap_hlen[r], w = c->row_width;
+  const int32_t *ecol = c->snap_ecol + (size_t)r * w, *eklen = c->snap_klen + (size_t)r * w;
+  int32_t *cnt = c->stamp, *tpos = c->tpos, *pairs = c->list;
+  int32_t np = 0;
+  int64_t ni = 0;
+  for (int pass = 0; pass < 2; ++pass) {
+    int32_t fi = 0;
+    for (int32_t q = 0; q < len; ++q)
+      for (int32_t qq = -1; qq < eklen[q]; ++qq, ++fi) {
+        const int32_t d = qq < 0 ? ecol[q] : k->colind[k->rowptr[ecol[q]] + qq];
+        for (int32_t x = c->map_ptr[d]; x < c->map_ptr[d + 1]; ++x) {
+          const int32_t s = c->map_row[x];
+          if (pass == 0) {
+            if (tpos[s] < 0) tpos[s] = np, pairs[np++] = s, cnt[s] = 0;
+            cnt[s]++, ni++;
+          } else {
+            const int32_t at = cnt[s]++;
+            c->item_f[at] = qq < 0 ? fi : (fi | SYM_K);
+            c->item_h[at] = c->map_e[x];
+          }
+        }
+      }
+    if (pass == 1) break;
+    sort_ints(pairs, np);
+    if (!grow(&c->ent_cap, c->ent_used + np, (void **)&c->ent_s, sizeof(int32_t), (void **)&c->ent_cnt,
+              sizeof(int32_t)) ||
+        !grow(&c->item_cap, c->item_used + ni, (void **)&c->item_f, sizeof(int32_t), (void **)&c->item_h,
+              sizeof(int32_t))) {
+      for (int32_t q = 0; q < np; ++q) tpos[pairs[q]] = -1;
+      return -1;
+    }
+    int64_t at = c->item_used;
+    for (int32_t q = 0; q < np; ++q) { /* counts to the first item of each pair */
+      const int32_t s = pairs[q];
+      c->ent_s[c->ent_used + q] = s;
+      c->ent_cnt[c->ent_used + q] = cnt[s];
+      cnt[s] = (int32_t)at;
+      at += c->ent_cnt[c->ent_used + q];
+      tpos[s] = -1;
+    }
+  }
+  c->row_ent0[r] = (int32_t)c->ent_used;
+  c->row_nent[r] = np;
+  c->row_item0[r] = (int32_t)c->item_used;
+  c->row_gen[r] = c->gen;
+  c->ent_used += np;
+  c->item_used += ni;
+  ++c->rows_built;
+  return 0;
+}
+
+/* W from the kept rows: per active row its factors (b = h M^-1 per H entry,
+ * f = kcoef b K M^-1 per entry of K's row, as the direct assembly computes
+ * them), then per pair with an active row the products in their order with
+ * the same zero tests (b = 0 or f = 0: left out), so the same bits; an entry
+ * nothing was added to, and an exact zero off the diagonal, is not written.
+ * It checks each active row against the snapshot as it goes. Returns 0; 1
+ * when a row's pattern or a K row length is not the snapshot's (W not
+ * written); 2 when a row could not be built (assemble directly); or a
+ * status with msg set. */
+static int assemble_kept(shard_contact *c, const shard_csr *h, const double *minv, const shard_csr *k,
+                         const int32_t *rows, int32_t n, double kcoef, shard_msg *msg) {
+  const int kzero = c->snap_kzero;
+  const int32_t w = c->row_width;
   const double *restrict hv = h->val;
-  int64_t g = 0, t = 0, nnz = 0;
-  int32_t ne = 0;
-  c->w_rowptr[0] = 0;
+  double *restrict fac = c->fac, *restrict out = c->acc;
+  int32_t *restrict rloc = c->rloc, *restrict js = c->list;
+  int res = 0;
+  int64_t nnz = 0;
   for (int32_t i = 0; i < n; ++i) {
-    const int32_t r = rows[i];
-    const int32_t e0 = h->rowptr[r], e1 = h->rowptr[r + 1];
-    if (r != c->sym_rows[i] || e0 != c->sym_hstart[i] || e1 - e0 != c->sym_eptr[i + 1] - c->sym_eptr[i]) return 1;
-    const int32_t s0 = c->sym_wptr[i], s1 = c->sym_wptr[i + 1];
-    for (int32_t q = s0; q < s1; ++q) acc[q] = 0.0;
-    int touched = 0;
-    for (int32_t e = e0; e < e1; ++e, ++ne) {
-      const int32_t dk = h->colind[e];
-      if (dk != c->sym_ecol[ne]) return 1;
-      const int32_t klen = c->sym_klen[ne];
-      if (!kzero && k->rowptr[dk + 1] - k->rowptr[dk] != klen) return 1;
-      const double b = hv[e] * minv[dk];
-      if (b == 0.0) {
-        for (int32_t q = -1; q < klen; ++q) t += grp[g++];
+    if (rows[i] < 0 || rows[i] >= c->snap_nrows) {
+      for (int32_t u = 0; u < i; ++u) rloc[rows[u]] = -1;
+      return KEPT_DIRECT;
+    }
+    rloc[rows[i]] = i;
+  }
+  c->w_rowptr[0] = 0;
+  for (int32_t i = 0; i < n && res == 0; ++i) {
+    const int32_t r = rows[i], e0 = h->rowptr[r], len = h->rowptr[r + 1] - e0;
+    if (len > w) {
+      res = shard_msg_set(msg, SHARD_ERR_INTERNAL, "contact operator: row %d has %d entries, the model declared at most %d",
+                          (int)r, (int)len, (int)w);
+      break;
+    }
+    if (e0 != c->snap_hstart[r] || len != c->snap_hlen[r]) {
+      res = KEPT_STALE;
+      break;
+    }
+    const int32_t *ecol = c->snap_ecol + (size_t)r * w, *eklen = c->snap_klen + (size_t)r * w;
+    int32_t fi = 0;
+    int any = 0;
+    for (int32_t q = 0; q < len && res == 0; ++q) {
+      const int32_t dk = h->colind[e0 + q];
+      if (dk != ecol[q] || (!kzero && k->rowptr[dk + 1] - k->rowptr[dk] != eklen[q])) {
+        res = KEPT_STALE;
+        break;
+      }
+      const double b = hv[e0 + q] * minv[dk];
+      fac[fi++] = b;
+      any |= b != 0.0;
+      if (kzero) continue;
+      for (int32_t p = k->rowptr[dk]; p < k->rowptr[dk + 1]; ++p)
+        fac[fi++] = b == 0.0 ? 0.0 : kcoef * b * k->val[p] * minv[k->colind[p]];
+    }
+    if (res != 0) break;
+    if (c->row_gen[r] != c->gen && build_row(c, k, r) != 0) {
+      res = KEPT_DIRECT;
+      break;
+    }
+    const int32_t *restrict ent_s = c->ent_s + c->row_ent0[r], *restrict ent_cnt = c->ent_cnt + c->row_ent0[r];
+    const int32_t *restrict item_f = c->item_f, *restrict item_h = c->item_h;
+    int32_t it = c->row_item0[r], m = 0;
+    for (int32_t t = 0; t < c->row_nent[r]; ++t) {
+      const int32_t j = rloc[ent_s[t]], end = it + ent_cnt[t];
+      if (j < 0) {
+        it = end;
         continue;
       }
-      touched = 1;
-      for (const int64_t end = t + grp[g++]; t < end; ++t) acc[islot[t]] += b * hv[ih[t]];
-      if (kzero) continue;
-      for (int32_t p = k->rowptr[dk]; p < k->rowptr[dk + 1]; ++p) {
-        const int32_t dl = k->colind[p];
-        const double f = kcoef * b * k->val[p] * minv[dl];
-        const int64_t end = t + grp[g++];
-        if (f == 0.0) {
-          t = end;
-          continue;
-        }
-        for (; t < end; ++t) acc[islot[t]] -= f * hv[ih[t]];
+      double acc = 0.0;
+      for (; it < end; ++it) {
+        const int32_t f = item_f[it];
+        const double v = fac[f & ~SYM_K];
+        if (v == 0.0) continue;
+        if (f & SYM_K)
+          acc -= v * hv[item_h[it]];
+        else
+          acc += v * hv[item_h[it]];
       }
+      if (j == i ? !any : acc == 0.0) continue;
+      int32_t q = m++; /* insertion by local column: the rows' order, usually already sorted */
+      while (q > 0 && js[q - 1] > j) js[q] = js[q - 1], out[q] = out[q - 1], --q;
+      js[q] = j, out[q] = acc;
     }
-    for (int32_t q = s0; q < s1; ++q) {
-      const int32_t j = c->sym_wcol[q];
-      if (j == i ? !touched : acc[q] == 0.0) continue;
-      if (nnz >= c->w_cap) return -1;
-      c->w_col[nnz] = j;
-      c->w_val[nnz++] = acc[q];
+    if (nnz + m > c->w_cap) {
+      res = shard_msg_set(msg, SHARD_ERR_INTERNAL, "contact operator: more than %lld entries", (long long)c->w_cap);
+      break;
     }
+    for (int32_t q = 0; q < m; ++q) c->w_col[nnz] = js[q], c->w_val[nnz++] = out[q];
     c->w_rowptr[i + 1] = (int32_t)nnz;
   }
-  return 0;
+  for (int32_t i = 0; i < n; ++i) rloc[rows[i]] = -1;
+  return res;
 }
 
 void shard_contact_topology_changed(shard_contact *c) { ++c->epoch; }
@@ -413,12 +506,13 @@ void shard_contact_set_reuse(shard_contact *c, int reuse) {
   c->valid = 0;
 }
 
-/* W = H_R M^-1 (M - kcoef K) M^-1 H_R^T. The symbolic product is rebuilt
- * when the active rows, their pattern in H, K's storage or pattern (its
- * arrays, size, entry count, row lengths, a topology change announced by
- * shard_contact_topology_changed) or whether kcoef is 0 differ from the
- * last call; otherwise only values are recomputed, O(active rows) with no
- * linked lists, markers or sorting, and nothing allocated. */
+/* W = H_R M^-1 (M - kcoef K) M^-1 H_R^T. The snapshot of the patterns is
+ * retaken when H's or K's storage, size or entry count, whether kcoef is 0,
+ * or (announced by shard_contact_topology_changed) the topology changed, or
+ * when an active row's pattern or a K row length at its columns differs
+ * from it; the rows of the symbolic product are built when first active
+ * after it. Otherwise only values are computed: O(active rows), no linked
+ * lists, markers or sorting, nothing allocated. */
 int shard_contact_operator(shard_contact *c, const shard_csr *h, const double *minv, const shard_csr *k,
                            const int32_t *rows, int32_t n, double kcoef, const shard_csr **out_w, shard_msg *msg) {
   if (n > c->ncon_max)
@@ -426,25 +520,21 @@ int shard_contact_operator(shard_contact *c, const shard_csr *h, const double *m
                          (int)c->ncon_max);
   int st = SHARD_OK;
   const int kzero = kcoef == 0.0;
-  int done = 0;
+  int res = KEPT_DIRECT;
   if (c->reuse) {
-    int same = c->valid && c->sym_n == n && c->sym_kzero == kzero && c->sym_epoch == c->epoch &&
-               c->sym_hrowptr == h->rowptr && c->sym_hcol == h->colind;
-    if (same && !kzero)
-      same = c->sym_krowptr == k->rowptr && c->sym_kcol == k->colind && c->sym_knrows == k->nrows &&
-             c->sym_knnz == k->rowptr[k->nrows];
-    int res = same ? assemble_cached(c, h, minv, k, rows, n, kcoef) : 1;
-    if (res == 1) {
-      st = build_symbolic(c, h, k, rows, n, kzero, msg);
-      if (st == SHARD_OK && (res = assemble_cached(c, h, minv, k, rows, n, kcoef)) == 1)
-        st = shard_msg_set(msg, SHARD_ERR_INTERNAL, "contact operator: the product just built does not match");
-      else if (st == SHARD_ERR_NOMEM) st = SHARD_OK, res = 2; /* no room to keep it: assemble directly */
+    int fresh = c->valid && c->snap_epoch == c->epoch && c->snap_kzero == kzero && c->snap_hrowptr == h->rowptr &&
+                c->snap_hcol == h->colind && c->snap_nrows == h->nrows;
+    if (fresh && !kzero)
+      fresh = c->snap_krowptr == k->rowptr && c->snap_kcol == k->colind && c->snap_knrows == k->nrows &&
+              c->snap_knnz == k->rowptr[k->nrows];
+    res = fresh ? assemble_kept(c, h, minv, k, rows, n, kcoef, msg) : KEPT_STALE;
+    if (res == KEPT_STALE) {
+      res = take_snapshot(c, h, k, kzero) == 0 ? assemble_kept(c, h, minv, k, rows, n, kcoef, msg) : KEPT_DIRECT;
+      if (res == KEPT_STALE) res = shard_msg_set(msg, SHARD_ERR_INTERNAL, "contact operator: its pattern snapshot does not match");
     }
-    if (st == SHARD_OK && res == -1)
-      st = shard_msg_set(msg, SHARD_ERR_INTERNAL, "contact operator: more than %lld entries", (long long)c->w_cap);
-    done = st != SHARD_OK || res != 2;
+    if (res != KEPT_DIRECT) st = res;
   }
-  if (!done) st = assemble_direct(c, h, minv, k, rows, n, kcoef, msg);
+  if (res == KEPT_DIRECT) st = assemble_direct(c, h, minv, k, rows, n, kcoef, msg);
   c->w = (shard_csr){.nrows = n, .ncols = n, .rowptr = c->w_rowptr, .colind = c->w_col, .val = c->w_val};
   *out_w = &c->w;
   return st;
