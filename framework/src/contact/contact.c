@@ -50,7 +50,7 @@ struct shard_contact {
   int32_t *stamp, *tpos;            /* ncon_max: scratch of a row build */
   int32_t *ent_s, *ent_cnt;         /* pairs: the other row, its products */
   int64_t ent_cap, ent_used;
-  int32_t *item_f, *item_h;         /* products: the factor (| SYM_K for -f), the other row's H entry */
+  int32_t *item_f, *item_h;         /* products: the row's factor, the other row's H entry */
   int64_t item_cap, item_used;
 
   /* block splitting */
@@ -282,8 +282,6 @@ static int grow(int64_t *cap, int64_t need, void **a, size_t sa, void **b, size_
 /* what assemble_kept returns besides a status (which is 0 or negative) */
 enum { KEPT_STALE = 1, KEPT_DIRECT = 2 };
 
-#define SYM_K 0x40000000 /* an item's factor is a K product f, subtracted (else b, added) */
-
 /* The patterns the kept rows rely on: per row of H its first entry, length
  * and columns, and the length of K's row at each column; and the map of
  * every DOF to the rows of H with an entry there (rows in order, a row's
@@ -370,7 +368,7 @@ static int build_row(shard_contact *c, const shard_csr *k, int32_t r) {
             cnt[s]++, ni++;
           } else {
             const int32_t at = cnt[s]++;
-            c->item_f[at] = qq < 0 ? fi : (fi | SYM_K);
+            c->item_f[at] = fi;
             c->item_h[at] = c->map_e[x];
           }
         }
@@ -406,20 +404,27 @@ static int build_row(shard_contact *c, const shard_csr *k, int32_t r) {
 
 /* W from the kept rows: per active row its factors (b = h M^-1 per H entry,
  * f = kcoef b K M^-1 per entry of K's row, as the direct assembly computes
- * them), then per pair with an active row the products in their order with
- * the same zero tests (b = 0 or f = 0: left out), so the same bits; an entry
- * nothing was added to, and an exact zero off the diagonal, is not written.
- * It checks each active row against the snapshot as it goes. Returns 0; 1
- * when a row's pattern or a K row length is not the snapshot's (W not
- * written); 2 when a row could not be built (assemble directly); or a
- * status with msg set. */
+ * them; f kept as -f), then per pair with an active row the products in
+ * their order with the same zero tests (b = 0 or f = 0: left out), so the
+ * same bits: acc + (-f) x is acc - f x exactly, and a left-out product adds
+ * +0, which changes no sum that starts at +0 (it never becomes -0); an
+ * entry nothing was added to, and an exact zero off the diagonal, is not
+ * written. It checks each active row against the snapshot as it goes.
+ * Returns 0; KEPT_STALE when a row's pattern or a K row length is not the
+ * snapshot's (W not written); KEPT_DIRECT when a row could not be built; or
+ * a status with msg set. */
 static int assemble_kept(shard_contact *c, const shard_csr *h, const double *minv, const shard_csr *k,
                          const int32_t *rows, int32_t n, double kcoef, shard_msg *msg) {
   const int kzero = c->snap_kzero;
   const int32_t w = c->row_width;
+  const int32_t *restrict hrp = h->rowptr, *restrict hcol = h->colind;
   const double *restrict hv = h->val;
+  const int32_t *restrict krp = kzero ? NULL : k->rowptr, *restrict kcol = kzero ? NULL : k->colind;
+  const double *restrict kv = kzero ? NULL : k->val;
   double *restrict fac = c->fac, *restrict out = c->acc;
   int32_t *restrict rloc = c->rloc, *restrict js = c->list;
+  int32_t *restrict wcol = c->w_col;
+  double *restrict wval = c->w_val;
   int res = 0;
   int64_t nnz = 0;
   for (int32_t i = 0; i < n; ++i) {
@@ -431,7 +436,7 @@ static int assemble_kept(shard_contact *c, const shard_csr *h, const double *min
   }
   c->w_rowptr[0] = 0;
   for (int32_t i = 0; i < n && res == 0; ++i) {
-    const int32_t r = rows[i], e0 = h->rowptr[r], len = h->rowptr[r + 1] - e0;
+    const int32_t r = rows[i], e0 = hrp[r], len = hrp[r + 1] - e0;
     if (len > w) {
       res = shard_msg_set(msg, SHARD_ERR_INTERNAL, "contact operator: row %d has %d entries, the model declared at most %d",
                           (int)r, (int)len, (int)w);
@@ -444,9 +449,9 @@ static int assemble_kept(shard_contact *c, const shard_csr *h, const double *min
     const int32_t *ecol = c->snap_ecol + (size_t)r * w, *eklen = c->snap_klen + (size_t)r * w;
     int32_t fi = 0;
     int any = 0;
-    for (int32_t q = 0; q < len && res == 0; ++q) {
-      const int32_t dk = h->colind[e0 + q];
-      if (dk != ecol[q] || (!kzero && k->rowptr[dk + 1] - k->rowptr[dk] != eklen[q])) {
+    for (int32_t q = 0; q < len; ++q) {
+      const int32_t dk = hcol[e0 + q];
+      if (dk != ecol[q]) {
         res = KEPT_STALE;
         break;
       }
@@ -454,8 +459,15 @@ static int assemble_kept(shard_contact *c, const shard_csr *h, const double *min
       fac[fi++] = b;
       any |= b != 0.0;
       if (kzero) continue;
-      for (int32_t p = k->rowptr[dk]; p < k->rowptr[dk + 1]; ++p)
-        fac[fi++] = b == 0.0 ? 0.0 : kcoef * b * k->val[p] * minv[k->colind[p]];
+      const int32_t p0 = krp[dk], p1 = krp[dk + 1];
+      if (p1 - p0 != eklen[q]) {
+        res = KEPT_STALE;
+        break;
+      }
+      if (b == 0.0)
+        for (int32_t p = p0; p < p1; ++p) fac[fi++] = 0.0;
+      else
+        for (int32_t p = p0; p < p1; ++p) fac[fi++] = -(kcoef * b * kv[p] * minv[kcol[p]]);
     }
     if (res != 0) break;
     if (c->row_gen[r] != c->gen && build_row(c, k, r) != 0) {
@@ -464,8 +476,9 @@ static int assemble_kept(shard_contact *c, const shard_csr *h, const double *min
     }
     const int32_t *restrict ent_s = c->ent_s + c->row_ent0[r], *restrict ent_cnt = c->ent_cnt + c->row_ent0[r];
     const int32_t *restrict item_f = c->item_f, *restrict item_h = c->item_h;
+    const int32_t np = c->row_nent[r];
     int32_t it = c->row_item0[r], m = 0;
-    for (int32_t t = 0; t < c->row_nent[r]; ++t) {
+    for (int32_t t = 0; t < np; ++t) {
       const int32_t j = rloc[ent_s[t]], end = it + ent_cnt[t];
       if (j < 0) {
         it = end;
@@ -473,13 +486,8 @@ static int assemble_kept(shard_contact *c, const shard_csr *h, const double *min
       }
       double acc = 0.0;
       for (; it < end; ++it) {
-        const int32_t f = item_f[it];
-        const double v = fac[f & ~SYM_K];
-        if (v == 0.0) continue;
-        if (f & SYM_K)
-          acc -= v * hv[item_h[it]];
-        else
-          acc += v * hv[item_h[it]];
+        const double v = fac[item_f[it]], x = v * hv[item_h[it]];
+        acc += v != 0.0 ? x : 0.0;
       }
       if (j == i ? !any : acc == 0.0) continue;
       int32_t q = m++; /* insertion by local column: the rows' order, usually already sorted */
@@ -490,7 +498,7 @@ static int assemble_kept(shard_contact *c, const shard_csr *h, const double *min
       res = shard_msg_set(msg, SHARD_ERR_INTERNAL, "contact operator: more than %lld entries", (long long)c->w_cap);
       break;
     }
-    for (int32_t q = 0; q < m; ++q) c->w_col[nnz] = js[q], c->w_val[nnz++] = out[q];
+    for (int32_t q = 0; q < m; ++q) wcol[nnz] = js[q], wval[nnz++] = out[q];
     c->w_rowptr[i + 1] = (int32_t)nnz;
   }
   for (int32_t i = 0; i < n; ++i) rloc[rows[i]] = -1;
