@@ -48,9 +48,9 @@ struct shard_contact {
   int32_t *row_ent0, *row_nent, *row_item0; /* ncon_max: the row's pairs and items in the pools */
   int32_t *rloc;                    /* ncon_max: local index of an active row, -1 */
   int32_t *stamp, *tpos;            /* ncon_max: scratch of a row build */
-  int32_t *ent_s, *ent_cnt;         /* pairs: the other row, its products */
+  int32_t *ent;                     /* pairs, two ints each: the other row, its products */
   int64_t ent_cap, ent_used;
-  int32_t *item_f, *item_h;         /* products: the row's factor, the other row's H entry */
+  int32_t *item;                    /* products, two ints each: the row's factor, the other row's H entry */
   int64_t item_cap, item_used;
 
   /* block splitting */
@@ -143,8 +143,7 @@ void shard_contact_destroy(shard_contact *c) {
   free(c->dense);
   free(c->snap_hstart), free(c->snap_hlen), free(c->snap_ecol), free(c->snap_klen), free(c->map_ptr);
   free(c->map_row), free(c->map_e), free(c->fac), free(c->row_gen), free(c->row_ent0), free(c->row_nent);
-  free(c->row_item0), free(c->rloc), free(c->stamp), free(c->tpos), free(c->ent_s), free(c->ent_cnt), free(c->item_f);
-  free(c->item_h);
+  free(c->row_item0), free(c->rloc), free(c->stamp), free(c->tpos), free(c->ent), free(c->item);
   free(c);
 }
 
@@ -262,7 +261,7 @@ static int assemble_direct(shard_contact *c, const shard_csr *h, const double *m
 }
 
 /* room for `need` entries in two arrays of one capacity, of `sa`- and
- * `sb`-byte elements. The symbolic product's storage grows only while rows
+ * `sb`-byte elements (b NULL: one array). The symbolic product's storage grows only while rows
  * are built, by doubling. */
 static int grow(int64_t *cap, int64_t need, void **a, size_t sa, void **b, size_t sb) {
   if (need <= *cap) return 1;
@@ -272,9 +271,11 @@ static int grow(int64_t *cap, int64_t need, void **a, size_t sa, void **b, size_
   void *p = realloc(*a, (size_t)nc * sa);
   if (!p) return 0;
   *a = p;
-  void *q = realloc(*b, (size_t)nc * sb);
-  if (!q) return 0; /* *a larger than *cap says: harmless */
-  *b = q;
+  if (b) {
+    void *q = realloc(*b, (size_t)nc * sb);
+    if (!q) return 0; /* *a larger than *cap says: harmless */
+    *b = q;
+  }
   *cap = nc;
   return 1;
 }
@@ -368,27 +369,26 @@ static int build_row(shard_contact *c, const shard_csr *k, int32_t r) {
             cnt[s]++, ni++;
           } else {
             const int32_t at = cnt[s]++;
-            c->item_f[at] = fi;
-            c->item_h[at] = c->map_e[x];
+            c->item[2 * at] = fi;
+            c->item[2 * at + 1] = c->map_e[x];
           }
         }
       }
     if (pass == 1) break;
     sort_ints(pairs, np);
-    if (!grow(&c->ent_cap, c->ent_used + np, (void **)&c->ent_s, sizeof(int32_t), (void **)&c->ent_cnt,
-              sizeof(int32_t)) ||
-        !grow(&c->item_cap, c->item_used + ni, (void **)&c->item_f, sizeof(int32_t), (void **)&c->item_h,
-              sizeof(int32_t))) {
+    if (!grow(&c->ent_cap, c->ent_used + np, (void **)&c->ent, 2 * sizeof(int32_t), NULL, 0) ||
+        !grow(&c->item_cap, c->item_used + ni, (void **)&c->item, 2 * sizeof(int32_t), NULL, 0)) {
       for (int32_t q = 0; q < np; ++q) tpos[pairs[q]] = -1;
       return -1;
     }
     int64_t at = c->item_used;
     for (int32_t q = 0; q < np; ++q) { /* counts to the first item of each pair */
       const int32_t s = pairs[q];
-      c->ent_s[c->ent_used + q] = s;
-      c->ent_cnt[c->ent_used + q] = cnt[s];
+      int32_t *ent = c->ent + 2 * (c->ent_used + q);
+      ent[0] = s;
+      ent[1] = cnt[s];
       cnt[s] = (int32_t)at;
-      at += c->ent_cnt[c->ent_used + q];
+      at += ent[1];
       tpos[s] = -1;
     }
   }
@@ -474,19 +474,20 @@ static int assemble_kept(shard_contact *c, const shard_csr *h, const double *min
       res = KEPT_DIRECT;
       break;
     }
-    const int32_t *restrict ent_s = c->ent_s + c->row_ent0[r], *restrict ent_cnt = c->ent_cnt + c->row_ent0[r];
-    const int32_t *restrict item_f = c->item_f, *restrict item_h = c->item_h;
+    const int32_t *restrict ent = c->ent + 2 * (int64_t)c->row_ent0[r], *restrict item = c->item;
     const int32_t np = c->row_nent[r];
-    int32_t it = c->row_item0[r], m = 0;
+    int64_t it = c->row_item0[r];
+    int32_t m = 0;
     for (int32_t t = 0; t < np; ++t) {
-      const int32_t j = rloc[ent_s[t]], end = it + ent_cnt[t];
+      const int32_t j = rloc[ent[2 * t]];
+      const int64_t end = it + ent[2 * t + 1];
       if (j < 0) {
         it = end;
         continue;
       }
       double acc = 0.0;
       for (; it < end; ++it) {
-        const double v = fac[item_f[it]], x = v * hv[item_h[it]];
+        const double v = fac[item[2 * it]], x = v * hv[item[2 * it + 1]];
         acc += v != 0.0 ? x : 0.0;
       }
       if (j == i ? !any : acc == 0.0) continue;
