@@ -34,7 +34,6 @@ struct shard_contact {
   int valid;             /* the snapshot and map below are current */
   int64_t epoch;         /* topology changes announced */
   int64_t builds;        /* snapshots taken (each after a change of pattern) */
-  int64_t rows_built;    /* rows of the symbolic product built */
   int64_t snap_epoch;
   int32_t snap_kzero, snap_nrows, snap_knrows;
   int64_t snap_knnz;
@@ -47,7 +46,7 @@ struct shard_contact {
   int32_t *row_gen, gen;            /* row built in generation gen (rows of older ones are stale) */
   int32_t *row_ent0, *row_nent, *row_item0; /* ncon_max: the row's pairs and items in the pools */
   int32_t *rloc;                    /* ncon_max: local index of an active row, -1 */
-  int32_t *stamp, *tpos;            /* ncon_max: scratch of a row build */
+  int32_t *stamp, *tpos;            /* ncon_max: scratch of a row build (products per pair, pair index) */
   int32_t *ent;                     /* pairs, two ints each: the other row, its products */
   int64_t ent_cap, ent_used;
   int32_t *item;                    /* products, two ints each: the row's factor, the other row's H entry */
@@ -398,7 +397,6 @@ static int build_row(shard_contact *c, const shard_csr *k, int32_t r) {
   c->row_gen[r] = c->gen;
   c->ent_used += np;
   c->item_used += ni;
-  ++c->rows_built;
   return 0;
 }
 
@@ -521,7 +519,9 @@ void shard_contact_set_reuse(shard_contact *c, int reuse) {
  * when an active row's pattern or a K row length at its columns differs
  * from it; the rows of the symbolic product are built when first active
  * after it. Otherwise only values are computed: O(active rows), no linked
- * lists, markers or sorting, nothing allocated. */
+ * lists, markers or sorting, nothing allocated (the pools grow by doubling
+ * only while rows are built, and hold every row of H once grown: when they
+ * cannot grow, the assembly from scratch serves). */
 int shard_contact_operator(shard_contact *c, const shard_csr *h, const double *minv, const shard_csr *k,
                            const int32_t *rows, int32_t n, double kcoef, const shard_csr **out_w, shard_msg *msg) {
   if (n > c->ncon_max)
