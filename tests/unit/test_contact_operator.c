@@ -4,6 +4,8 @@
  * and a row wider than the model declared refused with a message (not
  * written past the storage). */
 #include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "contact/contact.h"
@@ -99,9 +101,198 @@ static void test_contact_operator_row_too_wide(void) {
   shard_contact_destroy(c);
 }
 
+/* ---- the kept symbolic product: same bits as assembling from scratch ---- */
+
+#define RD 24 /* DOFs */
+#define RC 14 /* rows */
+
+static uint32_t lcg(uint32_t *s) { return *s = *s * 1664525u + 1013904223u; }
+static double rnd(uint32_t *s) { return (double)(lcg(s) >> 8) / 16777216.0 - 0.5; }
+
+/* A chain-like H (rows of 2 or 4 entries, some DOFs shared by several rows)
+ * and a symmetric K with a band and a few long couplings, in CSR. */
+typedef struct {
+  int32_t hp[RC + 1], hc[4 * RC], kp[RD + 1], kc[RD * RD];
+  double hv[4 * RC], kv[RD * RD], minv[RD];
+  shard_csr H, K;
+} rprob;
+
+static void rprob_init(rprob *p, uint32_t seed) {
+  uint32_t s = seed;
+  int32_t nh = 0;
+  p->hp[0] = 0;
+  for (int i = 0; i < RC; ++i) {
+    const int w = (i % 3 == 2) ? 4 : 2, d0 = (int)((3 * i) % (RD - 4));
+    for (int q = 0; q < w; ++q) p->hc[nh] = d0 + q, p->hv[nh++] = (q % 2 ? 1.0 : -1.0) + 0.3 * rnd(&s);
+    p->hp[i + 1] = nh;
+  }
+  int32_t nk = 0;
+  p->kp[0] = 0;
+  for (int i = 0; i < RD; ++i) {
+    for (int j = 0; j < RD; ++j)
+      if (abs(i - j) <= 1 || (i + j) % 7 == 0) p->kc[nk] = j, p->kv[nk++] = (i == j ? 4.0 : -1.0) + 0.1 * rnd(&s);
+    p->kp[i + 1] = nk;
+  }
+  for (int i = 0; i < RD; ++i) p->minv[i] = 0.5 + 0.25 * rnd(&s);
+  p->H = (shard_csr){.nrows = RC, .ncols = RD, .rowptr = p->hp, .colind = p->hc, .val = p->hv};
+  p->K = (shard_csr){.nrows = RD, .ncols = RD, .rowptr = p->kp, .colind = p->kc, .val = p->kv};
+}
+
+/* the same W, bit for bit (pattern and values) */
+static int same_w(const shard_csr *a, const shard_csr *b, const char *what) {
+  int ok = a->nrows == b->nrows && a->rowptr[a->nrows] == b->rowptr[b->nrows] &&
+           !memcmp(a->rowptr, b->rowptr, ((size_t)a->nrows + 1) * sizeof(int32_t));
+  if (ok) {
+    const size_t nnz = (size_t)a->rowptr[a->nrows];
+    ok = !memcmp(a->colind, b->colind, nnz * sizeof(int32_t)) && !memcmp(a->val, b->val, nnz * sizeof(double));
+  }
+  CU_CHECK_MSG(ok, "%s: kept product differs from the direct assembly", what);
+  return ok;
+}
+
+static void test_contact_operator_reuse(void) {
+  rprob p;
+  rprob_init(&p, 7u);
+  shard_msg msg = {{0}};
+  shard_contact *kept = NULL, *direct = NULL;
+  CU_ASSERT_EQUAL_FATAL(shard_contact_create(&kept, RD, RC, 4, RC, &msg), SHARD_OK);
+  CU_ASSERT_EQUAL_FATAL(shard_contact_create(&direct, RD, RC, 4, RC, &msg), SHARD_OK);
+  shard_contact_set_reuse(direct, 0);
+  const int32_t all[RC] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13};
+  const int32_t some[] = {3, 4, 5, 9, 10, 2};
+  const shard_csr *wa = NULL, *wb = NULL;
+  uint32_t s = 99u;
+  const double kc = 0.01;
+#define BOTH(rows, n, kcoef, what)                                                                                     \
+  do {                                                                                                                  \
+    CU_ASSERT_EQUAL_FATAL(shard_contact_operator(kept, &p.H, p.minv, &p.K, rows, n, kcoef, &wa, &msg), SHARD_OK);      \
+    CU_ASSERT_EQUAL_FATAL(shard_contact_operator(direct, &p.H, p.minv, &p.K, rows, n, kcoef, &wb, &msg), SHARD_OK);    \
+    same_w(wa, wb, what);                                                                                               \
+  } while (0)
+  BOTH(all, RC, kc, "first call");
+  CU_ASSERT_EQUAL(shard_contact_operator_builds(kept), 1);
+  /* values change every step: K, H, the masses; the pattern is kept */
+  for (int step = 0; step < 5; ++step) {
+    for (int e = 0; e < p.kp[RD]; ++e) p.kv[e] *= 1.0 + 0.2 * rnd(&s);
+    for (int e = 0; e < p.hp[RC]; ++e) p.hv[e] *= 1.0 + 0.1 * rnd(&s);
+    for (int d = 0; d < RD; ++d) p.minv[d] *= 1.0 + 0.05 * rnd(&s);
+    BOTH(all, RC, kc * (1 + step), "values changed");
+  }
+  CU_ASSERT_EQUAL(shard_contact_operator_builds(kept), 1);
+  /* exact zeros: a K entry (its products are left out), a prescribed DOF
+   * (minv 0: its H entries contribute nothing) and a row on prescribed DOFs
+   * only (no entry at all, not even its diagonal); an infinite K entry
+   * behind the prescribed DOF stays unused */
+  p.kv[p.kp[5] + 1] = 0.0;
+  p.minv[7] = 0.0;
+  for (int32_t e = p.kp[7]; e < p.kp[8]; ++e) /* read only through DOF 7's b = 0: never used */
+    if (p.kc[e] == 7) p.kv[e] = INFINITY;
+  p.minv[p.hc[p.hp[0]]] = 0.0, p.minv[p.hc[p.hp[0] + 1]] = 0.0;
+  BOTH(all, RC, kc, "exact zeros");
+  int empty_row = wb->rowptr[1] == wb->rowptr[0];
+  CU_CHECK_MSG(empty_row, "row 0 on prescribed DOFs has %d entries", (int)(wb->rowptr[1] - wb->rowptr[0]));
+  BOTH(all, RC, 0.0, "kcoef 0");
+  CU_ASSERT_EQUAL(shard_contact_operator_builds(kept), 2);
+  BOTH(all, RC, 0.0, "kcoef 0 again");
+  CU_ASSERT_EQUAL(shard_contact_operator_builds(kept), 2);
+  BOTH(all, RC, kc, "kcoef back");
+  CU_ASSERT_EQUAL(shard_contact_operator_builds(kept), 3);
+  /* other active sets (another order, fewer rows): the kept rows serve */
+  BOTH(some, 6, kc, "other rows");
+  BOTH(some, 6, kc * 2, "other rows again");
+  BOTH(some, 5, kc, "one row fewer");
+  CU_ASSERT_EQUAL(shard_contact_operator_builds(kept), 3);
+  /* an active row's pattern in H changed in place (same length, another
+   * column whose row in K is as long): found without being told */
+  {
+    const int32_t e = p.hp[9] + 1, d = p.hc[e], len = p.kp[d + 1] - p.kp[d];
+    int32_t to = -1;
+    for (int32_t x = d + 1; x < RD && to < 0; ++x)
+      if (p.kp[x + 1] - p.kp[x] == len) to = x;
+    CU_ASSERT_FATAL(to > d);
+    p.hc[e] = to;
+  }
+  BOTH(some, 5, kc, "H pattern changed in place");
+  CU_ASSERT_EQUAL(shard_contact_operator_builds(kept), 4);
+  BOTH(all, RC, kc, "all rows after it");
+  /* K's pattern changed in place with the same row lengths and entry
+   * count (a column moved within a row): announced as a topology change */
+  for (int32_t e = p.kp[10]; e < p.kp[11]; ++e)
+    if (p.kc[e] == 11 && e + 1 < p.kp[11] && p.kc[e + 1] > 12) p.kc[e] = 12;
+  shard_contact_topology_changed(kept);
+  BOTH(some, 5, kc, "K pattern changed, announced");
+  CU_ASSERT_EQUAL(shard_contact_operator_builds(kept), 5);
+  /* K's row lengths changed (an entry moved to the next row): found */
+  p.kp[11] -= 1;
+  BOTH(some, 5, kc, "K row lengths changed");
+  CU_ASSERT_EQUAL(shard_contact_operator_builds(kept), 6);
+  BOTH(all, RC, kc, "all rows at the end");
+  CU_ASSERT_EQUAL(shard_contact_operator_builds(kept), 6);
+  /* an inactive row's pattern changed (the kept rows coupled to it rely on
+   * its old one): nothing to do while it stays inactive, found when active */
+  {
+    const int32_t e = p.hp[12], d = p.hc[e], len = p.kp[d + 1] - p.kp[d];
+    int32_t to = -1;
+    for (int32_t x = 0; x < p.hc[e + 1] && to < 0; ++x)
+      if (x != d && p.kp[x + 1] - p.kp[x] == len) to = x;
+    CU_ASSERT_FATAL(to >= 0);
+    p.hc[e] = to;
+  }
+  BOTH(some, 5, kc, "inactive row changed");
+  CU_ASSERT_EQUAL(shard_contact_operator_builds(kept), 6);
+  BOTH(all, RC, kc, "changed row active");
+  CU_ASSERT_EQUAL(shard_contact_operator_builds(kept), 7);
+#undef BOTH
+  shard_contact_destroy(kept);
+  shard_contact_destroy(direct);
+}
+
+/* The kept product against the dense W, over values changing every call
+ * and a change of the active rows (one snapshot of the patterns serves). */
+static void test_contact_operator_reuse_dense(void) {
+  rprob p;
+  rprob_init(&p, 3u);
+  shard_msg msg = {{0}};
+  shard_contact *c = NULL;
+  CU_ASSERT_EQUAL_FATAL(shard_contact_create(&c, RD, RC, 4, RC, &msg), SHARD_OK);
+  const int32_t sets[][RC] = {{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13}, {13, 1, 5, 6, 7}};
+  const int nset[] = {RC, 5};
+  uint32_t s = 5u;
+  for (int call = 0; call < 6; ++call) {
+    const int k = call / 3;
+    for (int e = 0; e < p.kp[RD]; ++e) p.kv[e] *= 1.0 + 0.2 * rnd(&s);
+    const shard_csr *w = NULL;
+    CU_ASSERT_EQUAL_FATAL(shard_contact_operator(c, &p.H, p.minv, &p.K, sets[k], nset[k], 0.02, &w, &msg), SHARD_OK);
+    for (int a = 0; a < nset[k]; ++a) {
+      double want[RC] = {0}, got[RC] = {0};
+      const int32_t ra = sets[k][a];
+      for (int b = 0; b < nset[k]; ++b) {
+        const int32_t rb = sets[k][b];
+        double hb[RD] = {0}, ha[RD] = {0};
+        for (int32_t e = p.hp[ra]; e < p.hp[ra + 1]; ++e) ha[p.hc[e]] = p.hv[e];
+        for (int32_t e = p.hp[rb]; e < p.hp[rb + 1]; ++e) hb[p.hc[e]] = p.hv[e];
+        double v = 0.0;
+        for (int i = 0; i < RD; ++i) {
+          v += ha[i] * p.minv[i] * hb[i];
+          for (int32_t e = p.kp[i]; e < p.kp[i + 1]; ++e) v -= 0.02 * ha[i] * p.minv[i] * p.kv[e] * p.minv[p.kc[e]] * hb[p.kc[e]];
+        }
+        want[b] = v;
+      }
+      for (int32_t e = w->rowptr[a]; e < w->rowptr[a + 1]; ++e) got[w->colind[e]] = w->val[e];
+      for (int b = 0; b < nset[k]; ++b)
+        CU_CHECK_MSG(fabs(got[b] - want[b]) <= 1e-13 * (1.0 + fabs(want[b])), "call %d, W(%d,%d): %.17g, want %.17g",
+                     call, a, b, got[b], want[b]);
+    }
+  }
+  CU_ASSERT_EQUAL(shard_contact_operator_builds(c), 1);
+  shard_contact_destroy(c);
+}
+
 static const cu_test_def tests[] = {
     {"test_contact_operator_wide_rows", test_contact_operator_wide_rows},
     {"test_contact_operator_row_too_wide", test_contact_operator_row_too_wide},
+    {"test_contact_operator_reuse", test_contact_operator_reuse},
+    {"test_contact_operator_reuse_dense", test_contact_operator_reuse_dense},
     {NULL, NULL},
 };
 

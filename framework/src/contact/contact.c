@@ -25,6 +25,33 @@ struct shard_contact {
   int32_t *marker, *list;
   double *acc;
 
+  /* The symbolic product, per constraint row of H (not per active set):
+   * for row r, the rows s it couples to and, per pair, the products that
+   * add into W(r, s) in the order of the direct assembly. Rows are built
+   * when first active and kept until H's or K's pattern changes (see
+   * shard_contact_operator), so a change of the active set costs nothing. */
+  int reuse;             /* 0: assemble directly every call */
+  int valid;             /* the snapshot and map below are current */
+  int64_t epoch;         /* topology changes announced */
+  int64_t builds;        /* snapshots taken (each after a change of pattern) */
+  int64_t snap_epoch;
+  int32_t snap_kzero, snap_nrows, snap_knrows;
+  int64_t snap_knnz;
+  const int32_t *snap_hrowptr, *snap_hcol, *snap_krowptr, *snap_kcol;
+  int32_t *snap_hstart, *snap_hlen; /* ncon_max: H's pattern when the map was built */
+  int32_t *snap_ecol, *snap_klen;   /* ncon_max x row_width: columns, K's row length at each */
+  int32_t *map_ptr, *map_row, *map_e; /* per DOF the rows of H with an entry there, and the entry */
+  int32_t fac_max;                  /* most factors of one row (its H entries and their K rows) */
+  double *fac;                      /* fac_max: b and f of the row at hand */
+  int32_t *row_gen, gen;            /* row built in generation gen (rows of older ones are stale) */
+  int32_t *row_ent0, *row_nent, *row_item0; /* ncon_max: the row's pairs and items in the pools */
+  int32_t *rloc;                    /* ncon_max: local index of an active row, -1 */
+  int32_t *stamp, *tpos;            /* ncon_max: scratch of a row build (products per pair, pair index) */
+  int32_t *ent;                     /* pairs, two ints each: the other row, its products */
+  int64_t ent_cap, ent_used;
+  int32_t *item;                    /* products, two ints each: the row's factor, the other row's H entry */
+  int64_t item_cap, item_used;
+
   /* block splitting */
   int32_t *parent, *count, *start, *order, *loc;
   int64_t b_cap;
@@ -65,6 +92,21 @@ int shard_contact_create(shard_contact **out, int32_t ndof_max, int32_t ncon_max
   c->marker = malloc(nc * sizeof(int32_t));
   c->list = xcalloc(nc, sizeof(int32_t));
   c->acc = xcalloc(nc, sizeof(double));
+  c->reuse = 1;
+  c->snap_hstart = xcalloc(nc, sizeof(int32_t));
+  c->snap_hlen = xcalloc(nc, sizeof(int32_t));
+  c->snap_ecol = xcalloc(nh, sizeof(int32_t));
+  c->snap_klen = xcalloc(nh, sizeof(int32_t));
+  c->map_ptr = xcalloc((size_t)ndof + 2, sizeof(int32_t));
+  c->map_row = xcalloc(nh, sizeof(int32_t));
+  c->map_e = xcalloc(nh, sizeof(int32_t));
+  c->row_gen = xcalloc(nc, sizeof(int32_t));
+  c->row_ent0 = xcalloc(nc, sizeof(int32_t));
+  c->row_nent = xcalloc(nc, sizeof(int32_t));
+  c->row_item0 = xcalloc(nc, sizeof(int32_t));
+  c->rloc = xcalloc(nc, sizeof(int32_t));
+  c->stamp = xcalloc(nc, sizeof(int32_t));
+  c->tpos = xcalloc(nc, sizeof(int32_t));
   c->parent = xcalloc(nc, sizeof(int32_t));
   c->count = xcalloc(nc, sizeof(int32_t));
   c->start = xcalloc(nc + 1, sizeof(int32_t));
@@ -79,13 +121,15 @@ int shard_contact_create(shard_contact **out, int32_t ndof_max, int32_t ncon_max
   c->dense = xcalloc((size_t)dense_nnz, sizeof(double));
   if (!c->w_rowptr || !c->w_col || !c->w_val || !c->head || !c->next || !c->erow || !c->eval || !c->marker ||
       !c->list || !c->acc || !c->parent || !c->count || !c->start || !c->order || !c->loc || !c->b_rowptr ||
-      !c->b_col || !c->b_val || !c->b_q || !c->b_z || !c->b_w || !c->dense) {
+      !c->b_col || !c->b_val || !c->b_q || !c->b_z || !c->b_w || !c->dense || !c->snap_hstart || !c->snap_hlen ||
+      !c->snap_ecol || !c->snap_klen || !c->map_ptr || !c->map_row || !c->map_e || !c->row_gen || !c->row_ent0 ||
+      !c->row_nent || !c->row_item0 || !c->rloc || !c->stamp || !c->tpos) {
     const long long entries = (long long)c->b_cap; /* read before c is freed */
     shard_contact_destroy(c);
     return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for the contact operator (%lld entries)", entries);
   }
   for (int32_t d = 0; d <= ndof; ++d) c->head[d] = -1;
-  for (size_t i = 0; i < nc; ++i) c->marker[i] = -1;
+  for (size_t i = 0; i < nc; ++i) c->marker[i] = -1, c->rloc[i] = -1, c->tpos[i] = -1;
   *out = c;
   return SHARD_OK;
 }
@@ -96,6 +140,9 @@ void shard_contact_destroy(shard_contact *c) {
   free(c->marker), free(c->list), free(c->acc), free(c->parent), free(c->count), free(c->start), free(c->order);
   free(c->loc), free(c->b_rowptr), free(c->b_col), free(c->b_val), free(c->b_q), free(c->b_z), free(c->b_w);
   free(c->dense);
+  free(c->snap_hstart), free(c->snap_hlen), free(c->snap_ecol), free(c->snap_klen), free(c->map_ptr);
+  free(c->map_row), free(c->map_e), free(c->fac), free(c->row_gen), free(c->row_ent0), free(c->row_nent);
+  free(c->row_item0), free(c->rloc), free(c->stamp), free(c->tpos), free(c->ent), free(c->item);
   free(c);
 }
 
@@ -128,12 +175,10 @@ static void sort_ints(int32_t *a, int32_t n) {
   }
 }
 
-int shard_contact_operator(shard_contact *c, const shard_csr *h, const double *minv, const shard_csr *k,
-                           const int32_t *rows, int32_t n, double kcoef, const shard_csr **out_w, shard_msg *msg) {
-  if (n > c->ncon_max)
-    return shard_msg_set(msg, SHARD_ERR_INTERNAL, "contact operator: %d rows exceed the %d preallocated", (int)n,
-                         (int)c->ncon_max);
-  /* transposed map of the active rows */
+/* The transposed map of the active rows: per DOF a linked list of the
+ * entries (local row, value). A row wider than the model
+ * declared is refused, the map built so far undone. */
+static int map_rows(shard_contact *c, const shard_csr *h, const int32_t *rows, int32_t n, shard_msg *msg) {
   int32_t ne = 0;
   for (int32_t i = 0; i < n; ++i) {
     const int32_t r = rows[i];
@@ -151,8 +196,27 @@ int shard_contact_operator(shard_contact *c, const shard_csr *h, const double *m
       c->head[d] = ne;
     }
   }
+  return SHARD_OK;
+}
+
+/* reset the touched lists and markers: O(active) */
+static void unmap_rows(shard_contact *c, const shard_csr *h, const int32_t *rows, int32_t n) {
+  for (int32_t i = 0; i < n; ++i) {
+    const int32_t r = rows[i];
+    for (int32_t e = h->rowptr[r]; e < h->rowptr[r + 1]; ++e) c->head[h->colind[e]] = -1;
+    c->marker[i] = -1;
+  }
+}
+
+/* W assembled from scratch: per row of W, the products of its H entries
+ * with the other rows' entries through the map (and through K's row),
+ * accumulated by column, the columns sorted, exact zeros off the diagonal
+ * dropped. */
+static int assemble_direct(shard_contact *c, const shard_csr *h, const double *minv, const shard_csr *k,
+                           const int32_t *rows, int32_t n, double kcoef, shard_msg *msg) {
+  int st = map_rows(c, h, rows, n, msg);
+  if (st != SHARD_OK) return st;
   int64_t nnz = 0;
-  int st = SHARD_OK;
   c->w_rowptr[0] = 0;
   for (int32_t i = 0; i < n && st == SHARD_OK; ++i) {
     const int32_t r = rows[i];
@@ -191,12 +255,295 @@ int shard_contact_operator(shard_contact *c, const shard_csr *h, const double *m
     }
     c->w_rowptr[i + 1] = (int32_t)nnz;
   }
-  /* reset the touched lists and markers: O(active) */
-  for (int32_t i = 0; i < n; ++i) {
-    const int32_t r = rows[i];
-    for (int32_t e = h->rowptr[r]; e < h->rowptr[r + 1]; ++e) c->head[h->colind[e]] = -1;
-    c->marker[i] = -1;
+  unmap_rows(c, h, rows, n);
+  return st;
+}
+
+/* room for `need` entries in two arrays of one capacity, of `sa`- and
+ * `sb`-byte elements (b NULL: one array). The symbolic product's storage grows only while rows
+ * are built, by doubling. */
+static int grow(int64_t *cap, int64_t need, void **a, size_t sa, void **b, size_t sb) {
+  if (need <= *cap) return 1;
+  if (need > INT32_MAX) return 0;
+  int64_t nc = *cap > 0 ? *cap : 1024;
+  while (nc < need) nc *= 2;
+  void *p = realloc(*a, (size_t)nc * sa);
+  if (!p) return 0;
+  *a = p;
+  if (b) {
+    void *q = realloc(*b, (size_t)nc * sb);
+    if (!q) return 0; /* *a larger than *cap says: harmless */
+    *b = q;
   }
+  *cap = nc;
+  return 1;
+}
+
+/* what assemble_kept returns besides a status (which is 0 or negative) */
+enum { KEPT_STALE = 1, KEPT_DIRECT = 2 };
+
+/* The patterns the kept rows rely on: per row of H its first entry, length
+ * and columns, and the length of K's row at each column; and the map of
+ * every DOF to the rows of H with an entry there (rows in order, a row's
+ * entries in decreasing order, as the direct assembly's lists give them).
+ * Drops every row built so far. O(ndof + nnz(H)), after a change of
+ * pattern only. Returns 0, or -1 when H exceeds the storage or the scratch
+ * could not grow (the caller assembles directly). */
+static int take_snapshot(shard_contact *c, const shard_csr *h, const shard_csr *k, int kzero) {
+  c->valid = 0;
+  const int32_t nr = h->nrows, w = c->row_width, nd = c->ndof;
+  if (nr > c->ncon_max || h->ncols > nd) return -1;
+  int32_t *ptr = c->map_ptr;
+  for (int32_t d = 0; d <= nd + 1; ++d) ptr[d] = 0;
+  int32_t fmax = 0;
+  for (int32_t r = 0; r < nr; ++r) {
+    const int32_t e0 = h->rowptr[r], len = h->rowptr[r + 1] - e0;
+    c->snap_hstart[r] = e0;
+    c->snap_hlen[r] = len;
+    if (len > w) continue; /* refused when active */
+    int32_t f = 0;
+    for (int32_t q = 0; q < len; ++q) {
+      const int32_t d = h->colind[e0 + q], kl = kzero ? 0 : k->rowptr[d + 1] - k->rowptr[d];
+      c->snap_ecol[(size_t)r * w + q] = d;
+      c->snap_klen[(size_t)r * w + q] = kl;
+      f += 1 + kl;
+      ptr[d + 2]++;
+    }
+    if (f > fmax) fmax = f;
+  }
+  for (int32_t d = 2; d <= nd + 1; ++d) ptr[d] += ptr[d - 1];
+  for (int32_t r = 0; r < nr; ++r) {
+    const int32_t e0 = c->snap_hstart[r], len = c->snap_hlen[r];
+    if (len > w) continue;
+    for (int32_t q = len - 1; q >= 0; --q) {
+      const int32_t x = ptr[c->snap_ecol[(size_t)r * w + q] + 1]++;
+      c->map_row[x] = r;
+      c->map_e[x] = e0 + q;
+    }
+  }
+  if (fmax > c->fac_max) {
+    double *f = realloc(c->fac, (size_t)fmax * sizeof(double));
+    if (!f) return -1;
+    c->fac = f;
+    c->fac_max = fmax;
+  }
+  if (c->gen == INT32_MAX) {
+    for (int32_t r = 0; r < c->ncon_max; ++r) c->row_gen[r] = 0;
+    c->gen = 0;
+  }
+  ++c->gen;
+  c->ent_used = c->item_used = 0;
+  c->valid = 1;
+  ++c->builds;
+  c->snap_epoch = c->epoch;
+  c->snap_kzero = kzero;
+  c->snap_nrows = nr;
+  c->snap_hrowptr = h->rowptr, c->snap_hcol = h->colind;
+  c->snap_krowptr = kzero ? NULL : k->rowptr, c->snap_kcol = kzero ? NULL : k->colind;
+  c->snap_knrows = kzero ? 0 : k->nrows;
+  c->snap_knnz = kzero ? 0 : k->rowptr[k->nrows];
+  return 0;
+}
+
+/* Row r of the symbolic product, from the snapshot: the rows s it couples
+ * to (in increasing order) and, per pair, its products in the order the
+ * direct assembly adds them (by H entry of r, then the H part before K's
+ * row in order; for one (entry, K entry) at most one product per s). Only
+ * the patterns are read. Returns 0, or -1 when the pools could not grow. */
+static int build_row(shard_contact *c, const shard_csr *k, int32_t r) {
+  const int32_t len = c->snap_hlen[r], w = c->row_width;
+  const int32_t *ecol = c->snap_ecol + (size_t)r * w, *eklen = c->snap_klen + (size_t)r * w;
+  int32_t *cnt = c->stamp, *tpos = c->tpos, *pairs = c->list;
+  int32_t np = 0;
+  int64_t ni = 0;
+  for (int pass = 0; pass < 2; ++pass) {
+    int32_t fi = 0;
+    for (int32_t q = 0; q < len; ++q)
+      for (int32_t qq = -1; qq < eklen[q]; ++qq, ++fi) {
+        const int32_t d = qq < 0 ? ecol[q] : k->colind[k->rowptr[ecol[q]] + qq];
+        for (int32_t x = c->map_ptr[d]; x < c->map_ptr[d + 1]; ++x) {
+          const int32_t s = c->map_row[x];
+          if (pass == 0) {
+            if (tpos[s] < 0) tpos[s] = np, pairs[np++] = s, cnt[s] = 0;
+            cnt[s]++, ni++;
+          } else {
+            const int32_t at = cnt[s]++;
+            c->item[2 * at] = fi;
+            c->item[2 * at + 1] = c->map_e[x];
+          }
+        }
+      }
+    if (pass == 1) break;
+    sort_ints(pairs, np);
+    if (!grow(&c->ent_cap, c->ent_used + np, (void **)&c->ent, 2 * sizeof(int32_t), NULL, 0) ||
+        !grow(&c->item_cap, c->item_used + ni, (void **)&c->item, 2 * sizeof(int32_t), NULL, 0)) {
+      for (int32_t q = 0; q < np; ++q) tpos[pairs[q]] = -1;
+      return -1;
+    }
+    int64_t at = c->item_used;
+    for (int32_t q = 0; q < np; ++q) { /* counts to the first item of each pair */
+      const int32_t s = pairs[q];
+      int32_t *ent = c->ent + 2 * (c->ent_used + q);
+      ent[0] = s;
+      ent[1] = cnt[s];
+      cnt[s] = (int32_t)at;
+      at += ent[1];
+      tpos[s] = -1;
+    }
+  }
+  c->row_ent0[r] = (int32_t)c->ent_used;
+  c->row_nent[r] = np;
+  c->row_item0[r] = (int32_t)c->item_used;
+  c->row_gen[r] = c->gen;
+  c->ent_used += np;
+  c->item_used += ni;
+  return 0;
+}
+
+/* W from the kept rows: per active row its factors (b = h M^-1 per H entry,
+ * f = kcoef b K M^-1 per entry of K's row, as the direct assembly computes
+ * them; f kept as -f), then per pair with an active row the products in
+ * their order with the same zero tests (b = 0 or f = 0: left out), so the
+ * same bits: acc + (-f) x is acc - f x exactly, and a left-out product adds
+ * +0, which changes no sum that starts at +0 (it never becomes -0); an
+ * entry nothing was added to, and an exact zero off the diagonal, is not
+ * written. It checks each active row against the snapshot as it goes.
+ * Returns 0; KEPT_STALE when a row's pattern or a K row length is not the
+ * snapshot's (W not written); KEPT_DIRECT when a row could not be built; or
+ * a status with msg set. */
+static int assemble_kept(shard_contact *c, const shard_csr *h, const double *minv, const shard_csr *k,
+                         const int32_t *rows, int32_t n, double kcoef, shard_msg *msg) {
+  const int kzero = c->snap_kzero;
+  const int32_t w = c->row_width;
+  const int32_t *restrict hrp = h->rowptr, *restrict hcol = h->colind;
+  const double *restrict hv = h->val;
+  const int32_t *restrict krp = kzero ? NULL : k->rowptr, *restrict kcol = kzero ? NULL : k->colind;
+  const double *restrict kv = kzero ? NULL : k->val;
+  double *restrict fac = c->fac, *restrict out = c->acc;
+  int32_t *restrict rloc = c->rloc, *restrict js = c->list;
+  int32_t *restrict wcol = c->w_col;
+  double *restrict wval = c->w_val;
+  int res = 0;
+  int64_t nnz = 0;
+  for (int32_t i = 0; i < n; ++i) {
+    if (rows[i] < 0 || rows[i] >= c->snap_nrows) {
+      for (int32_t u = 0; u < i; ++u) rloc[rows[u]] = -1;
+      return KEPT_DIRECT;
+    }
+    rloc[rows[i]] = i;
+  }
+  c->w_rowptr[0] = 0;
+  for (int32_t i = 0; i < n && res == 0; ++i) {
+    const int32_t r = rows[i], e0 = hrp[r], len = hrp[r + 1] - e0;
+    if (len > w) {
+      res = shard_msg_set(msg, SHARD_ERR_INTERNAL, "contact operator: row %d has %d entries, the model declared at most %d",
+                          (int)r, (int)len, (int)w);
+      break;
+    }
+    if (e0 != c->snap_hstart[r] || len != c->snap_hlen[r]) {
+      res = KEPT_STALE;
+      break;
+    }
+    const int32_t *ecol = c->snap_ecol + (size_t)r * w, *eklen = c->snap_klen + (size_t)r * w;
+    int32_t fi = 0;
+    int any = 0;
+    for (int32_t q = 0; q < len; ++q) {
+      const int32_t dk = hcol[e0 + q];
+      if (dk != ecol[q]) {
+        res = KEPT_STALE;
+        break;
+      }
+      const double b = hv[e0 + q] * minv[dk];
+      fac[fi++] = b;
+      any |= b != 0.0;
+      if (kzero) continue;
+      const int32_t p0 = krp[dk], p1 = krp[dk + 1];
+      if (p1 - p0 != eklen[q]) {
+        res = KEPT_STALE;
+        break;
+      }
+      if (b == 0.0)
+        for (int32_t p = p0; p < p1; ++p) fac[fi++] = 0.0;
+      else
+        for (int32_t p = p0; p < p1; ++p) fac[fi++] = -(kcoef * b * kv[p] * minv[kcol[p]]);
+    }
+    if (res != 0) break;
+    if (c->row_gen[r] != c->gen && build_row(c, k, r) != 0) {
+      res = KEPT_DIRECT;
+      break;
+    }
+    const int32_t *restrict ent = c->ent + 2 * (int64_t)c->row_ent0[r], *restrict item = c->item;
+    const int32_t np = c->row_nent[r];
+    int64_t it = c->row_item0[r];
+    int32_t m = 0;
+    for (int32_t t = 0; t < np; ++t) {
+      const int32_t j = rloc[ent[2 * t]];
+      const int64_t end = it + ent[2 * t + 1];
+      if (j < 0) {
+        it = end;
+        continue;
+      }
+      double acc = 0.0;
+      for (; it < end; ++it) {
+        const double v = fac[item[2 * it]], x = v * hv[item[2 * it + 1]];
+        acc += v != 0.0 ? x : 0.0;
+      }
+      if (j == i ? !any : acc == 0.0) continue;
+      int32_t q = m++; /* insertion by local column: the rows' order, usually already sorted */
+      while (q > 0 && js[q - 1] > j) js[q] = js[q - 1], out[q] = out[q - 1], --q;
+      js[q] = j, out[q] = acc;
+    }
+    if (nnz + m > c->w_cap) {
+      res = shard_msg_set(msg, SHARD_ERR_INTERNAL, "contact operator: more than %lld entries", (long long)c->w_cap);
+      break;
+    }
+    for (int32_t q = 0; q < m; ++q) wcol[nnz] = js[q], wval[nnz++] = out[q];
+    c->w_rowptr[i + 1] = (int32_t)nnz;
+  }
+  for (int32_t i = 0; i < n; ++i) rloc[rows[i]] = -1;
+  return res;
+}
+
+void shard_contact_topology_changed(shard_contact *c) { ++c->epoch; }
+
+int64_t shard_contact_operator_builds(const shard_contact *c) { return c->builds; }
+
+void shard_contact_set_reuse(shard_contact *c, int reuse) {
+  c->reuse = reuse != 0;
+  c->valid = 0;
+}
+
+/* W = H_R M^-1 (M - kcoef K) M^-1 H_R^T. The snapshot of the patterns is
+ * retaken when H's or K's storage, size or entry count, whether kcoef is 0,
+ * or (announced by shard_contact_topology_changed) the topology changed, or
+ * when an active row's pattern or a K row length at its columns differs
+ * from it; the rows of the symbolic product are built when first active
+ * after it. Otherwise only values are computed: O(active rows), no linked
+ * lists, markers or sorting, nothing allocated (the pools grow by doubling
+ * only while rows are built, and hold every row of H once grown: when they
+ * cannot grow, the assembly from scratch serves). */
+int shard_contact_operator(shard_contact *c, const shard_csr *h, const double *minv, const shard_csr *k,
+                           const int32_t *rows, int32_t n, double kcoef, const shard_csr **out_w, shard_msg *msg) {
+  if (n > c->ncon_max)
+    return shard_msg_set(msg, SHARD_ERR_INTERNAL, "contact operator: %d rows exceed the %d preallocated", (int)n,
+                         (int)c->ncon_max);
+  int st = SHARD_OK;
+  const int kzero = kcoef == 0.0;
+  int res = KEPT_DIRECT;
+  if (c->reuse) {
+    int fresh = c->valid && c->snap_epoch == c->epoch && c->snap_kzero == kzero && c->snap_hrowptr == h->rowptr &&
+                c->snap_hcol == h->colind && c->snap_nrows == h->nrows;
+    if (fresh && !kzero)
+      fresh = c->snap_krowptr == k->rowptr && c->snap_kcol == k->colind && c->snap_knrows == k->nrows &&
+              c->snap_knnz == k->rowptr[k->nrows];
+    res = fresh ? assemble_kept(c, h, minv, k, rows, n, kcoef, msg) : KEPT_STALE;
+    if (res == KEPT_STALE) {
+      res = take_snapshot(c, h, k, kzero) == 0 ? assemble_kept(c, h, minv, k, rows, n, kcoef, msg) : KEPT_DIRECT;
+      if (res == KEPT_STALE) res = shard_msg_set(msg, SHARD_ERR_INTERNAL, "contact operator: its pattern snapshot does not match");
+    }
+    if (res != KEPT_DIRECT) st = res;
+  }
+  if (res == KEPT_DIRECT) st = assemble_direct(c, h, minv, k, rows, n, kcoef, msg);
   c->w = (shard_csr){.nrows = n, .ncols = n, .rowptr = c->w_rowptr, .colind = c->w_col, .val = c->w_val};
   *out_w = &c->w;
   return st;

@@ -47,8 +47,23 @@ int shard_contact_set_policy(shard_contact *c, const shard_contact_policy *polic
 /* Step number and time, for messages and dump file names. */
 void shard_contact_set_step(shard_contact *c, int64_t step, double t);
 
+/* W = H_R M^-1 (M - kcoef K) M^-1 H_R^T over the rows `rows` of h, K = k.
+ * Its symbolic product (W's pattern and the products behind each entry) is
+ * kept between calls and only the values recomputed while the rows, their
+ * pattern in H and K's pattern are unchanged; the result is the same, bit
+ * for bit, as assembling from scratch. K's pattern is taken as unchanged
+ * while its arrays, size, entry count and row lengths are and no
+ * topology change was announced. */
 int shard_contact_operator(shard_contact *c, const shard_csr *h, const double *minv, const shard_csr *k,
                            const int32_t *rows, int32_t n, double kcoef, const shard_csr **out_w, shard_msg *msg);
+/* The model's H or K pattern may have changed (an insertion): the next
+ * operator call rebuilds its symbolic product. */
+void shard_contact_topology_changed(shard_contact *c);
+/* 0: assemble from scratch every call (for tests and comparisons); 1 (the
+ * default): keep the symbolic product. */
+void shard_contact_set_reuse(shard_contact *c, int reuse);
+/* Symbolic products built so far (each a rebuild after a change). */
+int64_t shard_contact_operator_builds(const shard_contact *c);
 int shard_contact_lcp_solve(shard_contact *c, const shard_csr *w, const double *q, uint32_t flags, double *z,
                             shard_step_stats *stats, shard_msg *msg);
 
