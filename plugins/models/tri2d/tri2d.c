@@ -59,6 +59,13 @@ static const shard_param_spec tri2d_specs[] = {
      "uniform initial velocity [vx, vy] (absent: at rest)"},
     {"initial.strain_rate", R, "0", -SHARD_INF, SHARD_INF, "1/s", 0, 0,
      "added radial initial velocity rate * (X - centre of the mesh's bounding box)"},
+    {"initial.region", R, 0, -SHARD_INF, SHARD_INF, "m", SHARD_PARAM_LIST, 0,
+     "box [xmin, ymin, xmax, ymax]: the initial velocity is given to the vertices (copies) of the triangles whose "
+     "centroid lies in it, the others start at rest (absent: every vertex)"},
+    {"crack.from", R, 0, -SHARD_INF, SHARD_INF, "m", SHARD_PARAM_LIST, 0,
+     "a crack present at t = 0: one end [x, y] of a straight segment (with crack.to); the interior mesh edges "
+     "lying on it are broken (traction-free, contact rows across them)"},
+    {"crack.to", R, 0, -SHARD_INF, SHARD_INF, "m", SHARD_PARAM_LIST, 0, "the other end [x, y] of the crack segment"},
     {"walls.left.gap", R, 0, 0, SHARD_INF, "m", 0, 0, "rigid wall x = xmin - gap facing +x (absent: no wall)"},
     {"walls.right.gap", R, 0, 0, SHARD_INF, "m", 0, 0, "rigid wall x = xmax + gap facing -x (absent: no wall)"},
     {"walls.bottom.gap", R, 0, 0, SHARD_INF, "m", 0, 0, "rigid wall y = ymin - gap facing +y (absent: no wall)"},
@@ -80,7 +87,7 @@ static const shard_param_spec tri2d_specs[] = {
 enum { W_LEFT, W_RIGHT, W_BOTTOM, W_TOP, W_OBLIQUE, W_N };
 static const char *const wall_name[W_N] = {"left", "right", "bottom", "top", "oblique"};
 
-enum { C_PX, C_PY, C_XMEAN, C_YMEAN, C_VXMEAN, C_VYMEAN, C_F0, C_N = C_F0 + W_N };
+enum { C_PX, C_PY, C_XMEAN, C_YMEAN, C_VXMEAN, C_VYMEAN, C_F0, C_FCRACK = C_F0 + W_N, C_N };
 static const shard_out_field tri2d_history_fields[] = {
     {"momentum_x", SHARD_OUT_NUMBER, "kg m/s", 0, "%.15g", "total linear momentum along x"},
     {"momentum_y", SHARD_OUT_NUMBER, "kg m/s", 0, "%.15g", "total linear momentum along y"},
@@ -94,10 +101,14 @@ static const shard_out_field tri2d_history_fields[] = {
     {"force_bottom", SHARD_OUT_NUMBER, "N", 0, "%.15g", "normal force of the bottom wall (empty without it)"},
     {"force_top", SHARD_OUT_NUMBER, "N", 0, "%.15g", "normal force of the top wall (empty without it)"},
     {"force_oblique", SHARD_OUT_NUMBER, "N", 0, "%.15g", "normal force of the oblique wall (empty without it)"},
+    {"force_crack", SHARD_OUT_NUMBER, "N", 0, "%.15g",
+     "sum of the normal contact forces across the crack's facet ends (impulses / dt or penalty forces; empty "
+     "without a crack)"},
 };
 static const shard_out_table tri2d_history_table = {
     "history.csv", "time history: the model's columns",
-    "After the run's columns: the momentum components, the centre of mass and its velocity, the wall forces.",
+    "After the run's columns: the momentum components, the centre of mass and its velocity, the wall forces, the "
+    "contact force across a crack.",
     tri2d_history_fields, sizeof tri2d_history_fields / sizeof tri2d_history_fields[0], 0};
 static const shard_out_field tri2d_summary_fields[] = {
     {"momentum_x", SHARD_OUT_NUMBER, "kg m/s", 0, NULL, "total momentum along x at the end"},
@@ -138,7 +149,9 @@ typedef struct tri2d {
   /* walls and their rows */
   int has_wall[W_N];
   double wn[W_N][2], woff[W_N];
-  int32_t ncon, *row_node, *row_wall, *h_rowptr, *h_col, row_degree;
+  /* rows: walls first (row_c[2r] = -1, row_c[2r+1] = the node, 2 entries), then
+   * crack facet ends (row_c = c-, c+, 4 entries: -n at c-, +n at c+) */
+  int32_t ncon, nwall_rows, *row_c, *row_wall, *h_rowptr, *h_col, row_degree;
   double *h_val, *g0, *row_w; /* row_w: tributary boundary length / h_mean (penalty weight) */
   shard_csr h;
   const shard_contact_law_ops *force_law;
@@ -146,6 +159,12 @@ typedef struct tri2d {
   double *pen_f, *pen_k, *pen_e, *gap;
   double *impulse;
   shard_step_stats stats;
+  /* broken facets (pre-broken cracks): elements e- and e+ (n_f outward of e-),
+   * the places of the facet's vertices a, b in them (a -> b counter-clockwise
+   * in e-), n_f, l_f */
+  int32_t nbroken, *bf_em, *bf_ep, *bf_loc; /* bf_loc: local index of a, b in e-, then of a, b in e+ */
+  double *bf_n, *bf_len;
+  double *sshare; /* rectangle with a crack: per node and side, half its boundary edges on that side */
   double spring_per_mass; /* max over nodes of the sum of its rows' weights over its mass [1/kg] */
   double h_min, h_mean, mass_min, mass_total, lambda_el; /* lambda_el: max element eigenvalue of M_e^-1 K_e */
   /* snapshots */
@@ -157,6 +176,7 @@ typedef struct tri2d {
 } tri2d;
 
 static tri2d *tri_of(shard_system *sys) { return (tri2d *)sys; }
+static int32_t kfind(const tri2d *m, int32_t r, int32_t c);
 
 /* strain and stress of element e at u (Voigt: xx, yy, 2xy / xx, yy, xy) */
 static void element_stress(const tri2d *m, int32_t e, const double *u, double eps[3], double sig[3]) {
@@ -172,8 +192,9 @@ static void element_stress(const tri2d *m, int32_t e, const double *u, double ep
 
 static void gaps_at(const tri2d *m, const double *u, double *g) {
   for (int32_t r = 0; r < m->ncon; ++r) {
-    const int32_t i = m->row_node[r];
-    g[r] = m->g0[r] + m->h_val[2 * r] * u[2 * i] + m->h_val[2 * r + 1] * u[2 * i + 1];
+    double x = m->g0[r];
+    for (int32_t q = m->h_rowptr[r]; q < m->h_rowptr[r + 1]; ++q) x += m->h_val[q] * u[m->h_col[q]];
+    g[r] = x;
   }
 }
 
@@ -200,10 +221,8 @@ static int sys_force(shard_system *sys, double t, const double *u, double *f, sh
   }
   if (m->force_law) {
     penalty_at(m, u);
-    for (int32_t r = 0; r < m->ncon; ++r) {
-      const int32_t i = m->row_node[r];
-      f[2 * i] += m->h_val[2 * r] * m->pen_f[r], f[2 * i + 1] += m->h_val[2 * r + 1] * m->pen_f[r];
-    }
+    for (int32_t r = 0; r < m->ncon; ++r)
+      for (int32_t q = m->h_rowptr[r]; q < m->h_rowptr[r + 1]; ++q) f[m->h_col[q]] += m->h_val[q] * m->pen_f[r];
   }
   return SHARD_OK;
 }
@@ -214,11 +233,19 @@ static int sys_stiffness(shard_system *sys, const double *u, const shard_csr **o
   memcpy(m->k_val, m->k_base, (size_t)m->k_rowptr[m->ndof] * sizeof *m->k_val);
   if (m->force_law) {
     penalty_at(m, u);
-    for (int32_t r = 0; r < m->ncon; ++r) {
-      const int32_t *b = m->nblock + 4 * m->row_node[r];
+    for (int32_t r = 0; r < m->nwall_rows; ++r) {
+      const int32_t *b = m->nblock + 4 * m->row_c[2 * r + 1];
       const double nx = m->h_val[2 * r], ny = m->h_val[2 * r + 1], k = m->pen_k[r];
       m->k_val[b[0]] += k * nx * nx, m->k_val[b[1]] += k * nx * ny;
       m->k_val[b[2]] += k * ny * nx, m->k_val[b[3]] += k * ny * ny;
+    }
+    /* crack rows: k h h^T over the DOFs of c- and c+ (their coupling is in the pattern) */
+    for (int32_t r = m->nwall_rows; r < m->ncon; ++r) {
+      const double k = m->pen_k[r];
+      if (k == 0.0) continue;
+      for (int32_t p = m->h_rowptr[r]; p < m->h_rowptr[r + 1]; ++p)
+        for (int32_t q = m->h_rowptr[r]; q < m->h_rowptr[r + 1]; ++q)
+          m->k_val[kfind(m, m->h_col[p], m->h_col[q])] += k * m->h_val[p] * m->h_val[q];
     }
   }
   *out_k = &m->kcsr;
@@ -242,7 +269,9 @@ static void tri2d_destroy(void *self) {
   free(m->X), free(m->bshare), free(m->mass), free(m->minv), free(m->tri), free(m->geo);
   free(m->sys.u), free(m->sys.v), free(m->sys.a), free(m->sys.aux);
   free(m->k_rowptr), free(m->k_col), free(m->k_base), free(m->k_val), free(m->nblock);
-  free(m->row_node), free(m->row_wall), free(m->h_rowptr), free(m->h_col), free(m->h_val), free(m->g0), free(m->row_w);
+  free(m->row_c), free(m->row_wall), free(m->bf_em), free(m->bf_ep), free(m->bf_loc), free(m->bf_n),
+      free(m->bf_len), free(m->sshare);
+  free(m->h_rowptr), free(m->h_col), free(m->h_val), free(m->g0), free(m->row_w);
   free(m->pen_f), free(m->pen_k), free(m->pen_e), free(m->gap), free(m->impulse);
   free(m->dir), free(m->vbuf), free(m->pbuf), free(m->times);
   free(m);
@@ -317,6 +346,7 @@ static int build_stiffness(tri2d *m, shard_msg *msg) {
   if (!cnt) return NOMEM("the stiffness pattern");
   for (int32_t e = 0; e < ne; ++e)
     for (int k = 0; k < 3; ++k) cnt[m->tri[3 * e + k] + 1] += 2;
+  for (int32_t r = m->nwall_rows; r < m->ncon; ++r) cnt[m->row_c[2 * r] + 1]++, cnt[m->row_c[2 * r + 1] + 1]++;
   for (int32_t i = 0; i < nn; ++i) cnt[i + 1] += cnt[i] + 1; /* room: the node itself + 2 per element */
   adj = malloc((size_t)cnt[nn] * sizeof *adj), deg = calloc((size_t)nn, sizeof *deg);
   if (!adj || !deg) {
@@ -332,6 +362,14 @@ static int build_stiffness(tri2d *m, shard_msg *msg) {
         for (int32_t q = 0; q < deg[i] && !found; ++q) found = adj[cnt[i] + q] == j;
         if (!found) adj[cnt[i] + deg[i]++] = j;
       }
+  /* the two copies of a crack row are coupled by its penalty spring */
+  for (int32_t r = m->nwall_rows; r < m->ncon; ++r)
+    for (int s = 0; s < 2; ++s) {
+      const int32_t i = m->row_c[2 * r + s], j = m->row_c[2 * r + 1 - s];
+      int found = 0;
+      for (int32_t q = 0; q < deg[i] && !found; ++q) found = adj[cnt[i] + q] == j;
+      if (!found) adj[cnt[i] + deg[i]++] = j;
+    }
   int64_t nnz = 0;
   for (int32_t i = 0; i < nn; ++i) {
     qsort(adj + cnt[i], (size_t)deg[i], sizeof *adj, cmp_i32);
@@ -362,12 +400,16 @@ static int build_stiffness(tri2d *m, shard_msg *msg) {
     free(cnt), free(adj), free(deg);
     return NOMEM("the contact pattern");
   }
-  for (int32_t r = 0; r < m->ncon; ++r) rows_at[m->row_node[r]]++;
+  for (int32_t r = 0; r < m->ncon; ++r)
+    for (int c = 0; c < 2; ++c)
+      if (m->row_c[2 * r + c] >= 0) rows_at[m->row_c[2 * r + c]]++;
   m->row_degree = 1;
   for (int32_t r = 0; r < m->ncon; ++r) {
-    const int32_t i = m->row_node[r];
     int32_t s = 0;
-    for (int32_t k = 0; k < deg[i]; ++k) s += rows_at[adj[cnt[i] + k]];
+    for (int c = 0; c < 2; ++c) {
+      const int32_t i = m->row_c[2 * r + c];
+      for (int32_t k = 0; i >= 0 && k < deg[i]; ++k) s += rows_at[adj[cnt[i] + k]];
+    }
     if (s > m->row_degree) m->row_degree = s;
   }
   free(rows_at), free(cnt), free(adj), free(deg);
@@ -819,6 +861,165 @@ static int boundary_shares(tri2d *m, const char *path, shard_msg *msg) {
   return st;
 }
 
+/* ---- pre-broken cracks: facets, vertex copies ---- */
+
+static int32_t uf_find(int32_t *p, int32_t x) {
+  while (p[x] != x) x = p[x] = p[p[x]];
+  return x;
+}
+
+/* distance of (x, y) from the segment p -> q */
+static double seg_dist(const double p[2], const double q[2], double x, double y) {
+  const double dx = q[0] - p[0], dy = q[1] - p[1], l2 = dx * dx + dy * dy;
+  double s = l2 > 0 ? ((x - p[0]) * dx + (y - p[1]) * dy) / l2 : 0.0;
+  s = fmax(0.0, fmin(1.0, s));
+  return hypot(x - p[0] - s * dx, y - p[1] - s * dy);
+}
+
+typedef struct edge_corner {
+  int64_t key; /* min * nn + max */
+  int32_t corner; /* 3 e + k: the edge from corner k to k + 1 of e */
+} edge_corner;
+
+static int cmp_edge_corner(const void *a, const void *b) {
+  const edge_corner *x = a, *y = b;
+  if (x->key != y->key) return (x->key > y->key) - (x->key < y->key);
+  return (x->corner > y->corner) - (x->corner < y->corner);
+}
+
+static int local_of(const int32_t *t, int32_t v) { return t[0] == v ? 0 : t[1] == v ? 1 : 2; }
+
+/* The interior edges lying on the segment crack.from -> crack.to break. The
+ * element corners are joined across every intact interior edge (union-find
+ * over the 3 ne corners): each class of corners of a vertex is one copy of
+ * it. The first class met (in element order) keeps the vertex's index, the
+ * others are appended with its position. The broken facets are kept with
+ * their elements, vertices, normal and length for the contact rows. */
+static int split_cracks(tri2d *m, const double from[2], const double to[2], const char *path, shard_msg *msg) {
+  const int32_t ne = m->ne, nn0 = m->nn;
+  const size_t ne3 = 3 * (size_t)ne;
+  edge_corner *key = malloc(ne3 * sizeof *key);
+  int32_t *par = malloc(ne3 * sizeof *par), *copy = malloc(ne3 * sizeof *copy), *seen = malloc((size_t)nn0 * sizeof *seen);
+  int st = SHARD_OK;
+  if (!key || !par || !copy || !seen) {
+    st = NOMEM("the crack");
+    goto done;
+  }
+  /* the edges with their corner, sorted: an interior edge is two neighbours */
+  for (int32_t e = 0; e < ne; ++e)
+    for (int k = 0; k < 3; ++k) {
+      const int64_t a = m->tri[3 * e + k], b = m->tri[3 * e + (k + 1) % 3];
+      key[3 * (size_t)e + k] = (edge_corner){a < b ? a * nn0 + b : b * nn0 + a, 3 * e + k};
+    }
+  qsort(key, ne3, sizeof *key, cmp_edge_corner);
+  const double scale = fmax(m->xmax - m->xmin, m->ymax - m->ymin), tol = 1e-9 * scale;
+  for (size_t i = 0; i < ne3; ++i) par[i] = (int32_t)i;
+  int32_t nb = 0;
+  for (size_t i = 0; i + 1 < ne3; ++i) {
+    if (key[i].key != key[i + 1].key) continue;
+    const int32_t c1 = key[i].corner, c2 = key[i + 1].corner;
+    const int32_t e1 = c1 / 3, e2 = c2 / 3, a = m->tri[c1], b = m->tri[3 * e1 + (c1 % 3 + 1) % 3];
+    const int on = seg_dist(from, to, m->X[2 * a], m->X[2 * a + 1]) <= tol &&
+                   seg_dist(from, to, m->X[2 * b], m->X[2 * b + 1]) <= tol;
+    if (on) {
+      ++nb;
+      continue;
+    }
+    const int32_t *t1 = m->tri + 3 * e1, *t2 = m->tri + 3 * e2;
+    int32_t x = uf_find(par, 3 * e1 + local_of(t1, a)), y = uf_find(par, 3 * e2 + local_of(t2, a));
+    if (x != y) par[x > y ? x : y] = x < y ? x : y;
+    x = uf_find(par, 3 * e1 + local_of(t1, b)), y = uf_find(par, 3 * e2 + local_of(t2, b));
+    if (x != y) par[x > y ? x : y] = x < y ? x : y;
+    ++i;
+  }
+  if (nb == 0) {
+    st = shard_msg_set(msg, SHARD_ERR_INPUT,
+                       "%s: model.crack: no interior mesh edge lies on the segment from (%g, %g) to (%g, %g) (a crack "
+                       "follows mesh edges; boundary edges cannot break)", path, from[0], from[1], to[0], to[1]);
+    goto done;
+  }
+  if (!(m->bf_em = malloc((size_t)nb * sizeof(int32_t))) || !(m->bf_ep = malloc((size_t)nb * sizeof(int32_t))) ||
+      !(m->bf_loc = malloc(4 * (size_t)nb * sizeof(int32_t))) ||
+      !(m->bf_n = malloc(2 * (size_t)nb * sizeof(double))) || !(m->bf_len = malloc((size_t)nb * sizeof(double)))) {
+    st = NOMEM("the crack");
+    goto done;
+  }
+  for (size_t i = 0; i + 1 < ne3; ++i) {
+    if (key[i].key != key[i + 1].key) continue;
+    const int32_t c1 = key[i].corner, c2 = key[i + 1].corner;
+    const int32_t e1 = c1 / 3, a = m->tri[c1], b = m->tri[3 * e1 + (c1 % 3 + 1) % 3];
+    ++i;
+    if (!(seg_dist(from, to, m->X[2 * a], m->X[2 * a + 1]) <= tol &&
+          seg_dist(from, to, m->X[2 * b], m->X[2 * b + 1]) <= tol))
+      continue;
+    const int32_t f = m->nbroken++;
+    const double tx = m->X[2 * b] - m->X[2 * a], ty = m->X[2 * b + 1] - m->X[2 * a + 1], l = hypot(tx, ty);
+    m->bf_em[f] = e1, m->bf_ep[f] = c2 / 3; /* a -> b counter-clockwise in e1 */
+    m->bf_loc[4 * f] = c1 % 3, m->bf_loc[4 * f + 1] = (c1 % 3 + 1) % 3;
+    m->bf_loc[4 * f + 2] = local_of(m->tri + c2 - c2 % 3, a), m->bf_loc[4 * f + 3] = local_of(m->tri + c2 - c2 % 3, b);
+    m->bf_n[2 * f] = ty / l, m->bf_n[2 * f + 1] = -tx / l, m->bf_len[f] = l;
+  }
+  /* copies: one per class of corners */
+  int32_t nn = nn0;
+  for (int32_t v = 0; v < nn0; ++v) seen[v] = -1;
+  for (size_t c = 0; c < ne3; ++c) copy[c] = -1;
+  for (size_t c = 0; c < ne3; ++c) {
+    const int32_t r = uf_find(par, (int32_t)c), v = m->tri[c];
+    if (copy[r] < 0) copy[r] = seen[v] < 0 ? v : nn++, seen[v] = 0;
+  }
+  double *X = realloc(m->X, 2 * (size_t)nn * sizeof *X);
+  if (!X) {
+    st = NOMEM("the crack");
+    goto done;
+  }
+  m->X = X;
+  for (size_t c = 0; c < ne3; ++c) {
+    const int32_t v = m->tri[c], w = copy[uf_find(par, (int32_t)c)];
+    if (w != v) X[2 * w] = X[2 * v], X[2 * w + 1] = X[2 * v + 1];
+  }
+  for (size_t c = 0; c < ne3; ++c) m->tri[c] = copy[uf_find(par, (int32_t)c)];
+  m->nn = nn, m->ndof = 2 * nn;
+done:
+  free(key), free(par), free(copy), free(seen);
+  return st;
+}
+
+/* rectangle with a crack: per node and side, half the length of its boundary
+ * edges (edges of one triangle) on that side, for the wall weights */
+static int side_shares(tri2d *m, shard_msg *msg) {
+  const size_t ne3 = 3 * (size_t)m->ne;
+  int64_t *edges = malloc(ne3 * sizeof *edges);
+  if (!edges || !(m->sshare = calloc((size_t)W_N * (size_t)m->nn, sizeof *m->sshare))) {
+    free(edges);
+    return NOMEM("the mesh boundary");
+  }
+  for (int32_t e = 0; e < m->ne; ++e)
+    for (int k = 0; k < 3; ++k) {
+      const int64_t a = m->tri[3 * e + k], b = m->tri[3 * e + (k + 1) % 3];
+      edges[3 * (size_t)e + k] = a < b ? a * m->nn + b : b * m->nn + a;
+    }
+  qsort(edges, ne3, sizeof *edges, cmp_edge);
+  for (size_t i = 0; i < ne3;) {
+    size_t j = i;
+    while (j < ne3 && edges[j] == edges[i]) ++j;
+    const int32_t a = (int32_t)(edges[i] / m->nn), b = (int32_t)(edges[i] % m->nn);
+    if (j - i == 1) {
+      const double xa = m->X[2 * a], ya = m->X[2 * a + 1], xb = m->X[2 * b], yb = m->X[2 * b + 1];
+      const double half = 0.5 * hypot(xa - xb, ya - yb);
+      const int side[4] = {xa == m->xmin && xb == m->xmin, xa == m->xmax && xb == m->xmax,
+                           ya == m->ymin && yb == m->ymin, ya == m->ymax && yb == m->ymax};
+      for (int s = 0; s < 4; ++s)
+        if (side[s]) {
+          m->sshare[(size_t)s * m->nn + a] += half, m->sshare[(size_t)s * m->nn + b] += half;
+          m->sshare[(size_t)W_OBLIQUE * m->nn + a] += half, m->sshare[(size_t)W_OBLIQUE * m->nn + b] += half;
+        }
+    }
+    i = j;
+  }
+  free(edges);
+  return SHARD_OK;
+}
+
 /* mesh.file relative to the case file's directory (absolute kept) */
 static int build_file(tri2d *m, const shard_params *pp, const char *path, shard_msg *msg) {
   const char *file = shard_params_string(pp, "mesh.file");
@@ -854,6 +1055,7 @@ static int on_side(const tri2d *m, int32_t n, int s) {
 
 static double tributary(const tri2d *m, int32_t n, int s) {
   if (m->bshare) return m->bshare[n];
+  if (m->sshare) return m->sshare[(size_t)s * m->nn + n];
   const double x = m->X[2 * n], y = m->X[2 * n + 1];
   const int vert = x == m->xmin || x == m->xmax, horiz = y == m->ymin || y == m->ymax;
   double len = 0.0;
@@ -909,6 +1111,23 @@ static int tri2d_create(const shard_model_args *a, void **out_self, shard_system
   st = annulus ? build_annulus(m, pp, path, msg) : from_file ? build_file(m, pp, path, msg) : build_rectangle(m, pp, path, msg);
   if (st != SHARD_OK) goto fail;
   if ((annulus || from_file) && (st = boundary_shares(m, path, msg)) != SHARD_OK) goto fail;
+  {
+    double cf[2], ct[2];
+    int bad = SHARD_OK;
+    const int has_f = pair_of(pp, "crack.from", cf, path, &bad, msg);
+    if (bad != SHARD_OK) FAIL(bad);
+    const int has_t = pair_of(pp, "crack.to", ct, path, &bad, msg);
+    if (bad != SHARD_OK) FAIL(bad);
+    if (has_f != has_t) FAIL(shard_msg_set(msg, SHARD_ERR_INPUT, "%s: model.crack needs both 'from' and 'to'", path));
+    if (has_f) {
+      if ((st = split_cracks(m, cf, ct, path, msg)) != SHARD_OK) goto fail;
+      if (m->bshare) { /* the crack faces are boundary now */
+        free(m->bshare), m->bshare = NULL;
+        if ((st = boundary_shares(m, path, msg)) != SHARD_OK) goto fail;
+      } else if ((st = side_shares(m, msg)) != SHARD_OK)
+        goto fail;
+    }
+  }
   const int32_t nn = m->nn, ne = m->ne, ndof = m->ndof;
   if (!(m->geo = malloc((size_t)ne * 7 * sizeof *m->geo)) || !(m->mass = calloc((size_t)ndof, sizeof *m->mass)) ||
       !(m->minv = calloc((size_t)ndof, sizeof *m->minv)) || !(m->sys.u = calloc((size_t)ndof, sizeof(double))) ||
@@ -952,9 +1171,27 @@ static int tri2d_create(const shard_model_args *a, void **out_self, shard_system
   if (bad != SHARD_OK) FAIL(bad);
   const double rate = shard_params_real(pp, "initial.strain_rate");
   const double cx = 0.5 * (m->xmin + m->xmax), cy = 0.5 * (m->ymin + m->ymax);
+  const shard_param_value *region = shard_params_find(pp, "initial.region");
+  if (region && region->n_list != 4)
+    FAIL(shard_msg_set(msg, SHARD_ERR_INPUT, "%s: model.initial.region needs four values [xmin, ymin, xmax, ymax], got %u",
+                       path, region->n_list));
   for (int32_t i = 0; i < nn; ++i) {
     m->sys.v[2 * i] = v0[0] + rate * (m->X[2 * i] - cx);
     m->sys.v[2 * i + 1] = v0[1] + rate * (m->X[2 * i + 1] - cy);
+  }
+  if (region) { /* only the vertices of the triangles whose centroid is in the box move */
+    const double *bx = region->list;
+    char *in = calloc((size_t)nn, 1);
+    if (!in) FAIL(NOMEM("the initial region"));
+    for (int32_t e = 0; e < ne; ++e) {
+      const int32_t *t = m->tri + 3 * e;
+      const double gx = (m->X[2 * t[0]] + m->X[2 * t[1]] + m->X[2 * t[2]]) / 3.0;
+      const double gy = (m->X[2 * t[0] + 1] + m->X[2 * t[1] + 1] + m->X[2 * t[2] + 1]) / 3.0;
+      if (gx >= bx[0] && gx <= bx[2] && gy >= bx[1] && gy <= bx[3]) in[t[0]] = in[t[1]] = in[t[2]] = 1;
+    }
+    for (int32_t i = 0; i < nn; ++i)
+      if (!in[i]) m->sys.v[2 * i] = m->sys.v[2 * i + 1] = 0.0;
+    free(in);
   }
   /* walls */
   static const char *const gap_key[4] = {"walls.left.gap", "walls.right.gap", "walls.bottom.gap", "walls.top.gap"};
@@ -985,10 +1222,15 @@ static int tri2d_create(const shard_model_args *a, void **out_self, shard_system
   int32_t ncon = 0;
   for (int s = 0; s < W_N; ++s)
     for (int32_t i = 0; m->has_wall[s] && i < nn; ++i) ncon += on_side(m, i, s);
+  m->nwall_rows = ncon;
+  /* one crack row per facet end whose two sides hold different copies */
+  for (int32_t f = 0; f < m->nbroken; ++f)
+    for (int k = 0; k < 2; ++k)
+      ncon += m->tri[3 * m->bf_em[f] + m->bf_loc[4 * f + k]] != m->tri[3 * m->bf_ep[f] + m->bf_loc[4 * f + 2 + k]];
   const size_t nc = (size_t)(ncon > 0 ? ncon : 1);
-  if (!(m->row_node = malloc(nc * sizeof(int32_t))) || !(m->row_wall = malloc(nc * sizeof(int32_t))) ||
-      !(m->h_rowptr = malloc((nc + 1) * sizeof(int32_t))) || !(m->h_col = malloc(2 * nc * sizeof(int32_t))) ||
-      !(m->h_val = malloc(2 * nc * sizeof(double))) || !(m->g0 = malloc(nc * sizeof(double))) ||
+  if (!(m->row_c = malloc(2 * nc * sizeof(int32_t))) || !(m->row_wall = malloc(nc * sizeof(int32_t))) ||
+      !(m->h_rowptr = malloc((nc + 1) * sizeof(int32_t))) || !(m->h_col = malloc(4 * nc * sizeof(int32_t))) ||
+      !(m->h_val = malloc(4 * nc * sizeof(double))) || !(m->g0 = malloc(nc * sizeof(double))) ||
       !(m->row_w = malloc(nc * sizeof(double))) || !(m->pen_f = calloc(nc, sizeof(double))) ||
       !(m->pen_k = calloc(nc, sizeof(double))) || !(m->pen_e = calloc(nc, sizeof(double))) ||
       !(m->gap = calloc(nc, sizeof(double))) || !(m->impulse = calloc(nc, sizeof(double))))
@@ -998,7 +1240,7 @@ static int tri2d_create(const shard_model_args *a, void **out_self, shard_system
     for (int32_t i = 0; m->has_wall[s] && i < nn; ++i) {
       if (!on_side(m, i, s)) continue;
       const double nx = m->wn[s][0], ny = m->wn[s][1];
-      m->row_node[r] = i, m->row_wall[r] = s;
+      m->row_c[2 * r] = -1, m->row_c[2 * r + 1] = i, m->row_wall[r] = s, m->h_rowptr[r] = 2 * r;
       m->h_col[2 * r] = 2 * i, m->h_col[2 * r + 1] = 2 * i + 1, m->h_val[2 * r] = nx, m->h_val[2 * r + 1] = ny;
       m->g0[r] = nx * m->X[2 * i] + ny * m->X[2 * i + 1] - m->woff[s];
       m->row_w[r] = tributary(m, i, s) / m->h_mean;
@@ -1008,15 +1250,38 @@ static int tri2d_create(const shard_model_args *a, void **out_self, shard_system
                            (int)i, m->X[2 * i], m->X[2 * i + 1], -m->g0[r]));
       ++r;
     }
+  /* crack rows: g = n_f . (u+ - u-) (the copies share their reference
+   * position), -n_f on the DOFs of c-, +n_f on those of c+; the penalty
+   * weight is the facet end's half length */
+  for (int32_t f = 0; f < m->nbroken; ++f)
+    for (int k = 0; k < 2; ++k) {
+      const int32_t cm = m->tri[3 * m->bf_em[f] + m->bf_loc[4 * f + k]];
+      const int32_t cp = m->tri[3 * m->bf_ep[f] + m->bf_loc[4 * f + 2 + k]];
+      if (cm == cp) continue;
+      const double nx = m->bf_n[2 * f], ny = m->bf_n[2 * f + 1];
+      const int32_t q = m->h_rowptr[r] = 2 * m->nwall_rows + 4 * (r - m->nwall_rows);
+      m->row_c[2 * r] = cm, m->row_c[2 * r + 1] = cp, m->row_wall[r] = -1;
+      const int lo = cm < cp ? 0 : 2; /* columns sorted within the row */
+      m->h_col[q + lo] = 2 * cm, m->h_col[q + lo + 1] = 2 * cm + 1;
+      m->h_col[q + 2 - lo] = 2 * cp, m->h_col[q + 3 - lo] = 2 * cp + 1;
+      m->h_val[q + lo] = -nx, m->h_val[q + lo + 1] = -ny, m->h_val[q + 2 - lo] = nx, m->h_val[q + 3 - lo] = ny;
+      m->g0[r] = 0.0;
+      m->row_w[r] = 0.5 * m->bf_len[f] / m->h_mean;
+      ++r;
+    }
   m->ncon = ncon;
+  m->h_rowptr[ncon] = 2 * m->nwall_rows + 4 * (ncon - m->nwall_rows);
   {
+    /* u^T K_p u <= sum_i s_i |u_i|^2: a wall row's spring at its node, a
+     * crack row's (n . (u+ - u-))^2 <= 2 (|u+|^2 + |u-|^2) twice at each copy */
     double *wsum = calloc((size_t)nn, sizeof *wsum);
     if (!wsum) FAIL(NOMEM("the wall rows"));
-    for (int32_t q = 0; q < ncon; ++q) wsum[m->row_node[q]] += m->row_w[q];
+    for (int32_t q = 0; q < ncon; ++q)
+      for (int c = 0; c < 2; ++c)
+        if (m->row_c[2 * q + c] >= 0) wsum[m->row_c[2 * q + c]] += (q < m->nwall_rows ? 1.0 : 2.0) * m->row_w[q];
     for (int32_t i = 0; i < nn; ++i) m->spring_per_mass = fmax(m->spring_per_mass, wsum[i] / m->mass[2 * i]);
     free(wsum);
   }
-  for (int32_t k = 0; k <= ncon; ++k) m->h_rowptr[k] = 2 * k;
   m->h = (shard_csr){ncon, ndof, m->h_rowptr, m->h_col, m->h_val};
   if ((st = build_stiffness(m, msg)) != SHARD_OK) goto fail;
   shard_system *s = &m->sys;
@@ -1038,7 +1303,7 @@ static void tri2d_info(const void *self, shard_model_info *out) {
   memset(out, 0, sizeof *out);
   out->name = "tri2d";
   out->dim = 2;
-  out->h_row_width = 2;
+  out->h_row_width = m->ncon > m->nwall_rows ? 4 : 2;
   out->w_row_degree = m->row_degree;
 }
 
@@ -1154,8 +1419,10 @@ static void tri2d_history(void *self, const shard_model_row_in *in, double *x) {
   x[C_XMEAN] = sx / m->mass_total, x[C_YMEAN] = sy / m->mass_total;
   x[C_VXMEAN] = px / m->mass_total, x[C_VYMEAN] = py / m->mass_total;
   for (int s = 0; s < W_N; ++s) x[C_F0 + s] = m->has_wall[s] ? 0.0 : NAN;
+  x[C_FCRACK] = m->nbroken ? 0.0 : NAN;
   for (int32_t r = 0; r < m->ncon; ++r)
-    x[C_F0 + m->row_wall[r]] += m->impulse[r] / in->dt + (m->force_law ? m->pen_f[r] : 0.0);
+    x[m->row_wall[r] >= 0 ? C_F0 + m->row_wall[r] : C_FCRACK] +=
+        m->impulse[r] / in->dt + (m->force_law ? m->pen_f[r] : 0.0);
 }
 
 static int tri2d_summary_keys(void *self, const shard_model_summary_in *in, const shard_summary_writer *w) {
