@@ -117,6 +117,15 @@ static const shard_out_field tri2d_summary_fields[] = {
     {"tri2d.vy_mean", SHARD_OUT_NUMBER, "m/s", 0, NULL, "y velocity of the centre of mass at the end"},
     {"tri2d.nodes", SHARD_OUT_INTEGER, "", 0, NULL, "mesh vertices"},
     {"tri2d.elements", SHARD_OUT_INTEGER, "", 0, NULL, "mesh triangles"},
+    {"fracture.interfaces", SHARD_OUT_INTEGER, "", SHARD_OUT_FRACTURE, NULL,
+     "cohesive points: the crack's facet ends whose two sides hold different copies"},
+    {"fracture.broken", SHARD_OUT_INTEGER, "", SHARD_OUT_FRACTURE, NULL,
+     "crack facets whose every openable end is fully broken"},
+    {"fracture.dissipation", SHARD_OUT_NUMBER, "J", SHARD_OUT_FRACTURE, NULL,
+     "fracture dissipation G: cohesive work - reversible"},
+    {"fracture.cohesive_work", SHARD_OUT_NUMBER, "J", SHARD_OUT_FRACTURE, NULL,
+     "work done on the cohesive points (trapezoid rule on both opening components)"},
+    {"fracture.reversible", SHARD_OUT_NUMBER, "J", SHARD_OUT_FRACTURE, NULL, "recoverable cohesive energy at the end"},
 };
 static const shard_out_table tri2d_summary_table = {
     "summary.yaml", "summary of a run: the model's keys",
@@ -165,6 +174,20 @@ typedef struct tri2d {
   int32_t nbroken, *bf_em, *bf_ep, *bf_loc; /* bf_loc: local index of a, b in e-, then of a, b in e+ */
   double *bf_n, *bf_len;
   double *sshare; /* rectangle with a crack: per node and side, half its boundary edges on that side */
+  /* cohesive fracture: the fracture section, the law, and one cohesive point
+   * per crack row (point i is row nwall_rows + i: its copies c-, c+) with the
+   * weight w = t l_f / 2, normal n_f, strength, critical opening, history,
+   * openings (normal, tangential), tractions, secants, reversible energy,
+   * the last committed openings and tractions and the work [J/m^2] */
+  shard_params fr;
+  int fracture, insertion, tsl_zic;
+  double g_c, tsl_kmax, coh_per_mass, d0;
+  const shard_tsl_ops *tsl;
+  void *tsl_self;
+  int32_t npt;
+  double *coh; /* one block: the arrays below */
+  double *pt_w, *pt_n, *pt_sc, *pt_dc, *pt_dmax, *pt_dmax_s, *pt_dn, *pt_dt, *pt_tn, *pt_tt, *pt_kn, *pt_kt, *pt_rev,
+      *pt_dn0, *pt_dt0, *pt_tn0, *pt_tt0, *pt_work;
   double spring_per_mass; /* max over nodes of the sum of its rows' weights over its mass [1/kg] */
   double h_min, h_mean, mass_min, mass_total, lambda_el; /* lambda_el: max element eigenvalue of M_e^-1 K_e */
   /* snapshots */
@@ -205,6 +228,35 @@ static void penalty_at(tri2d *m, const double *u) {
   for (int32_t r = 0; r < m->ncon; ++r) m->pen_f[r] *= m->row_w[r], m->pen_k[r] *= m->row_w[r], m->pen_e[r] *= m->row_w[r];
 }
 
+/* the cohesive points at u: openings in the facet frame (n_f, tau_f =
+ * (-n_y, n_x)) of c+ relative to c-, the law's tractions and secants (per
+ * unit area); commit updates the history. In compression the normal
+ * traction and secant are zero (the contact rows hold the faces apart). */
+static void cohesive_eval(tri2d *m, const double *u, int commit) {
+  const int32_t n = m->npt;
+  if (!n || !m->tsl) return;
+  for (int32_t i = 0; i < n; ++i) {
+    const int32_t r = m->nwall_rows + i, cm = m->row_c[2 * r], cp = m->row_c[2 * r + 1];
+    const double dx = u[2 * cp] - u[2 * cm], dy = u[2 * cp + 1] - u[2 * cm + 1];
+    const double nx = m->pt_n[2 * i], ny = m->pt_n[2 * i + 1];
+    m->pt_dn[i] = nx * dx + ny * dy, m->pt_dt[i] = -ny * dx + nx * dy;
+  }
+  double *dmax = m->pt_dmax;
+  if (!commit) {
+    memcpy(m->pt_dmax_s, m->pt_dmax, (size_t)n * sizeof(double));
+    dmax = m->pt_dmax_s;
+  }
+  const shard_tsl_batch b = {.n = n, .sigma_c = m->pt_sc, .delta_c = m->pt_dc, .delta = m->pt_dn, .delta_max = dmax,
+                             .traction = m->pt_tn, .stiffness = m->pt_kn, .reversible = m->pt_rev,
+                             .delta_t = m->pt_dt, .traction_t = m->pt_tt, .stiffness_t = m->pt_kt};
+  shard_tsl_evaluate(m->tsl, m->tsl_self, &b, commit);
+  for (int32_t i = 0; i < n; ++i)
+    if (m->pt_dn[i] < 0) {
+      m->pt_tn[i] = 0.0, m->pt_kn[i] = 0.0;
+      if (m->tsl_zic) m->pt_tt[i] = m->pt_kt[i] = m->pt_rev[i] = 0.0;
+    }
+}
+
 static int sys_force(shard_system *sys, double t, const double *u, double *f, shard_msg *msg) {
   tri2d *m = tri_of(sys);
   (void)t, (void)msg;
@@ -223,6 +275,15 @@ static int sys_force(shard_system *sys, double t, const double *u, double *f, sh
     penalty_at(m, u);
     for (int32_t r = 0; r < m->ncon; ++r)
       for (int32_t q = m->h_rowptr[r]; q < m->h_rowptr[r + 1]; ++q) f[m->h_col[q]] += m->h_val[q] * m->pen_f[r];
+  }
+  if (m->tsl && m->npt) { /* w T on c-, -w T on c+ (T pulls the faces together when they open) */
+    cohesive_eval(m, u, 0);
+    for (int32_t i = 0; i < m->npt; ++i) {
+      const int32_t r = m->nwall_rows + i, cm = m->row_c[2 * r], cp = m->row_c[2 * r + 1];
+      const double nx = m->pt_n[2 * i], ny = m->pt_n[2 * i + 1], w = m->pt_w[i];
+      const double tx = w * (m->pt_tn[i] * nx - m->pt_tt[i] * ny), ty = w * (m->pt_tn[i] * ny + m->pt_tt[i] * nx);
+      f[2 * cm] += tx, f[2 * cm + 1] += ty, f[2 * cp] -= tx, f[2 * cp + 1] -= ty;
+    }
   }
   return SHARD_OK;
 }
@@ -248,6 +309,22 @@ static int sys_stiffness(shard_system *sys, const double *u, const shard_csr **o
           m->k_val[kfind(m, m->h_col[p], m->h_col[q])] += k * m->h_val[p] * m->h_val[q];
     }
   }
+  if (m->tsl && m->npt) { /* w [[C, -C], [-C, C]] on (c-, c+), C = k_n n n^T + k_t tau tau^T */
+    cohesive_eval(m, u, 0);
+    for (int32_t i = 0; i < m->npt; ++i) {
+      const int32_t r = m->nwall_rows + i, c[2] = {m->row_c[2 * r], m->row_c[2 * r + 1]};
+      const double nx = m->pt_n[2 * i], ny = m->pt_n[2 * i + 1], kn = m->pt_kn[i], kt = m->pt_kt[i], w = m->pt_w[i];
+      if (kn == 0.0 && kt == 0.0) continue;
+      const double C[2][2] = {{w * (kn * nx * nx + kt * ny * ny), w * (kn - kt) * nx * ny},
+                              {w * (kn - kt) * nx * ny, w * (kn * ny * ny + kt * nx * nx)}};
+      for (int a = 0; a < 2; ++a)
+        for (int b = 0; b < 2; ++b) {
+          const double sg = a == b ? 1.0 : -1.0;
+          for (int p = 0; p < 2; ++p)
+            for (int q = 0; q < 2; ++q) m->k_val[kfind(m, 2 * c[a] + p, 2 * c[b] + q)] += sg * C[p][q];
+        }
+    }
+  }
   *out_k = &m->kcsr;
   return SHARD_OK;
 }
@@ -270,7 +347,7 @@ static void tri2d_destroy(void *self) {
   free(m->sys.u), free(m->sys.v), free(m->sys.a), free(m->sys.aux);
   free(m->k_rowptr), free(m->k_col), free(m->k_base), free(m->k_val), free(m->nblock);
   free(m->row_c), free(m->row_wall), free(m->bf_em), free(m->bf_ep), free(m->bf_loc), free(m->bf_n),
-      free(m->bf_len), free(m->sshare);
+      free(m->bf_len), free(m->sshare), free(m->coh);
   free(m->h_rowptr), free(m->h_col), free(m->h_val), free(m->g0), free(m->row_w);
   free(m->pen_f), free(m->pen_k), free(m->pen_e), free(m->gap), free(m->impulse);
   free(m->dir), free(m->vbuf), free(m->pbuf), free(m->times);
@@ -1082,12 +1159,36 @@ static int tri2d_create(const shard_model_args *a, void **out_self, shard_system
   const char *path = a->case_path ? a->case_path : "(case)";
   int st = shard_params_check(a->params, msg);
   if (st != SHARD_OK) return st;
-  if (a->fracture)
-    return shard_msg_set(msg, SHARD_ERR_INPUT,
-                         "%s: the tri2d model has no fracture yet: remove the 'fracture' section", path);
   const shard_params *pp = a->params;
   tri2d *m = calloc(1, sizeof *m);
   if (!m) return NOMEM("the tri2d model");
+  if (a->fracture) {
+    const shard_params *fr = a->fracture;
+    m->fr = *fr, m->fracture = 1;
+    m->g_c = shard_params_real(fr, "g_c"), m->insertion = shard_params_bool(fr, "insertion");
+    static const char *const bar_keys[] = {"initial.count", "initial.position", "initial.node"};
+    for (int k = 0; k < 3; ++k)
+      if (shard_params_has(fr, bar_keys[k]) && !(k == 0 && shard_params_int(fr, bar_keys[k]) == 0)) {
+        free(m);
+        return shard_msg_set(msg, SHARD_ERR_INPUT,
+                             "%s: fracture.%s places interfaces on the 1D bar's nodes; the tri2d model's initial "
+                             "crack is model.crack (from, to)", path, bar_keys[k]);
+      }
+    const shard_param_value *dv = shard_params_find(fr, "initial.damage");
+    if (dv && dv->n_list > 1) {
+      free(m);
+      return shard_msg_set(msg, SHARD_ERR_INPUT,
+                           "%s: fracture.initial.damage has %u values: the tri2d model's crack takes one", path,
+                           dv->n_list);
+    }
+    m->d0 = dv && dv->n_list ? dv->list[0] : 0.0;
+    if (m->insertion) {
+      free(m);
+      return shard_msg_set(msg, SHARD_ERR_INPUT,
+                           "%s: fracture.insertion: the tri2d model does not insert new interfaces yet (set "
+                           "fracture.insertion: false; its cohesive interfaces are the facets of model.crack)", path);
+    }
+  }
 #define FAIL(code_)  \
   do {               \
     st = (code_);    \
@@ -1283,6 +1384,26 @@ static int tri2d_create(const shard_model_args *a, void **out_self, shard_system
     free(wsum);
   }
   m->h = (shard_csr){ncon, ndof, m->h_rowptr, m->h_col, m->h_val};
+  if (m->fracture && (m->npt = ncon - m->nwall_rows) > 0) { /* the cohesive points: the crack rows' facet ends */
+    const size_t np = (size_t)m->npt;
+    if (!(m->coh = calloc(19 * np, sizeof *m->coh))) FAIL(NOMEM("the cohesive points"));
+    double **arr[] = {&m->pt_w, &m->pt_sc, &m->pt_dc, &m->pt_dmax, &m->pt_dmax_s, &m->pt_dn, &m->pt_dt, &m->pt_tn,
+                      &m->pt_tt, &m->pt_kn, &m->pt_kt, &m->pt_rev, &m->pt_dn0, &m->pt_dt0, &m->pt_tn0, &m->pt_tt0,
+                      &m->pt_work};
+    for (size_t k = 0; k < sizeof arr / sizeof arr[0]; ++k) *arr[k] = m->coh + k * np;
+    m->pt_n = m->coh + 17 * np; /* two per point */
+    double *csum = calloc((size_t)nn, sizeof *csum);
+    if (!csum) FAIL(NOMEM("the cohesive points"));
+    for (int32_t i = 0; i < m->npt; ++i) {
+      const int32_t rr = m->nwall_rows + i, q = m->h_rowptr[rr], cp = m->row_c[2 * rr + 1];
+      const int lo = m->h_col[q] == 2 * cp ? 0 : 2; /* +n sits on c+ */
+      m->pt_n[2 * i] = m->h_val[q + lo], m->pt_n[2 * i + 1] = m->h_val[q + lo + 1];
+      m->pt_w[i] = m->thick * m->row_w[rr] * m->h_mean; /* t l_f / 2 */
+      for (int c = 0; c < 2; ++c) csum[m->row_c[2 * rr + c]] += 2.0 * m->pt_w[i];
+    }
+    for (int32_t i = 0; i < nn; ++i) m->coh_per_mass = fmax(m->coh_per_mass, csum[i] / m->mass[2 * i]);
+    free(csum);
+  }
   if ((st = build_stiffness(m, msg)) != SHARD_OK) goto fail;
   shard_system *s = &m->sys;
   s->struct_size = sizeof *s;
@@ -1304,6 +1425,7 @@ static void tri2d_info(const void *self, shard_model_info *out) {
   out->name = "tri2d";
   out->dim = 2;
   out->h_row_width = m->ncon > m->nwall_rows ? 4 : 2;
+  if (m->fracture) out->flags |= SHARD_MODEL_FRACTURE, out->out_flags |= SHARD_OUT_FRACTURE, out->n_facets = m->nbroken;
   out->w_row_degree = m->row_degree;
 }
 
@@ -1343,9 +1465,22 @@ static void tri2d_set_force_law(void *self, const shard_contact_law_ops *ops, vo
   m->force_law = ops, m->force_law_self = law;
 }
 
+/* The law; the crack's cohesive points start at the nominal strength with
+ * delta_c = 2 G_c / sigma_c and the damage fracture.initial.damage (history
+ * delta_max = d0 delta_c; 1: fully broken, contact only). */
 static int tri2d_set_tsl(void *self, const shard_tsl_ops *ops, void *tsl, int zero_in_compression, shard_msg *msg) {
-  (void)self, (void)ops, (void)tsl, (void)zero_in_compression;
-  return shard_msg_set(msg, SHARD_ERR_INPUT, "the tri2d model has no fracture yet");
+  tri2d *m = self;
+  (void)msg;
+  m->tsl = ops, m->tsl_self = tsl, m->tsl_zic = zero_in_compression;
+  m->tsl_kmax = shard_tsl_max_stiffness(ops, tsl);
+  const double sc = shard_params_real(&m->fr, "strength.nominal"), dc = 2.0 * m->g_c / sc;
+  for (int32_t i = 0; i < m->npt; ++i) {
+    m->pt_sc[i] = sc, m->pt_dc[i] = dc, m->pt_dmax[i] = m->d0 * dc, m->pt_work[i] = 0.0;
+  }
+  cohesive_eval(m, m->sys.u, 0);
+  for (int32_t i = 0; i < m->npt; ++i)
+    m->pt_dn0[i] = m->pt_dn[i], m->pt_dt0[i] = m->pt_dt[i], m->pt_tn0[i] = m->pt_tn[i], m->pt_tt0[i] = m->pt_tt[i];
+  return SHARD_OK;
 }
 
 static void tri2d_release_rule(const void *self, shard_model_release_rule *out) {
@@ -1363,10 +1498,22 @@ static double tri2d_stable_step(const void *self, shard_model_step which, double
   if (which == SHARD_STEP_BULK) return m->h_min / m->cp;
   double lam = m->lambda_el;
   if (max_spring > 0) lam += max_spring * m->spring_per_mass;
+  if (m->tsl && isfinite(m->tsl_kmax)) lam += m->tsl_kmax * m->coh_per_mass; /* the cohesive secants, at most the cap */
   return lam > 0 ? 2.0 / sqrt(lam) : INFINITY;
 }
 
-static void tri2d_commit(void *self) { (void)self; }
+/* the history at the step's end and the work by the trapezoid rule on both
+ * components of the opening */
+static void tri2d_commit(void *self) {
+  tri2d *m = self;
+  if (!m->tsl || !m->npt) return;
+  cohesive_eval(m, m->sys.u, 1);
+  for (int32_t i = 0; i < m->npt; ++i) {
+    m->pt_work[i] += 0.5 * (m->pt_dn[i] - m->pt_dn0[i]) * (m->pt_tn[i] + m->pt_tn0[i]) +
+                     0.5 * (m->pt_dt[i] - m->pt_dt0[i]) * (m->pt_tt[i] + m->pt_tt0[i]);
+    m->pt_dn0[i] = m->pt_dn[i], m->pt_dt0[i] = m->pt_dt[i], m->pt_tn0[i] = m->pt_tn[i], m->pt_tt0[i] = m->pt_tt[i];
+  }
+}
 static int32_t tri2d_insert(void *self, int32_t *first_dof) {
   *first_dof = ((tri2d *)self)->ndof;
   return 0;
@@ -1389,13 +1536,30 @@ static void tri2d_energy(const void *self, shard_model_energy *out) {
     el += m->thick * m->geo[7 * e + 6] * (eps[0] * s[0] + eps[1] * s[1] + eps[2] * s[2]);
   }
   for (int32_t r = 0; m->force_law && r < m->ncon; ++r) pen += m->pen_e[r];
-  *out = (shard_model_energy){.kinetic = 0.5 * kin, .elastic = 0.5 * el, .penalty = pen};
+  double rev = 0, work = 0;
+  for (int32_t i = 0; m->tsl && i < m->npt; ++i) rev += m->pt_w[i] * m->pt_rev[i], work += m->pt_w[i] * m->pt_work[i];
+  *out = (shard_model_energy){.kinetic = 0.5 * kin, .elastic = 0.5 * el, .penalty = pen, .cohesive_reversible = rev,
+                              .cohesive_work = work};
 }
 
 static void tri2d_reactions(void *self, const double *u, double out[2]) { (void)self, (void)u, out[0] = out[1] = 0; }
 static void tri2d_release(void *self) { (void)self; }
 static int tri2d_released(const void *self) { return (void)self, 0; }
-static int32_t tri2d_broken(const void *self) { return (void)self, 0; }
+/* crack facets whose every openable end is fully broken (delta_max >= delta_c) */
+static int32_t tri2d_broken(const void *self) {
+  const tri2d *m = self;
+  if (!m->tsl) return 0;
+  int32_t n = 0;
+  for (int32_t f = 0, i = 0; f < m->nbroken; ++f) {
+    int all = 1, any = 0;
+    for (int k = 0; k < 2; ++k)
+      if (m->tri[3 * m->bf_em[f] + m->bf_loc[4 * f + k]] != m->tri[3 * m->bf_ep[f] + m->bf_loc[4 * f + 2 + k]]) {
+        any = 1, all &= m->pt_dmax[i] >= m->pt_dc[i], ++i;
+      }
+    n += any && all;
+  }
+  return n;
+}
 
 static int tri2d_reference_setup(void *self, const char *type, double e, double dt, shard_msg *msg) {
   (void)self, (void)e, (void)dt;
@@ -1427,7 +1591,6 @@ static void tri2d_history(void *self, const shard_model_row_in *in, double *x) {
 
 static int tri2d_summary_keys(void *self, const shard_model_summary_in *in, const shard_summary_writer *w) {
   const tri2d *m = self;
-  (void)in;
   double px = 0, py = 0;
   for (int32_t i = 0; i < m->nn; ++i) px += m->mass[2 * i] * m->sys.v[2 * i], py += m->mass[2 * i] * m->sys.v[2 * i + 1];
   w->num(w->ctx, "momentum_x", px);
@@ -1436,6 +1599,13 @@ static int tri2d_summary_keys(void *self, const shard_model_summary_in *in, cons
   w->num(w->ctx, "tri2d.vy_mean", py / m->mass_total);
   w->integer(w->ctx, "tri2d.nodes", m->nn);
   w->integer(w->ctx, "tri2d.elements", m->ne);
+  if (m->fracture) {
+    w->integer(w->ctx, "fracture.interfaces", m->tsl ? m->npt : 0);
+    w->integer(w->ctx, "fracture.broken", tri2d_broken(m));
+    w->num(w->ctx, "fracture.dissipation", in->cohesive_work - in->cohesive_reversible);
+    w->num(w->ctx, "fracture.cohesive_work", in->cohesive_work);
+    w->num(w->ctx, "fracture.reversible", in->cohesive_reversible);
+  }
   return SHARD_OK;
 }
 
@@ -1573,7 +1743,13 @@ static const char *tri2d_fields_note(const void *self) {
 
 /* ---- checkpoints: the state, the impulses and the integrator's vectors ---- */
 
-static uint32_t tri2d_ck_sections(void *self) { return ((tri2d *)self)->sys.n_aux ? 5u : 4u; }
+/* with cohesive points, two more sections: their history delta_max, and
+ * their last committed openings and tractions and their work (pt_dn0 ..
+ * pt_work, contiguous in the block: 5 per point) */
+static uint32_t tri2d_ck_sections(void *self) {
+  const tri2d *m = self;
+  return (m->sys.n_aux ? 5u : 4u) + (m->tsl && m->npt ? 2u : 0u);
+}
 
 static void tri2d_ck_write(void *self, const shard_model_ck_io *io) {
   tri2d *m = self;
@@ -1583,6 +1759,10 @@ static void tri2d_ck_write(void *self, const shard_model_ck_io *io) {
   io->put(io->ctx, "a", SHARD_MODEL_CK_F64, m->sys.a, n);
   io->put(io->ctx, "impulse", SHARD_MODEL_CK_F64, m->impulse, (uint64_t)m->ncon);
   if (m->sys.n_aux) io->put(io->ctx, "aux", SHARD_MODEL_CK_F64, m->sys.aux, (uint64_t)m->sys.n_aux * n);
+  if (m->tsl && m->npt) {
+    io->put(io->ctx, "cohesive_dmax", SHARD_MODEL_CK_F64, m->pt_dmax, (uint64_t)m->npt);
+    io->put(io->ctx, "cohesive_state", SHARD_MODEL_CK_F64, m->pt_dn0, 5 * (uint64_t)m->npt);
+  }
 }
 
 static int tri2d_ck_read(void *self, const shard_model_ck_io *io, int64_t step, double dt, shard_msg *msg) {
@@ -1597,9 +1777,12 @@ static int tri2d_ck_read(void *self, const shard_model_ck_io *io, int64_t step, 
                 {"v", m->sys.v, n},
                 {"a", m->sys.a, n},
                 {"impulse", m->impulse, (uint64_t)m->ncon},
-                {"aux", m->sys.aux, (uint64_t)m->sys.n_aux * n}};
-  const size_t na = m->sys.n_aux ? 5 : 4;
-  for (size_t k = 0; k < na; ++k) {
+                {"aux", m->sys.aux, (uint64_t)m->sys.n_aux * n},
+                {"cohesive_dmax", m->pt_dmax, (uint64_t)m->npt},
+                {"cohesive_state", m->pt_dn0, 5 * (uint64_t)m->npt}};
+  const int coh = m->tsl && m->npt;
+  for (size_t k = 0; k < 7; ++k) {
+    if ((k == 4 && !m->sys.n_aux) || (k >= 5 && !coh)) continue;
     const int st = io->get(io->ctx, arrays[k].name, SHARD_MODEL_CK_F64, arrays[k].p, arrays[k].count, msg);
     if (st != SHARD_OK) return st;
     for (uint64_t i = 0; i < arrays[k].count; ++i)
@@ -1610,6 +1793,13 @@ static int tri2d_ck_read(void *self, const shard_model_ck_io *io, int64_t step, 
     if (m->impulse[r] < 0)
       return shard_msg_set(msg, SHARD_ERR_INPUT, "impulse[%d] = %g is negative (a wall only pushes)", (int)r,
                            m->impulse[r]);
+  for (int32_t i = 0; coh && i < m->npt; ++i)
+    if (m->pt_dmax[i] < 0)
+      return shard_msg_set(msg, SHARD_ERR_INPUT, "cohesive_dmax[%d] = %g is negative (a largest opening)", (int)i,
+                           m->pt_dmax[i]);
+  if (coh) { /* the trial state of the restored step */
+    cohesive_eval(m, m->sys.u, 0);
+  }
   return SHARD_OK;
 }
 
