@@ -218,7 +218,14 @@ static void test_tri2d_crack_impact(void) {
                  cases[i].plugin, dpx, dpy);
     CU_CHECK_MSG(fabs(dur - tb) <= tol, "%s: contact %.6g s against 2L/c = %.6g s (dt %.3g)", cases[i].plugin, dur,
                  tb, dt);
+    CU_ASSERT_EQUAL(rh_summary(out, "tri2d.fragments"), 2); /* a crack without a law is broken */
   }
+  /* (f) the same strip with the crack inside it (x = 0.1, y in [0.0025,
+   * 0.0075]): one piece */
+  char out[512];
+  const char *inner[] = {"model.crack.from=[0.1, 0.0025]", "model.crack.to=[0.1, 0.0075]", "time.end=1e-6"};
+  CU_ASSERT_EQUAL_FATAL(rh_run(CRACK, "inner", inner, 3, out, sizeof out, NULL, 0), 0);
+  CU_ASSERT_EQUAL(rh_summary(out, "tri2d.fragments"), 1);
 }
 
 /* (e) cases/examples/tri2d_crack_pull.yaml: a block 0.02 x 0.01 x 0.01 m
@@ -249,7 +256,16 @@ static void test_tri2d_crack_pull(void) {
     if (i == 0) CU_CHECK_MSG(drift <= 1e-12, "NSN balance drift %.3g", drift);
     CU_NEAR(rh_summary(out, "momentum_x"), 0.0, 1e-12);
     CU_NEAR(rh_summary(out, "momentum_y"), 0.0, 1e-12);
+    CU_ASSERT_EQUAL(rh_summary(out, "fracture.fragments"), 2);
   }
+  /* (g) slower (rate 100/s: 2.7 mJ of kinetic energy, less than the 10 mJ
+   * the crack takes, and a stress wave rho c v below sigma_c): the crack
+   * holds, one fragment */
+  char out[512];
+  const char *slow[] = {"model.initial.strain_rate=100"};
+  CU_ASSERT_EQUAL_FATAL(rh_run("cases/examples/tri2d_crack_pull", "slow", slow, 1, out, sizeof out, NULL, 0), 0);
+  CU_ASSERT_EQUAL(rh_summary(out, "fracture.broken"), 0);
+  CU_ASSERT_EQUAL(rh_summary(out, "fracture.fragments"), 1);
 }
 
 static const cu_test_def tests[] = {

@@ -117,10 +117,14 @@ static const shard_out_field tri2d_summary_fields[] = {
     {"tri2d.vy_mean", SHARD_OUT_NUMBER, "m/s", 0, NULL, "y velocity of the centre of mass at the end"},
     {"tri2d.nodes", SHARD_OUT_INTEGER, "", 0, NULL, "mesh vertices"},
     {"tri2d.elements", SHARD_OUT_INTEGER, "", 0, NULL, "mesh triangles"},
+    {"tri2d.fragments", SHARD_OUT_INTEGER, "", 0, NULL,
+     "fragments: sets of triangles connected through edges that are not broken (a crack's facet without a fracture "
+     "section, or with every openable end fully damaged, is broken); 1 for an uncracked mesh (~: out of memory)"},
     {"fracture.interfaces", SHARD_OUT_INTEGER, "", SHARD_OUT_FRACTURE, NULL,
      "cohesive points: the crack's facet ends whose two sides hold different copies"},
     {"fracture.broken", SHARD_OUT_INTEGER, "", SHARD_OUT_FRACTURE, NULL,
      "crack facets whose every openable end is fully broken"},
+    {"fracture.fragments", SHARD_OUT_INTEGER, "", SHARD_OUT_FRACTURE, NULL, "fragments N_f (as tri2d.fragments)"},
     {"fracture.dissipation", SHARD_OUT_NUMBER, "J", SHARD_OUT_FRACTURE, NULL,
      "fracture dissipation G: cohesive work - reversible"},
     {"fracture.cohesive_work", SHARD_OUT_NUMBER, "J", SHARD_OUT_FRACTURE, NULL,
@@ -1589,6 +1593,59 @@ static void tri2d_history(void *self, const shard_model_row_in *in, double *x) {
         m->impulse[r] / in->dt + (m->force_law ? m->pen_f[r] : 0.0);
 }
 
+/* fully broken: a crack facet without a law, or whose every openable end is
+ * past delta_c (points in row order: facet by facet, end a then b) */
+static void facet_broken_flags(const tri2d *m, char *out) {
+  for (int32_t f = 0, i = 0; f < m->nbroken; ++f) {
+    int all = 1, any = 0;
+    for (int k = 0; k < 2; ++k)
+      if (m->tri[3 * m->bf_em[f] + m->bf_loc[4 * f + k]] != m->tri[3 * m->bf_ep[f] + m->bf_loc[4 * f + 2 + k]]) {
+        any = 1;
+        if (m->tsl) all &= m->pt_dmax[i] >= m->pt_dc[i];
+        ++i;
+      }
+    out[f] = (char)(any && all);
+  }
+}
+
+/* The fragments: triangles joined across every edge their copies share
+ * (an edge whose two sides hold different copies at an end is a crack's)
+ * and across crack facets not fully broken (their cohesive points still
+ * hold); union-find over the elements. -1 out of memory. */
+static int32_t fragments(const tri2d *m) {
+  const size_t ne3 = 3 * (size_t)m->ne;
+  edge_corner *key = malloc(ne3 * sizeof *key);
+  int32_t *par = malloc((size_t)m->ne * sizeof *par);
+  char *brk = malloc((size_t)(m->nbroken > 0 ? m->nbroken : 1));
+  if (!key || !par || !brk) {
+    free(key), free(par), free(brk);
+    return -1;
+  }
+  for (int32_t e = 0; e < m->ne; ++e) {
+    par[e] = e;
+    for (int k = 0; k < 3; ++k) {
+      const int64_t a = m->tri[3 * e + k], b = m->tri[3 * e + (k + 1) % 3];
+      key[3 * (size_t)e + k] = (edge_corner){a < b ? a * m->nn + b : b * m->nn + a, 3 * e + k};
+    }
+  }
+  qsort(key, ne3, sizeof *key, cmp_edge_corner);
+  for (size_t i = 0; i + 1 < ne3; ++i)
+    if (key[i].key == key[i + 1].key) {
+      const int32_t x = uf_find(par, key[i].corner / 3), y = uf_find(par, key[i + 1].corner / 3);
+      if (x != y) par[x > y ? x : y] = x < y ? x : y;
+    }
+  facet_broken_flags(m, brk);
+  for (int32_t f = 0; f < m->nbroken; ++f)
+    if (!brk[f]) {
+      const int32_t x = uf_find(par, m->bf_em[f]), y = uf_find(par, m->bf_ep[f]);
+      if (x != y) par[x > y ? x : y] = x < y ? x : y;
+    }
+  int32_t n = 0;
+  for (int32_t e = 0; e < m->ne; ++e) n += uf_find(par, e) == e;
+  free(key), free(par), free(brk);
+  return n;
+}
+
 static int tri2d_summary_keys(void *self, const shard_model_summary_in *in, const shard_summary_writer *w) {
   const tri2d *m = self;
   double px = 0, py = 0;
@@ -1599,7 +1656,12 @@ static int tri2d_summary_keys(void *self, const shard_model_summary_in *in, cons
   w->num(w->ctx, "tri2d.vy_mean", py / m->mass_total);
   w->integer(w->ctx, "tri2d.nodes", m->nn);
   w->integer(w->ctx, "tri2d.elements", m->ne);
+  const int32_t nf = fragments(m);
+  if (nf < 0) w->num(w->ctx, "tri2d.fragments", NAN);
+  else w->integer(w->ctx, "tri2d.fragments", nf);
   if (m->fracture) {
+    if (nf < 0) w->num(w->ctx, "fracture.fragments", NAN);
+    else w->integer(w->ctx, "fracture.fragments", nf);
     w->integer(w->ctx, "fracture.interfaces", m->tsl ? m->npt : 0);
     w->integer(w->ctx, "fracture.broken", tri2d_broken(m));
     w->num(w->ctx, "fracture.dissipation", in->cohesive_work - in->cohesive_reversible);
