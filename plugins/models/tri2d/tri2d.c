@@ -11,7 +11,10 @@
  * row of two entries (the wall's normal) per boundary node facing them:
  * impact laws go through the host's LCP path, a penalty law through force()
  * and stiffness(), each row weighted by its node's tributary boundary length.
- * No fracture in this model (docs/theory.md, "Two-dimensional model"). */
+ * A crack given in the case (model.crack) splits the vertices on it into
+ * copies, with one contact row of four entries per facet end across it and,
+ * with a fracture section, a cohesive point there under the TSL; no
+ * insertion during the run yet (docs/theory.md, "Two-dimensional model"). */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -1915,7 +1918,9 @@ static const shard_plugin tri2d_plugin = {
            "rho t A / 3 per vertex, on a structured rectangle or annulus (two triangles per cell, alternating "
            "diagonals, interior nodes optionally perturbed) or the triangles of a Gmsh file (ASCII 2.2 or 4.1). Node i carries DOFs 2i (x) and 2i+1 (y). Rigid walls are "
            "half-planes (left, right, bottom, top relative to the mesh, and one oblique wall), one constraint row "
-           "per boundary node facing them. No fracture yet. `cases/examples/tri2d_block_wall.yaml` runs a block "
+           "per boundary node facing them. A straight crack given in the case splits the vertices on it into "
+           "copies, with contact rows across it and, with a fracture section, cohesive points at its facet ends; "
+           "no insertion during the run yet. `cases/examples/tri2d_block_wall.yaml` runs a block "
            "into a wall under every integrator.",
 };
 
