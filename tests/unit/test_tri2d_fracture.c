@@ -226,6 +226,21 @@ static void test_tri2d_crack_impact(void) {
   const char *inner[] = {"model.crack.from=[0.1, 0.0025]", "model.crack.to=[0.1, 0.0075]", "time.end=1e-6"};
   CU_ASSERT_EQUAL_FATAL(rh_run(CRACK, "inner", inner, 3, out, sizeof out, NULL, 0), 0);
   CU_ASSERT_EQUAL(rh_summary(out, "tri2d.fragments"), 1);
+  /* (h) the ring of cases/examples/tri2d_ring.yaml (2 x 240 cells, 720
+   * nodes) cut along one radius: its 3 vertices on the cut split (the two
+   * on the boundary at once, the middle one by its two broken edges), and a
+   * ring cut once is still one piece; the crack faces of an annulus are
+   * boundary, so the rows across it come with no wall */
+  const char *ring[] = {"model.crack.from=[0.04, 0]", "model.crack.to=[0.06, 0]", "time.end=1e-6"};
+  CU_ASSERT_EQUAL_FATAL(rh_run("cases/examples/tri2d_ring", "cut", ring, 3, out, sizeof out, NULL, 0), 0);
+  CU_ASSERT_EQUAL(rh_summary(out, "tri2d.nodes"), 723);
+  CU_ASSERT_EQUAL(rh_summary(out, "tri2d.fragments"), 1);
+  /* (i) bad input: a region of three numbers */
+  char msg[512];
+  const char *bad[] = {"model.initial.region=[0, 0, 1]"};
+  CU_ASSERT_EQUAL(rh_run(CRACK, "bad", bad, 1, out, sizeof out, msg, sizeof msg), 2);
+  CU_CHECK_MSG(strstr(msg, "model.initial.region needs four values [xmin, ymin, xmax, ymax], got 3") != NULL, "%s",
+               msg);
 }
 
 /* (e) cases/examples/tri2d_crack_pull.yaml: a block 0.02 x 0.01 x 0.01 m
