@@ -13,8 +13,9 @@
  * and stiffness(), each row weighted by its node's tributary boundary length.
  * A crack given in the case (model.crack) splits the vertices on it into
  * copies, with one contact row of four entries per facet end across it and,
- * with a fracture section, a cohesive point there under the TSL; no
- * insertion during the run yet (docs/theory.md, "Two-dimensional model"). */
+ * with a fracture section, a cohesive point there under the TSL; with
+ * fracture.insertion, facets break during the run and the vertices split
+ * the same way (docs/theory.md, "Two-dimensional model"). */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -128,6 +129,7 @@ static const shard_out_field tri2d_summary_fields[] = {
     {"fracture.broken", SHARD_OUT_INTEGER, "", SHARD_OUT_FRACTURE, NULL,
      "crack facets whose every openable end is fully broken"},
     {"fracture.fragments", SHARD_OUT_INTEGER, "", SHARD_OUT_FRACTURE, NULL, "fragments N_f (as tri2d.fragments)"},
+    {"fracture.insertions", SHARD_OUT_INTEGER, "", SHARD_OUT_FRACTURE, NULL, "facets broken during the run"},
     {"fracture.dissipation", SHARD_OUT_NUMBER, "J", SHARD_OUT_FRACTURE, NULL,
      "fracture dissipation G: cohesive work - reversible"},
     {"fracture.cohesive_work", SHARD_OUT_NUMBER, "J", SHARD_OUT_FRACTURE, NULL,
@@ -178,8 +180,15 @@ typedef struct tri2d {
   /* broken facets (pre-broken cracks): elements e- and e+ (n_f outward of e-),
    * the places of the facet's vertices a, b in them (a -> b counter-clockwise
    * in e-), n_f, l_f */
-  int32_t nbroken, *bf_em, *bf_ep, *bf_loc; /* bf_loc: local index of a, b in e-, then of a, b in e+ */
-  double *bf_n, *bf_len;
+  int32_t nfac, nbroken, nn_max, *bf_em, *bf_ep, *bf_loc; /* bf_loc: local index of a, b in e-, then in e+ */
+  int32_t *bf_row;     /* per facet end: its crack row, -1 while none */
+  char *bf_state;      /* 1: broken */
+  double *bf_n, *bf_len, *bf_sc, *bf_strength; /* bf_sc: the effective stress it broke at; its drawn strength */
+  int32_t *pt_fac;     /* per cohesive point: its facet */
+  int64_t insertions;  /* facets broken during the run */
+  int insert_failed;   /* an insertion ran out of memory: insert_msg says where */
+  shard_msg insert_msg;
+  double *sig_el;      /* insertion: the elements' stresses (3 per element) */
   double *sshare; /* rectangle with a crack: per node and side, half its boundary edges on that side */
   /* cohesive fracture: the fracture section, the law, and one cohesive point
    * per crack row (point i is row nwall_rows + i: its copies c-, c+) with the
@@ -266,7 +275,8 @@ static void cohesive_eval(tri2d *m, const double *u, int commit) {
 
 static int sys_force(shard_system *sys, double t, const double *u, double *f, shard_msg *msg) {
   tri2d *m = tri_of(sys);
-  (void)t, (void)msg;
+  (void)t;
+  if (m->insert_failed) return shard_msg_set(msg, SHARD_ERR_NOMEM, "insertion: %s", m->insert_msg.text);
   memset(f, 0, (size_t)m->ndof * sizeof *f);
   for (int32_t e = 0; e < m->ne; ++e) {
     double eps[3], s[3];
@@ -355,6 +365,7 @@ static void tri2d_destroy(void *self) {
   free(m->k_rowptr), free(m->k_col), free(m->k_base), free(m->k_val), free(m->nblock);
   free(m->row_c), free(m->row_wall), free(m->bf_em), free(m->bf_ep), free(m->bf_loc), free(m->bf_n),
       free(m->bf_len), free(m->sshare), free(m->coh);
+  free(m->bf_row), free(m->bf_state), free(m->bf_sc), free(m->bf_strength), free(m->pt_fac), free(m->sig_el);
   free(m->h_rowptr), free(m->h_col), free(m->h_val), free(m->g0), free(m->row_w);
   free(m->pen_f), free(m->pen_k), free(m->pen_e), free(m->gap), free(m->impulse);
   free(m->dir), free(m->vbuf), free(m->pbuf), free(m->times);
@@ -487,6 +498,32 @@ static int build_stiffness(tri2d *m, shard_msg *msg) {
   for (int32_t r = 0; r < m->ncon; ++r)
     for (int c = 0; c < 2; ++c)
       if (m->row_c[2 * r + c] >= 0) rows_at[m->row_c[2 * r + c]]++;
+  if (m->insertion && !m->row_degree) {
+    /* set once, before any insertion (the host reads it at set-up): each
+     * facet end may get a row, on the copies its two sides hold; a row at
+     * a vertex couples with the rows of its neighbourhood, whichever way
+     * the vertex splits later */
+    int32_t worst = 1;
+    for (int32_t f = 0; f < m->nfac; ++f)
+      for (int k = 0; k < 2; ++k) {
+        const int32_t cm = m->tri[3 * m->bf_em[f] + m->bf_loc[4 * f + k]];
+        const int32_t cp = m->tri[3 * m->bf_ep[f] + m->bf_loc[4 * f + 2 + k]];
+        rows_at[cm]++;
+        if (cp != cm) rows_at[cp]++;
+      }
+    for (int32_t i = 0; i < nn; ++i) {
+      int32_t s = 0;
+      for (int32_t k = 0; k < deg[i]; ++k) s += rows_at[adj[cnt[i] + k]];
+      if (2 * s > worst) worst = 2 * s;
+    }
+    m->row_degree = worst;
+    free(rows_at), free(cnt), free(adj), free(deg);
+    goto blocks;
+  }
+  if (m->insertion) {
+    free(rows_at), free(cnt), free(adj), free(deg);
+    goto blocks;
+  }
   m->row_degree = 1;
   for (int32_t r = 0; r < m->ncon; ++r) {
     int32_t s = 0;
@@ -497,6 +534,7 @@ static int build_stiffness(tri2d *m, shard_msg *msg) {
     if (s > m->row_degree) m->row_degree = s;
   }
   free(rows_at), free(cnt), free(adj), free(deg);
+blocks:
   for (int32_t i = 0; i < nn; ++i) {
     m->nblock[4 * i + 0] = kfind(m, 2 * i, 2 * i), m->nblock[4 * i + 1] = kfind(m, 2 * i, 2 * i + 1);
     m->nblock[4 * i + 2] = kfind(m, 2 * i + 1, 2 * i), m->nblock[4 * i + 3] = kfind(m, 2 * i + 1, 2 * i + 1);
@@ -973,99 +1011,111 @@ static int cmp_edge_corner(const void *a, const void *b) {
 
 static int local_of(const int32_t *t, int32_t v) { return t[0] == v ? 0 : t[1] == v ? 1 : 2; }
 
-/* The interior edges lying on the segment crack.from -> crack.to break. The
- * element corners are joined across every intact interior edge (union-find
- * over the 3 ne corners): each class of corners of a vertex is one copy of
- * it. The first class met (in element order) keeps the vertex's index, the
- * others are appended with its position. The broken facets are kept with
- * their elements, vertices, normal and length for the contact rows. */
-static int split_cracks(tri2d *m, const double from[2], const double to[2], const char *path, shard_msg *msg) {
+/* The interior edges (facets) of the mesh: its two elements e- and e+
+ * (a -> b counter-clockwise in e-), the places of a and b in each, the
+ * normal n_f (outward of e-), the length; those lying on the segment
+ * from -> to (when seg) are broken. X is grown to room for 3 ne vertices
+ * (every corner its own copy) when the model inserts. */
+static int build_facets(tri2d *m, int seg, const double from[2], const double to[2], const char *path,
+                        shard_msg *msg) {
   const int32_t ne = m->ne, nn0 = m->nn;
   const size_t ne3 = 3 * (size_t)ne;
   edge_corner *key = malloc(ne3 * sizeof *key);
-  int32_t *par = malloc(ne3 * sizeof *par), *copy = malloc(ne3 * sizeof *copy), *seen = malloc((size_t)nn0 * sizeof *seen);
-  int st = SHARD_OK;
-  if (!key || !par || !copy || !seen) {
-    st = NOMEM("the crack");
-    goto done;
-  }
-  /* the edges with their corner, sorted: an interior edge is two neighbours */
+  if (!key) return NOMEM("the facets");
   for (int32_t e = 0; e < ne; ++e)
     for (int k = 0; k < 3; ++k) {
       const int64_t a = m->tri[3 * e + k], b = m->tri[3 * e + (k + 1) % 3];
       key[3 * (size_t)e + k] = (edge_corner){a < b ? a * nn0 + b : b * nn0 + a, 3 * e + k};
     }
   qsort(key, ne3, sizeof *key, cmp_edge_corner);
+  int32_t nf = 0;
+  for (size_t i = 0; i + 1 < ne3; ++i)
+    if (key[i].key == key[i + 1].key) ++nf, ++i;
+  const size_t n1 = (size_t)(nf > 0 ? nf : 1);
+  if (!(m->bf_em = malloc(n1 * sizeof(int32_t))) || !(m->bf_ep = malloc(n1 * sizeof(int32_t))) ||
+      !(m->bf_loc = malloc(4 * n1 * sizeof(int32_t))) || !(m->bf_row = malloc(2 * n1 * sizeof(int32_t))) ||
+      !(m->bf_state = calloc(n1, 1)) || !(m->bf_n = malloc(2 * n1 * sizeof(double))) ||
+      !(m->bf_len = malloc(n1 * sizeof(double))) || !(m->bf_sc = calloc(n1, sizeof(double))) ||
+      !(m->bf_strength = calloc(n1, sizeof(double)))) {
+    free(key);
+    return NOMEM("the facets");
+  }
   const double scale = fmax(m->xmax - m->xmin, m->ymax - m->ymin), tol = 1e-9 * scale;
-  for (size_t i = 0; i < ne3; ++i) par[i] = (int32_t)i;
-  int32_t nb = 0;
-  for (size_t i = 0; i + 1 < ne3; ++i) {
-    if (key[i].key != key[i + 1].key) continue;
-    const int32_t c1 = key[i].corner, c2 = key[i + 1].corner;
-    const int32_t e1 = c1 / 3, e2 = c2 / 3, a = m->tri[c1], b = m->tri[3 * e1 + (c1 % 3 + 1) % 3];
-    const int on = seg_dist(from, to, m->X[2 * a], m->X[2 * a + 1]) <= tol &&
-                   seg_dist(from, to, m->X[2 * b], m->X[2 * b + 1]) <= tol;
-    if (on) {
-      ++nb;
-      continue;
-    }
-    const int32_t *t1 = m->tri + 3 * e1, *t2 = m->tri + 3 * e2;
-    int32_t x = uf_find(par, 3 * e1 + local_of(t1, a)), y = uf_find(par, 3 * e2 + local_of(t2, a));
-    if (x != y) par[x > y ? x : y] = x < y ? x : y;
-    x = uf_find(par, 3 * e1 + local_of(t1, b)), y = uf_find(par, 3 * e2 + local_of(t2, b));
-    if (x != y) par[x > y ? x : y] = x < y ? x : y;
-    ++i;
-  }
-  if (nb == 0) {
-    st = shard_msg_set(msg, SHARD_ERR_INPUT,
-                       "%s: model.crack: no interior mesh edge lies on the segment from (%g, %g) to (%g, %g) (a crack "
-                       "follows mesh edges; boundary edges cannot break)", path, from[0], from[1], to[0], to[1]);
-    goto done;
-  }
-  if (!(m->bf_em = malloc((size_t)nb * sizeof(int32_t))) || !(m->bf_ep = malloc((size_t)nb * sizeof(int32_t))) ||
-      !(m->bf_loc = malloc(4 * (size_t)nb * sizeof(int32_t))) ||
-      !(m->bf_n = malloc(2 * (size_t)nb * sizeof(double))) || !(m->bf_len = malloc((size_t)nb * sizeof(double)))) {
-    st = NOMEM("the crack");
-    goto done;
-  }
   for (size_t i = 0; i + 1 < ne3; ++i) {
     if (key[i].key != key[i + 1].key) continue;
     const int32_t c1 = key[i].corner, c2 = key[i + 1].corner;
     const int32_t e1 = c1 / 3, a = m->tri[c1], b = m->tri[3 * e1 + (c1 % 3 + 1) % 3];
     ++i;
-    if (!(seg_dist(from, to, m->X[2 * a], m->X[2 * a + 1]) <= tol &&
-          seg_dist(from, to, m->X[2 * b], m->X[2 * b + 1]) <= tol))
-      continue;
-    const int32_t f = m->nbroken++;
+    const int32_t f = m->nfac++;
     const double tx = m->X[2 * b] - m->X[2 * a], ty = m->X[2 * b + 1] - m->X[2 * a + 1], l = hypot(tx, ty);
     m->bf_em[f] = e1, m->bf_ep[f] = c2 / 3; /* a -> b counter-clockwise in e1 */
     m->bf_loc[4 * f] = c1 % 3, m->bf_loc[4 * f + 1] = (c1 % 3 + 1) % 3;
     m->bf_loc[4 * f + 2] = local_of(m->tri + c2 - c2 % 3, a), m->bf_loc[4 * f + 3] = local_of(m->tri + c2 - c2 % 3, b);
     m->bf_n[2 * f] = ty / l, m->bf_n[2 * f + 1] = -tx / l, m->bf_len[f] = l;
+    m->bf_row[2 * f] = m->bf_row[2 * f + 1] = -1;
+    if (seg && seg_dist(from, to, m->X[2 * a], m->X[2 * a + 1]) <= tol &&
+        seg_dist(from, to, m->X[2 * b], m->X[2 * b + 1]) <= tol)
+      m->bf_state[f] = 2, m->nbroken++; /* 2: given in the case, 1: inserted */
   }
-  /* copies: one per class of corners */
-  int32_t nn = nn0;
-  for (int32_t v = 0; v < nn0; ++v) seen[v] = -1;
-  for (size_t c = 0; c < ne3; ++c) copy[c] = -1;
+  free(key);
+  if (seg && m->nbroken == 0)
+    return shard_msg_set(msg, SHARD_ERR_INPUT,
+                         "%s: model.crack: no interior mesh edge lies on the segment from (%g, %g) to (%g, %g) (a crack "
+                         "follows mesh edges; boundary edges cannot break)", path, from[0], from[1], to[0], to[1]);
+  m->nn_max = 3 * ne; /* X has room for every corner its own copy */
+  {
+    double *X = realloc(m->X, 2 * (size_t)m->nn_max * sizeof *X);
+    if (!X) return NOMEM("the vertex copies");
+    m->X = X;
+  }
+  return SHARD_OK;
+}
+
+/* The vertex copies after facets broke: the element corners joined across
+ * every intact facet (union-find over the 3 ne corners) form classes, each
+ * class one copy. The classes can only refine the current copies: of the
+ * classes holding one copy, the first met (in corner order) keeps it, the
+ * others get new copies appended, with the position and, once the run has
+ * a state, u, v, a and the integrator's vectors of their source. */
+static int split_vertices(tri2d *m, shard_msg *msg) {
+  const size_t ne3 = 3 * (size_t)m->ne;
+  int32_t *par = malloc(ne3 * sizeof *par), *copy = malloc(ne3 * sizeof *copy);
+  char *seen = calloc((size_t)m->nn_max, 1);
+  if (!par || !copy || !seen) {
+    free(par), free(copy), free(seen);
+    return NOMEM("the vertex copies");
+  }
+  for (size_t i = 0; i < ne3; ++i) par[i] = (int32_t)i, copy[i] = -1;
+  for (int32_t f = 0; f < m->nfac; ++f) {
+    if (m->bf_state[f]) continue;
+    for (int k = 0; k < 2; ++k) {
+      const int32_t x = uf_find(par, 3 * m->bf_em[f] + m->bf_loc[4 * f + k]);
+      const int32_t y = uf_find(par, 3 * m->bf_ep[f] + m->bf_loc[4 * f + 2 + k]);
+      if (x != y) par[x > y ? x : y] = x < y ? x : y;
+    }
+  }
+  int32_t nn = m->nn;
+  shard_system *s = &m->sys;
   for (size_t c = 0; c < ne3; ++c) {
     const int32_t r = uf_find(par, (int32_t)c), v = m->tri[c];
-    if (copy[r] < 0) copy[r] = seen[v] < 0 ? v : nn++, seen[v] = 0;
-  }
-  double *X = realloc(m->X, 2 * (size_t)nn * sizeof *X);
-  if (!X) {
-    st = NOMEM("the crack");
-    goto done;
-  }
-  m->X = X;
-  for (size_t c = 0; c < ne3; ++c) {
-    const int32_t v = m->tri[c], w = copy[uf_find(par, (int32_t)c)];
-    if (w != v) X[2 * w] = X[2 * v], X[2 * w + 1] = X[2 * v + 1];
+    if (copy[r] >= 0) continue;
+    if (!seen[v]) {
+      copy[r] = v, seen[v] = 1;
+      continue;
+    }
+    const int32_t w = copy[r] = nn++;
+    m->X[2 * w] = m->X[2 * v], m->X[2 * w + 1] = m->X[2 * v + 1];
+    if (s->u)
+      for (int d = 0; d < 2; ++d) {
+        s->u[2 * w + d] = s->u[2 * v + d], s->v[2 * w + d] = s->v[2 * v + d], s->a[2 * w + d] = s->a[2 * v + d];
+        for (uint32_t k = 0; k < s->n_aux; ++k)
+          s->aux[(size_t)k * s->ndof_max + 2 * w + d] = s->aux[(size_t)k * s->ndof_max + 2 * v + d];
+      }
   }
   for (size_t c = 0; c < ne3; ++c) m->tri[c] = copy[uf_find(par, (int32_t)c)];
   m->nn = nn, m->ndof = 2 * nn;
-done:
-  free(key), free(par), free(copy), free(seen);
-  return st;
+  free(par), free(copy), free(seen);
+  return SHARD_OK;
 }
 
 /* rectangle with a crack: per node and side, half the length of its boundary
@@ -1161,6 +1211,61 @@ static int pair_of(const shard_params *pp, const char *key, double out[2], const
   return 1;
 }
 
+/* Rows for the broken facets' ends that have none and whose two sides hold
+ * different copies: g = n_f . (u+ - u-) (the copies share their reference
+ * position), -n_f on the DOFs of c-, +n_f on those of c+ (columns sorted),
+ * penalty weight the end's half length over h_mean; with a fracture
+ * section, a cohesive point each (weight t l_f / 2). Appended: the rows
+ * and points already there keep their index. */
+static void add_crack_rows(tri2d *m) {
+  for (int32_t f = 0; f < m->nfac; ++f) {
+    if (!m->bf_state[f]) continue;
+    for (int k = 0; k < 2; ++k) {
+      if (m->bf_row[2 * f + k] >= 0) continue;
+      const int32_t cm = m->tri[3 * m->bf_em[f] + m->bf_loc[4 * f + k]];
+      const int32_t cp = m->tri[3 * m->bf_ep[f] + m->bf_loc[4 * f + 2 + k]];
+      if (cm == cp) continue;
+      const double nx = m->bf_n[2 * f], ny = m->bf_n[2 * f + 1];
+      const int32_t r = m->ncon++, q = m->h_rowptr[r];
+      m->row_c[2 * r] = cm, m->row_c[2 * r + 1] = cp, m->row_wall[r] = -1;
+      const int lo = cm < cp ? 0 : 2;
+      m->h_col[q + lo] = 2 * cm, m->h_col[q + lo + 1] = 2 * cm + 1;
+      m->h_col[q + 2 - lo] = 2 * cp, m->h_col[q + 3 - lo] = 2 * cp + 1;
+      m->h_val[q + lo] = -nx, m->h_val[q + lo + 1] = -ny, m->h_val[q + 2 - lo] = nx, m->h_val[q + 3 - lo] = ny;
+      m->h_rowptr[r + 1] = q + 4;
+      m->g0[r] = 0.0, m->impulse[r] = 0.0;
+      m->row_w[r] = 0.5 * m->bf_len[f] / m->h_mean;
+      m->bf_row[2 * f + k] = r;
+      if (m->coh) {
+        const int32_t i = r - m->nwall_rows;
+        m->pt_fac[i] = f, m->pt_n[2 * i] = nx, m->pt_n[2 * i + 1] = ny, m->pt_w[i] = 0.5 * m->thick * m->bf_len[f];
+      }
+    }
+  }
+  if (m->coh) m->npt = m->ncon - m->nwall_rows;
+  m->h.nrows = m->ncon;
+}
+
+/* The springs' bounds of the stable step: u^T K_p u <= sum_i s_i |u_i|^2,
+ * a wall row's spring at its node, a crack row's (n . (u+ - u-))^2 <=
+ * 2 (|u+|^2 + |u-|^2) twice at each copy; the same for the cohesive points. */
+static int row_springs(tri2d *m, shard_msg *msg) {
+  double *wsum = calloc(2 * (size_t)m->nn, sizeof *wsum), *csum = wsum + m->nn;
+  if (!wsum) return NOMEM("the contact rows");
+  for (int32_t q = 0; q < m->ncon; ++q)
+    for (int c = 0; c < 2; ++c)
+      if (m->row_c[2 * q + c] >= 0) wsum[m->row_c[2 * q + c]] += (q < m->nwall_rows ? 1.0 : 2.0) * m->row_w[q];
+  for (int32_t i = 0; i < m->npt; ++i)
+    for (int c = 0; c < 2; ++c) csum[m->row_c[2 * (m->nwall_rows + i) + c]] += 2.0 * m->pt_w[i];
+  m->spring_per_mass = m->coh_per_mass = 0;
+  for (int32_t i = 0; i < m->nn; ++i) {
+    m->spring_per_mass = fmax(m->spring_per_mass, wsum[i] / m->mass[2 * i]);
+    m->coh_per_mass = fmax(m->coh_per_mass, csum[i] / m->mass[2 * i]);
+  }
+  free(wsum);
+  return SHARD_OK;
+}
+
 static int tri2d_create(const shard_model_args *a, void **out_self, shard_system **out_sys, shard_msg *msg) {
   *out_self = NULL;
   const char *path = a->case_path ? a->case_path : "(case)";
@@ -1189,12 +1294,6 @@ static int tri2d_create(const shard_model_args *a, void **out_self, shard_system
                            dv->n_list);
     }
     m->d0 = dv && dv->n_list ? dv->list[0] : 0.0;
-    if (m->insertion) {
-      free(m);
-      return shard_msg_set(msg, SHARD_ERR_INPUT,
-                           "%s: fracture.insertion: the tri2d model does not insert new interfaces yet (set "
-                           "fracture.insertion: false; its cohesive interfaces are the facets of model.crack)", path);
-    }
   }
 #define FAIL(code_)  \
   do {               \
@@ -1227,8 +1326,11 @@ static int tri2d_create(const shard_model_args *a, void **out_self, shard_system
     const int has_t = pair_of(pp, "crack.to", ct, path, &bad, msg);
     if (bad != SHARD_OK) FAIL(bad);
     if (has_f != has_t) FAIL(shard_msg_set(msg, SHARD_ERR_INPUT, "%s: model.crack needs both 'from' and 'to'", path));
+    if (has_f || m->insertion) {
+      if ((st = build_facets(m, has_f, cf, ct, path, msg)) != SHARD_OK) goto fail;
+      if ((st = split_vertices(m, msg)) != SHARD_OK) goto fail;
+    }
     if (has_f) {
-      if ((st = split_cracks(m, cf, ct, path, msg)) != SHARD_OK) goto fail;
       if (m->bshare) { /* the crack faces are boundary now */
         free(m->bshare), m->bshare = NULL;
         if ((st = boundary_shares(m, path, msg)) != SHARD_OK) goto fail;
@@ -1237,9 +1339,13 @@ static int tri2d_create(const shard_model_args *a, void **out_self, shard_system
     }
   }
   const int32_t nn = m->nn, ne = m->ne, ndof = m->ndof;
-  if (!(m->geo = malloc((size_t)ne * 7 * sizeof *m->geo)) || !(m->mass = calloc((size_t)ndof, sizeof *m->mass)) ||
-      !(m->minv = calloc((size_t)ndof, sizeof *m->minv)) || !(m->sys.u = calloc((size_t)ndof, sizeof(double))) ||
-      !(m->sys.v = calloc((size_t)ndof, sizeof(double))) || !(m->sys.a = calloc((size_t)ndof, sizeof(double))))
+  const int32_t ndof_max = m->insertion ? 2 * m->nn_max : ndof; /* inserting: every corner may become a copy */
+  if (!(m->geo = malloc((size_t)ne * 7 * sizeof *m->geo)) || !(m->mass = calloc((size_t)ndof_max, sizeof *m->mass)) ||
+      !(m->minv = calloc((size_t)ndof_max, sizeof *m->minv)) ||
+      !(m->sys.u = calloc((size_t)ndof_max, sizeof(double))) ||
+      !(m->sys.v = calloc((size_t)ndof_max, sizeof(double))) ||
+      !(m->sys.a = calloc((size_t)ndof_max, sizeof(double))) ||
+      (m->insertion && !(m->sig_el = malloc((size_t)ne * 3 * sizeof(double)))))
     FAIL(NOMEM("the mesh"));
   /* geometry, lumped mass, sizes */
   double hsum = 0;
@@ -1331,11 +1437,18 @@ static int tri2d_create(const shard_model_args *a, void **out_self, shard_system
   for (int s = 0; s < W_N; ++s)
     for (int32_t i = 0; m->has_wall[s] && i < nn; ++i) ncon += on_side(m, i, s);
   m->nwall_rows = ncon;
-  /* one crack row per facet end whose two sides hold different copies */
-  for (int32_t f = 0; f < m->nbroken; ++f)
+  if (m->insertion && ncon)
+    FAIL(shard_msg_set(msg, SHARD_ERR_INPUT, "%s: model.walls: the tri2d model does not combine walls with "
+                       "fracture.insertion yet (the copies a crack makes on the boundary would need wall rows)", path));
+  /* crack rows: one per facet end whose two sides hold different copies
+   * (inserting: room for both ends of every facet) */
+  int32_t ncrack = 0;
+  for (int32_t f = 0; f < m->nfac; ++f)
     for (int k = 0; k < 2; ++k)
-      ncon += m->tri[3 * m->bf_em[f] + m->bf_loc[4 * f + k]] != m->tri[3 * m->bf_ep[f] + m->bf_loc[4 * f + 2 + k]];
-  const size_t nc = (size_t)(ncon > 0 ? ncon : 1);
+      ncrack += m->insertion || (m->bf_state[f] && m->tri[3 * m->bf_em[f] + m->bf_loc[4 * f + k]] !=
+                                                      m->tri[3 * m->bf_ep[f] + m->bf_loc[4 * f + 2 + k]]);
+  const int32_t ncon_max = ncon + ncrack;
+  const size_t nc = (size_t)(ncon_max > 0 ? ncon_max : 1);
   if (!(m->row_c = malloc(2 * nc * sizeof(int32_t))) || !(m->row_wall = malloc(nc * sizeof(int32_t))) ||
       !(m->h_rowptr = malloc((nc + 1) * sizeof(int32_t))) || !(m->h_col = malloc(4 * nc * sizeof(int32_t))) ||
       !(m->h_val = malloc(4 * nc * sizeof(double))) || !(m->g0 = malloc(nc * sizeof(double))) ||
@@ -1358,63 +1471,25 @@ static int tri2d_create(const shard_model_args *a, void **out_self, shard_system
                            (int)i, m->X[2 * i], m->X[2 * i + 1], -m->g0[r]));
       ++r;
     }
-  /* crack rows: g = n_f . (u+ - u-) (the copies share their reference
-   * position), -n_f on the DOFs of c-, +n_f on those of c+; the penalty
-   * weight is the facet end's half length */
-  for (int32_t f = 0; f < m->nbroken; ++f)
-    for (int k = 0; k < 2; ++k) {
-      const int32_t cm = m->tri[3 * m->bf_em[f] + m->bf_loc[4 * f + k]];
-      const int32_t cp = m->tri[3 * m->bf_ep[f] + m->bf_loc[4 * f + 2 + k]];
-      if (cm == cp) continue;
-      const double nx = m->bf_n[2 * f], ny = m->bf_n[2 * f + 1];
-      const int32_t q = m->h_rowptr[r] = 2 * m->nwall_rows + 4 * (r - m->nwall_rows);
-      m->row_c[2 * r] = cm, m->row_c[2 * r + 1] = cp, m->row_wall[r] = -1;
-      const int lo = cm < cp ? 0 : 2; /* columns sorted within the row */
-      m->h_col[q + lo] = 2 * cm, m->h_col[q + lo + 1] = 2 * cm + 1;
-      m->h_col[q + 2 - lo] = 2 * cp, m->h_col[q + 3 - lo] = 2 * cp + 1;
-      m->h_val[q + lo] = -nx, m->h_val[q + lo + 1] = -ny, m->h_val[q + 2 - lo] = nx, m->h_val[q + 3 - lo] = ny;
-      m->g0[r] = 0.0;
-      m->row_w[r] = 0.5 * m->bf_len[f] / m->h_mean;
-      ++r;
-    }
   m->ncon = ncon;
-  m->h_rowptr[ncon] = 2 * m->nwall_rows + 4 * (ncon - m->nwall_rows);
-  {
-    /* u^T K_p u <= sum_i s_i |u_i|^2: a wall row's spring at its node, a
-     * crack row's (n . (u+ - u-))^2 <= 2 (|u+|^2 + |u-|^2) twice at each copy */
-    double *wsum = calloc((size_t)nn, sizeof *wsum);
-    if (!wsum) FAIL(NOMEM("the wall rows"));
-    for (int32_t q = 0; q < ncon; ++q)
-      for (int c = 0; c < 2; ++c)
-        if (m->row_c[2 * q + c] >= 0) wsum[m->row_c[2 * q + c]] += (q < m->nwall_rows ? 1.0 : 2.0) * m->row_w[q];
-    for (int32_t i = 0; i < nn; ++i) m->spring_per_mass = fmax(m->spring_per_mass, wsum[i] / m->mass[2 * i]);
-    free(wsum);
-  }
+  m->h_rowptr[ncon] = 2 * ncon;
   m->h = (shard_csr){ncon, ndof, m->h_rowptr, m->h_col, m->h_val};
-  if (m->fracture && (m->npt = ncon - m->nwall_rows) > 0) { /* the cohesive points: the crack rows' facet ends */
-    const size_t np = (size_t)m->npt;
-    if (!(m->coh = calloc(19 * np, sizeof *m->coh))) FAIL(NOMEM("the cohesive points"));
+  if (m->fracture && ncrack > 0) { /* the cohesive points: the crack rows' facet ends */
+    const size_t np = (size_t)ncrack;
+    if (!(m->coh = calloc(19 * np, sizeof *m->coh)) || !(m->pt_fac = malloc(np * sizeof(int32_t))))
+      FAIL(NOMEM("the cohesive points"));
     double **arr[] = {&m->pt_w, &m->pt_sc, &m->pt_dc, &m->pt_dmax, &m->pt_dmax_s, &m->pt_dn, &m->pt_dt, &m->pt_tn,
                       &m->pt_tt, &m->pt_kn, &m->pt_kt, &m->pt_rev, &m->pt_dn0, &m->pt_dt0, &m->pt_tn0, &m->pt_tt0,
                       &m->pt_work};
     for (size_t k = 0; k < sizeof arr / sizeof arr[0]; ++k) *arr[k] = m->coh + k * np;
     m->pt_n = m->coh + 17 * np; /* two per point */
-    double *csum = calloc((size_t)nn, sizeof *csum);
-    if (!csum) FAIL(NOMEM("the cohesive points"));
-    for (int32_t i = 0; i < m->npt; ++i) {
-      const int32_t rr = m->nwall_rows + i, q = m->h_rowptr[rr], cp = m->row_c[2 * rr + 1];
-      const int lo = m->h_col[q] == 2 * cp ? 0 : 2; /* +n sits on c+ */
-      m->pt_n[2 * i] = m->h_val[q + lo], m->pt_n[2 * i + 1] = m->h_val[q + lo + 1];
-      m->pt_w[i] = m->thick * m->row_w[rr] * m->h_mean; /* t l_f / 2 */
-      for (int c = 0; c < 2; ++c) csum[m->row_c[2 * rr + c]] += 2.0 * m->pt_w[i];
-    }
-    for (int32_t i = 0; i < nn; ++i) m->coh_per_mass = fmax(m->coh_per_mass, csum[i] / m->mass[2 * i]);
-    free(csum);
   }
+  add_crack_rows(m);
+  if ((st = row_springs(m, msg)) != SHARD_OK) goto fail;
   if ((st = build_stiffness(m, msg)) != SHARD_OK) goto fail;
   shard_system *s = &m->sys;
   s->struct_size = sizeof *s;
-  s->ndof = s->ndof_max = ndof, s->ncon = s->ncon_max = ncon;
+  s->ndof = ndof, s->ndof_max = ndof_max, s->ncon = m->ncon, s->ncon_max = ncon_max;
   s->mass = m->mass, s->minv = m->minv, s->h = &m->h, s->impulse = m->impulse;
   s->stats = &m->stats, s->ops = &tri2d_system_ops;
   *out_self = m;
@@ -1431,8 +1506,9 @@ static void tri2d_info(const void *self, shard_model_info *out) {
   memset(out, 0, sizeof *out);
   out->name = "tri2d";
   out->dim = 2;
-  out->h_row_width = m->ncon > m->nwall_rows ? 4 : 2;
-  if (m->fracture) out->flags |= SHARD_MODEL_FRACTURE, out->out_flags |= SHARD_OUT_FRACTURE, out->n_facets = m->nbroken;
+  out->h_row_width = m->ncon > m->nwall_rows || m->insertion ? 4 : 2;
+  if (m->fracture) out->flags |= SHARD_MODEL_FRACTURE, out->out_flags |= SHARD_OUT_FRACTURE, out->n_facets = m->insertion ? m->nfac : m->nbroken;
+  if (m->insertion) out->flags |= SHARD_MODEL_INSERTION;
   out->w_row_degree = m->row_degree;
 }
 
@@ -1472,6 +1548,52 @@ static void tri2d_set_force_law(void *self, const shard_contact_law_ops *ops, vo
   m->force_law = ops, m->force_law_self = law;
 }
 
+/* Cohesive points from..npt (new): sigma_c = the stress their facet broke
+ * at (the nominal strength for the case's crack), delta_c = 2 G_c /
+ * sigma_c, history d0 delta_c on the case's crack and 0 on an inserted
+ * facet, no work; the trapezoid's left values are those of the state now. */
+static void init_points(tri2d *m, int32_t from) {
+  for (int32_t i = from; i < m->npt; ++i) {
+    const int32_t f = m->pt_fac[i];
+    m->pt_sc[i] = m->bf_sc[f], m->pt_dc[i] = 2.0 * m->g_c / m->bf_sc[f];
+    m->pt_dmax[i] = m->bf_state[f] == 2 ? m->d0 * m->pt_dc[i] : 0.0, m->pt_work[i] = 0.0;
+  }
+  cohesive_eval(m, m->sys.u, 0);
+  for (int32_t i = from; i < m->npt; ++i)
+    m->pt_dn0[i] = m->pt_dn[i], m->pt_dt0[i] = m->pt_dt[i], m->pt_tn0[i] = m->pt_tn[i], m->pt_tt0[i] = m->pt_tt[i];
+}
+
+/* The facets' strengths from fracture.strength (constant, uniform or
+ * Weibull), drawn in facet order from strength.seed. */
+static int draw_strengths(tri2d *m, shard_msg *msg) {
+  const shard_params *fr = &m->fr;
+  const char *dist = shard_params_string(fr, "strength.distribution");
+  const double nominal = shard_params_real(fr, "strength.nominal");
+  shard_rng rng;
+  shard_rng_seed(&rng, (uint64_t)shard_params_int(fr, "strength.seed"));
+  if (!dist || strcmp(dist, "constant") == 0) {
+    for (int32_t f = 0; f < m->nfac; ++f) m->bf_strength[f] = nominal;
+  } else if (strcmp(dist, "uniform") == 0) {
+    if (!shard_params_has(fr, "strength.min") || !shard_params_has(fr, "strength.max"))
+      return shard_msg_set(msg, SHARD_ERR_INPUT, "fracture.strength.distribution 'uniform' needs strength.min and "
+                           "strength.max");
+    const double lo = shard_params_real(fr, "strength.min"), hi = shard_params_real(fr, "strength.max");
+    if (!(lo > 0 && hi >= lo))
+      return shard_msg_set(msg, SHARD_ERR_INPUT, "fracture.strength needs 0 < min <= max (got %g, %g)", lo, hi);
+    for (int32_t f = 0; f < m->nfac; ++f) m->bf_strength[f] = shard_rng_range(&rng, lo, hi);
+  } else if (strcmp(dist, "weibull") == 0) {
+    const double mod = shard_params_real(fr, "strength.modulus");
+    for (int32_t f = 0; f < m->nfac; ++f) {
+      const double x = nominal * pow(-log1p(-shard_rng_uniform(&rng)), 1.0 / mod);
+      m->bf_strength[f] = x > 0 ? x : nominal * 1e-12;
+    }
+  } else {
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "fracture.strength.distribution '%s': the tri2d model draws constant, "
+                         "uniform or weibull strengths", dist);
+  }
+  return SHARD_OK;
+}
+
 /* The law; the crack's cohesive points start at the nominal strength with
  * delta_c = 2 G_c / sigma_c and the damage fracture.initial.damage (history
  * delta_max = d0 delta_c; 1: fully broken, contact only). */
@@ -1480,13 +1602,14 @@ static int tri2d_set_tsl(void *self, const shard_tsl_ops *ops, void *tsl, int ze
   (void)msg;
   m->tsl = ops, m->tsl_self = tsl, m->tsl_zic = zero_in_compression;
   m->tsl_kmax = shard_tsl_max_stiffness(ops, tsl);
-  const double sc = shard_params_real(&m->fr, "strength.nominal"), dc = 2.0 * m->g_c / sc;
-  for (int32_t i = 0; i < m->npt; ++i) {
-    m->pt_sc[i] = sc, m->pt_dc[i] = dc, m->pt_dmax[i] = m->d0 * dc, m->pt_work[i] = 0.0;
+  const double sc = shard_params_real(&m->fr, "strength.nominal");
+  for (int32_t f = 0; f < m->nfac; ++f)
+    if (m->bf_state[f] == 2) m->bf_sc[f] = sc;
+  if (m->insertion) {
+    const int st = draw_strengths(m, msg);
+    if (st != SHARD_OK) return st;
   }
-  cohesive_eval(m, m->sys.u, 0);
-  for (int32_t i = 0; i < m->npt; ++i)
-    m->pt_dn0[i] = m->pt_dn[i], m->pt_dt0[i] = m->pt_dt[i], m->pt_tn0[i] = m->pt_tn[i], m->pt_tt0[i] = m->pt_tt[i];
+  init_points(m, 0);
   return SHARD_OK;
 }
 
@@ -1521,9 +1644,59 @@ static void tri2d_commit(void *self) {
     m->pt_dn0[i] = m->pt_dn[i], m->pt_dt0[i] = m->pt_dt[i], m->pt_tn0[i] = m->pt_tn[i], m->pt_tt0[i] = m->pt_tt[i];
   }
 }
+/* Insertion after a committed step: every intact facet whose effective
+ * traction, from the mean of its two elements' stresses, reaches its
+ * strength breaks (tension only for the normal part: sqrt(<sigma_n>^2 +
+ * tau^2)); then the vertices split (the copies take u, v, a and the
+ * integrator's vectors of their source), the masses are summed again over
+ * the copies' elements, rows and cohesive points are appended for the
+ * newly openable ends, and K's pattern is rebuilt. Returns the facets
+ * broken. An allocation failure here is reported by the next force(). */
 static int32_t tri2d_insert(void *self, int32_t *first_dof) {
-  *first_dof = ((tri2d *)self)->ndof;
-  return 0;
+  tri2d *m = self;
+  *first_dof = m->ndof;
+  if (!m->insertion || !m->tsl || m->insert_failed) return 0;
+  const double *u = m->sys.u;
+  for (int32_t e = 0; e < m->ne; ++e) {
+    double eps[3];
+    element_stress(m, e, u, eps, m->sig_el + 3 * e);
+  }
+  int32_t n = 0;
+  for (int32_t f = 0; f < m->nfac; ++f) {
+    if (m->bf_state[f]) continue;
+    const double *sa = m->sig_el + 3 * m->bf_em[f], *sb = m->sig_el + 3 * m->bf_ep[f];
+    const double sxx = 0.5 * (sa[0] + sb[0]), syy = 0.5 * (sa[1] + sb[1]), sxy = 0.5 * (sa[2] + sb[2]);
+    const double nx = m->bf_n[2 * f], ny = m->bf_n[2 * f + 1];
+    const double tx = sxx * nx + sxy * ny, ty = sxy * nx + syy * ny;
+    const double sn = tx * nx + ty * ny, tau = -ny * tx + nx * ty, sp = sn > 0 ? sn : 0.0;
+    const double seff = sqrt(sp * sp + tau * tau);
+    if (seff >= m->bf_strength[f]) m->bf_state[f] = 1, m->bf_sc[f] = seff, ++n;
+  }
+  if (!n) return 0;
+  m->nbroken += n, m->insertions += n;
+  if (split_vertices(m, &m->insert_msg) != SHARD_OK) {
+    m->insert_failed = 1;
+    return 0;
+  }
+  /* the lumped masses again, element by element (the order of create) */
+  memset(m->mass, 0, (size_t)m->ndof * sizeof *m->mass);
+  for (int32_t e = 0; e < m->ne; ++e) {
+    const double me = m->rho * m->thick * m->geo[7 * e + 6] / 3.0;
+    for (int k = 0; k < 3; ++k) m->mass[2 * m->tri[3 * e + k]] += me, m->mass[2 * m->tri[3 * e + k] + 1] += me;
+  }
+  for (int32_t d = 0; d < m->ndof; ++d) m->minv[d] = 1.0 / m->mass[d];
+  const int32_t old_npt = m->npt;
+  add_crack_rows(m);
+  m->h.ncols = m->ndof;
+  free(m->k_rowptr), free(m->k_col), free(m->k_base), free(m->k_val), free(m->nblock);
+  m->k_rowptr = m->k_col = m->nblock = NULL, m->k_base = m->k_val = NULL;
+  if (row_springs(m, &m->insert_msg) != SHARD_OK || build_stiffness(m, &m->insert_msg) != SHARD_OK) {
+    m->insert_failed = 1;
+    return 0;
+  }
+  m->sys.ndof = m->ndof, m->sys.ncon = m->ncon;
+  init_points(m, old_npt);
+  return n;
 }
 
 static void tri2d_measure(void *self, const double *u, double *gaps) {
@@ -1552,19 +1725,26 @@ static void tri2d_energy(const void *self, shard_model_energy *out) {
 static void tri2d_reactions(void *self, const double *u, double out[2]) { (void)self, (void)u, out[0] = out[1] = 0; }
 static void tri2d_release(void *self) { (void)self; }
 static int tri2d_released(const void *self) { return (void)self, 0; }
-/* crack facets whose every openable end is fully broken (delta_max >= delta_c) */
+/* fully broken: a broken facet with an openable end, each of whose
+ * openable ends is past delta_c (without a law: every broken facet with an
+ * openable end) */
+static int facet_fully_broken(const tri2d *m, int32_t f) {
+  if (!m->bf_state[f]) return 0;
+  int all = 1, any = 0;
+  for (int k = 0; k < 2; ++k) {
+    const int32_t r = m->bf_row[2 * f + k];
+    if (r < 0) continue;
+    any = 1;
+    if (m->tsl && m->coh) all &= m->pt_dmax[r - m->nwall_rows] >= m->pt_dc[r - m->nwall_rows];
+  }
+  return any && all;
+}
+
 static int32_t tri2d_broken(const void *self) {
   const tri2d *m = self;
   if (!m->tsl) return 0;
   int32_t n = 0;
-  for (int32_t f = 0, i = 0; f < m->nbroken; ++f) {
-    int all = 1, any = 0;
-    for (int k = 0; k < 2; ++k)
-      if (m->tri[3 * m->bf_em[f] + m->bf_loc[4 * f + k]] != m->tri[3 * m->bf_ep[f] + m->bf_loc[4 * f + 2 + k]]) {
-        any = 1, all &= m->pt_dmax[i] >= m->pt_dc[i], ++i;
-      }
-    n += any && all;
-  }
+  for (int32_t f = 0; f < m->nfac; ++f) n += facet_fully_broken(m, f);
   return n;
 }
 
@@ -1590,25 +1770,10 @@ static void tri2d_history(void *self, const shard_model_row_in *in, double *x) {
   x[C_XMEAN] = sx / m->mass_total, x[C_YMEAN] = sy / m->mass_total;
   x[C_VXMEAN] = px / m->mass_total, x[C_VYMEAN] = py / m->mass_total;
   for (int s = 0; s < W_N; ++s) x[C_F0 + s] = m->has_wall[s] ? 0.0 : NAN;
-  x[C_FCRACK] = m->nbroken ? 0.0 : NAN;
+  x[C_FCRACK] = m->nbroken || m->insertion ? 0.0 : NAN;
   for (int32_t r = 0; r < m->ncon; ++r)
     x[m->row_wall[r] >= 0 ? C_F0 + m->row_wall[r] : C_FCRACK] +=
         m->impulse[r] / in->dt + (m->force_law ? m->pen_f[r] : 0.0);
-}
-
-/* fully broken: a crack facet without a law, or whose every openable end is
- * past delta_c (points in row order: facet by facet, end a then b) */
-static void facet_broken_flags(const tri2d *m, char *out) {
-  for (int32_t f = 0, i = 0; f < m->nbroken; ++f) {
-    int all = 1, any = 0;
-    for (int k = 0; k < 2; ++k)
-      if (m->tri[3 * m->bf_em[f] + m->bf_loc[4 * f + k]] != m->tri[3 * m->bf_ep[f] + m->bf_loc[4 * f + 2 + k]]) {
-        any = 1;
-        if (m->tsl) all &= m->pt_dmax[i] >= m->pt_dc[i];
-        ++i;
-      }
-    out[f] = (char)(any && all);
-  }
 }
 
 /* The fragments: triangles joined across every edge their copies share
@@ -1619,9 +1784,8 @@ static int32_t fragments(const tri2d *m) {
   const size_t ne3 = 3 * (size_t)m->ne;
   edge_corner *key = malloc(ne3 * sizeof *key);
   int32_t *par = malloc((size_t)m->ne * sizeof *par);
-  char *brk = malloc((size_t)(m->nbroken > 0 ? m->nbroken : 1));
-  if (!key || !par || !brk) {
-    free(key), free(par), free(brk);
+  if (!key || !par) {
+    free(key), free(par);
     return -1;
   }
   for (int32_t e = 0; e < m->ne; ++e) {
@@ -1637,15 +1801,14 @@ static int32_t fragments(const tri2d *m) {
       const int32_t x = uf_find(par, key[i].corner / 3), y = uf_find(par, key[i + 1].corner / 3);
       if (x != y) par[x > y ? x : y] = x < y ? x : y;
     }
-  facet_broken_flags(m, brk);
-  for (int32_t f = 0; f < m->nbroken; ++f)
-    if (!brk[f]) {
+  for (int32_t f = 0; f < m->nfac; ++f)
+    if (m->bf_state[f] && !facet_fully_broken(m, f)) {
       const int32_t x = uf_find(par, m->bf_em[f]), y = uf_find(par, m->bf_ep[f]);
       if (x != y) par[x > y ? x : y] = x < y ? x : y;
     }
   int32_t n = 0;
   for (int32_t e = 0; e < m->ne; ++e) n += uf_find(par, e) == e;
-  free(key), free(par), free(brk);
+  free(key), free(par);
   return n;
 }
 
@@ -1667,6 +1830,7 @@ static int tri2d_summary_keys(void *self, const shard_model_summary_in *in, cons
     else w->integer(w->ctx, "fracture.fragments", nf);
     w->integer(w->ctx, "fracture.interfaces", m->tsl ? m->npt : 0);
     w->integer(w->ctx, "fracture.broken", tri2d_broken(m));
+    w->integer(w->ctx, "fracture.insertions", (long long)m->insertions);
     w->num(w->ctx, "fracture.dissipation", in->cohesive_work - in->cohesive_reversible);
     w->num(w->ctx, "fracture.cohesive_work", in->cohesive_work);
     w->num(w->ctx, "fracture.reversible", in->cohesive_reversible);
@@ -1833,6 +1997,9 @@ static void tri2d_ck_write(void *self, const shard_model_ck_io *io) {
 static int tri2d_ck_read(void *self, const shard_model_ck_io *io, int64_t step, double dt, shard_msg *msg) {
   tri2d *m = self;
   (void)step, (void)dt;
+  if (m->insertion)
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "the tri2d model cannot restart a run with fracture.insertion yet (its "
+                         "checkpoint does not hold the vertex copies)");
   const uint64_t n = (uint64_t)m->ndof;
   struct {
     const char *name;
@@ -1920,7 +2087,8 @@ static const shard_plugin tri2d_plugin = {
            "half-planes (left, right, bottom, top relative to the mesh, and one oblique wall), one constraint row "
            "per boundary node facing them. A straight crack given in the case splits the vertices on it into "
            "copies, with contact rows across it and, with a fracture section, cohesive points at its facet ends; "
-           "no insertion during the run yet. `cases/examples/tri2d_block_wall.yaml` runs a block "
+           "with fracture.insertion, facets break during the run where the mean stress of their two triangles "
+           "reaches their strength. `cases/examples/tri2d_block_wall.yaml` runs a block "
            "into a wall under every integrator.",
 };
 
