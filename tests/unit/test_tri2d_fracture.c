@@ -326,11 +326,35 @@ static void test_tri2d_insertion(void) {
   }
 }
 
+/* (k) refused: the 1D bar's initial interfaces, several damages for the
+ * crack, walls together with insertion, the defect model of strengths */
+static void test_tri2d_fracture_bad(void) {
+  static const struct {
+    const char *sets[2], *expect;
+  } bad[] = {
+      {{"fracture.initial.position=[0.01]", NULL}, "fracture.initial.position places interfaces on the 1D bar's nodes"},
+      {{"fracture.initial.damage=[0, 1]", NULL}, "fracture.initial.damage has 2 values: the tri2d model's crack takes one"},
+      {{"fracture.insertion=true", "model.walls.left.gap=0"},
+       "model.walls: the tri2d model does not combine walls with fracture.insertion yet"},
+      {{"fracture.insertion=true", "fracture.strength.distribution=defects"},
+       "fracture.strength.distribution 'defects': the tri2d model draws constant, uniform or weibull strengths"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+    char out[512], msg[512], tag[16];
+    snprintf(tag, sizeof tag, "bad%d", (int)i);
+    const char *sets[2] = {bad[i].sets[0], bad[i].sets[1]};
+    const int n = sets[1] ? 2 : 1;
+    CU_ASSERT_EQUAL(rh_run("cases/examples/tri2d_crack_pull", tag, sets, n, out, sizeof out, msg, sizeof msg), 2);
+    CU_CHECK_MSG(strstr(msg, bad[i].expect) != NULL, "%s", msg);
+  }
+}
+
 static const cu_test_def tests[] = {
     {"test_tri2d_crack_split", test_tri2d_crack_split},
     {"test_tri2d_crack_impact", test_tri2d_crack_impact},
     {"test_tri2d_crack_pull", test_tri2d_crack_pull},
     {"test_tri2d_insertion", test_tri2d_insertion},
+    {"test_tri2d_fracture_bad", test_tri2d_fracture_bad},
     {NULL, NULL},
 };
 
