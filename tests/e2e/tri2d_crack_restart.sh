@@ -4,7 +4,9 @@
 # continued with `shard run --restart DIR`, ends bit for bit like the
 # uninterrupted run (history.csv and summary, wall times aside): the
 # cohesive points' history, committed openings, tractions and work are in
-# the checkpoint.
+# the checkpoint. The same with insertion (no crack given, facets breaking
+# during the run; its checkpoint also holds the vertex copies, the rows and
+# the facets' states), killed after some facets broke.
 set -euo pipefail
 shard="$1" src=$(cd "$2" && pwd)
 tmp=$(mktemp -d)
@@ -12,13 +14,26 @@ trap 'rm -rf "$tmp"' EXIT
 . "$src/tests/e2e/lib/kill.sh"
 case="$src/cases/examples/tri2d_crack_pull.yaml"
 strip() { grep -vE '^(\s+(total|setup|loop|per_step)|restarts):' "$1"; }
-sets=(--set model.mesh.nx=40 --set model.mesh.ny=40 --set time.checkpoint_every=300 --no-progress)
-"$shard" run "$case" -o "$tmp/full" "${sets[@]}" >/dev/null
-kill_after_checkpoint "$tmp/killed" "$shard" run "$case" -o "$tmp/killed" "${sets[@]}"
-"$shard" run --restart "$tmp/killed" --no-progress >/dev/null
-cmp "$tmp/full/history.csv" "$tmp/killed/history.csv" || { echo "FAIL: history.csv differs after restart"; exit 1; }
-diff <(strip "$tmp/full/summary.yaml") <(strip "$tmp/killed/summary.yaml") ||
-  { echo "FAIL: summary differs after restart"; exit 1; }
-grep -qx 'restarts: 1' "$tmp/killed/summary.yaml" || { echo "FAIL: no restart counted"; exit 1; }
-grep -q '^  broken: 40$' "$tmp/full/summary.yaml" || { echo "FAIL: the crack did not break"; exit 1; }
-echo "tri2d crack restart: bit-for-bit identical ($(grep -m1 '^steps:' "$tmp/full/summary.yaml"))"
+check() { # name, sets...
+  local name=$1
+  shift
+  "$shard" run "$case" -o "$tmp/full_$name" "$@" >/dev/null
+  kill_after_checkpoint "$tmp/killed_$name" "$shard" run "$case" -o "$tmp/killed_$name" "$@"
+  "$shard" run --restart "$tmp/killed_$name" --no-progress >/dev/null
+  cmp "$tmp/full_$name/history.csv" "$tmp/killed_$name/history.csv" ||
+    { echo "FAIL: $name: history.csv differs after restart"; exit 1; }
+  diff <(strip "$tmp/full_$name/summary.yaml") <(strip "$tmp/killed_$name/summary.yaml") ||
+    { echo "FAIL: $name: summary differs after restart"; exit 1; }
+  grep -qx 'restarts: 1' "$tmp/killed_$name/summary.yaml" || { echo "FAIL: $name: no restart counted"; exit 1; }
+  echo "tri2d $name restart: bit-for-bit identical ($(grep -m1 '^steps:' "$tmp/full_$name/summary.yaml"))"
+}
+check crack --set model.mesh.nx=40 --set model.mesh.ny=40 --set time.checkpoint_every=300 --no-progress
+grep -q '^  broken: 40$' "$tmp/full_crack/summary.yaml" || { echo "FAIL: the crack did not break"; exit 1; }
+for integ in nsn cd_lagrange; do
+  check "insertion_$integ" --set model.mesh.nx=24 --set model.mesh.ny=12 --set model.crack.from=null \
+    --set model.crack.to=null --set fracture.insertion=true --set fracture.strength.distribution=uniform \
+    --set fracture.strength.min=40e6 --set fracture.strength.max=60e6 --set fracture.cap.alpha=1 \
+    --set integrator.plugin=$integ --set time.checkpoint_every=400 --no-progress
+  n=$(grep -m1 '^  insertions:' "$tmp/full_insertion_$integ/summary.yaml" | awk '{print $2}')
+  [ "${n:-0}" -gt 0 ] || { echo "FAIL: insertion_$integ: no facet broke"; exit 1; }
+done

@@ -200,7 +200,7 @@ typedef struct tri2d {
   double g_c, tsl_kmax, coh_per_mass, d0;
   const shard_tsl_ops *tsl;
   void *tsl_self;
-  int32_t npt;
+  int32_t npt, npt_cap; /* cohesive points, and room for them */
   double *coh; /* one block: the arrays below */
   double *pt_w, *pt_n, *pt_sc, *pt_dc, *pt_dmax, *pt_dmax_s, *pt_dn, *pt_dt, *pt_tn, *pt_tt, *pt_kn, *pt_kt, *pt_rev,
       *pt_dn0, *pt_dt0, *pt_tn0, *pt_tt0, *pt_work;
@@ -1217,29 +1217,43 @@ static int pair_of(const shard_params *pp, const char *key, double out[2], const
  * penalty weight the end's half length over h_mean; with a fracture
  * section, a cohesive point each (weight t l_f / 2). Appended: the rows
  * and points already there keep their index. */
+/* row r (a crack row, the rows before it in place) for end k of facet f */
+static void fill_row(tri2d *m, int32_t r, int32_t f, int k) {
+  const int32_t cm = m->tri[3 * m->bf_em[f] + m->bf_loc[4 * f + k]];
+  const int32_t cp = m->tri[3 * m->bf_ep[f] + m->bf_loc[4 * f + 2 + k]];
+  const double nx = m->bf_n[2 * f], ny = m->bf_n[2 * f + 1];
+  const int32_t q = m->h_rowptr[r];
+  m->row_c[2 * r] = cm, m->row_c[2 * r + 1] = cp, m->row_wall[r] = -1;
+  const int lo = cm < cp ? 0 : 2;
+  m->h_col[q + lo] = 2 * cm, m->h_col[q + lo + 1] = 2 * cm + 1;
+  m->h_col[q + 2 - lo] = 2 * cp, m->h_col[q + 3 - lo] = 2 * cp + 1;
+  m->h_val[q + lo] = -nx, m->h_val[q + lo + 1] = -ny, m->h_val[q + 2 - lo] = nx, m->h_val[q + 3 - lo] = ny;
+  m->h_rowptr[r + 1] = q + 4;
+  m->g0[r] = 0.0;
+  m->row_w[r] = 0.5 * m->bf_len[f] / m->h_mean;
+  m->bf_row[2 * f + k] = r;
+  if (m->coh) {
+    const int32_t i = r - m->nwall_rows;
+    m->pt_fac[i] = f, m->pt_n[2 * i] = nx, m->pt_n[2 * i + 1] = ny, m->pt_w[i] = 0.5 * m->thick * m->bf_len[f];
+  }
+}
+
+/* Rows for the broken facets' ends: an end that has a row gets it again on
+ * the copies its sides hold now (a later split may have given one side a
+ * new copy); an end without one gets a new row once its sides differ. */
 static void add_crack_rows(tri2d *m) {
   for (int32_t f = 0; f < m->nfac; ++f) {
     if (!m->bf_state[f]) continue;
     for (int k = 0; k < 2; ++k) {
-      if (m->bf_row[2 * f + k] >= 0) continue;
-      const int32_t cm = m->tri[3 * m->bf_em[f] + m->bf_loc[4 * f + k]];
-      const int32_t cp = m->tri[3 * m->bf_ep[f] + m->bf_loc[4 * f + 2 + k]];
-      if (cm == cp) continue;
-      const double nx = m->bf_n[2 * f], ny = m->bf_n[2 * f + 1];
-      const int32_t r = m->ncon++, q = m->h_rowptr[r];
-      m->row_c[2 * r] = cm, m->row_c[2 * r + 1] = cp, m->row_wall[r] = -1;
-      const int lo = cm < cp ? 0 : 2;
-      m->h_col[q + lo] = 2 * cm, m->h_col[q + lo + 1] = 2 * cm + 1;
-      m->h_col[q + 2 - lo] = 2 * cp, m->h_col[q + 3 - lo] = 2 * cp + 1;
-      m->h_val[q + lo] = -nx, m->h_val[q + lo + 1] = -ny, m->h_val[q + 2 - lo] = nx, m->h_val[q + 3 - lo] = ny;
-      m->h_rowptr[r + 1] = q + 4;
-      m->g0[r] = 0.0, m->impulse[r] = 0.0;
-      m->row_w[r] = 0.5 * m->bf_len[f] / m->h_mean;
-      m->bf_row[2 * f + k] = r;
-      if (m->coh) {
-        const int32_t i = r - m->nwall_rows;
-        m->pt_fac[i] = f, m->pt_n[2 * i] = nx, m->pt_n[2 * i + 1] = ny, m->pt_w[i] = 0.5 * m->thick * m->bf_len[f];
+      if (m->bf_row[2 * f + k] >= 0) {
+        fill_row(m, m->bf_row[2 * f + k], f, k);
+        continue;
       }
+      if (m->tri[3 * m->bf_em[f] + m->bf_loc[4 * f + k]] == m->tri[3 * m->bf_ep[f] + m->bf_loc[4 * f + 2 + k]])
+        continue;
+      const int32_t r = m->ncon++;
+      fill_row(m, r, f, k);
+      m->impulse[r] = 0.0;
     }
   }
   if (m->coh) m->npt = m->ncon - m->nwall_rows;
@@ -1476,6 +1490,7 @@ static int tri2d_create(const shard_model_args *a, void **out_self, shard_system
   m->h = (shard_csr){ncon, ndof, m->h_rowptr, m->h_col, m->h_val};
   if (m->fracture && ncrack > 0) { /* the cohesive points: the crack rows' facet ends */
     const size_t np = (size_t)ncrack;
+    m->npt_cap = ncrack;
     if (!(m->coh = calloc(19 * np, sizeof *m->coh)) || !(m->pt_fac = malloc(np * sizeof(int32_t))))
       FAIL(NOMEM("the cohesive points"));
     double **arr[] = {&m->pt_w, &m->pt_sc, &m->pt_dc, &m->pt_dmax, &m->pt_dmax_s, &m->pt_dn, &m->pt_dt, &m->pt_tn,
@@ -1977,30 +1992,137 @@ static const char *tri2d_fields_note(const void *self) {
  * pt_work, contiguous in the block: 5 per point) */
 static uint32_t tri2d_ck_sections(void *self) {
   const tri2d *m = self;
-  return (m->sys.n_aux ? 5u : 4u) + (m->tsl && m->npt ? 2u : 0u);
+  return (m->sys.n_aux ? 5u : 4u) + (m->insertion ? 6u : 0u) + (m->tsl && m->npt_cap > 0 ? 2u : 0u);
 }
 
+/* Every section has the size of its room (ndof_max, ncon_max, every
+ * possible cohesive point): a checkpoint has one size whatever the state
+ * (without insertion the room is the state). */
 static void tri2d_ck_write(void *self, const shard_model_ck_io *io) {
   tri2d *m = self;
-  const uint64_t n = (uint64_t)m->ndof;
+  const uint64_t n = (uint64_t)m->sys.ndof_max;
+  if (m->insertion) { /* the topology first: the state's sizes follow from it */
+    const int64_t counts[4] = {m->nn, m->ncon, m->nbroken, m->insertions};
+    io->put(io->ctx, "topology_counts", SHARD_MODEL_CK_I64, counts, 4);
+    io->put(io->ctx, "topology_tri", SHARD_MODEL_CK_I32, m->tri, 3 * (uint64_t)m->ne);
+    io->put(io->ctx, "topology_x", SHARD_MODEL_CK_F64, m->X, 2 * (uint64_t)m->nn_max);
+    io->put(io->ctx, "facet_state", SHARD_MODEL_CK_BYTES, m->bf_state, (uint64_t)m->nfac);
+    io->put(io->ctx, "facet_row", SHARD_MODEL_CK_I32, m->bf_row, 2 * (uint64_t)m->nfac);
+    io->put(io->ctx, "facet_sigma", SHARD_MODEL_CK_F64, m->bf_sc, (uint64_t)m->nfac);
+  }
   io->put(io->ctx, "u", SHARD_MODEL_CK_F64, m->sys.u, n);
   io->put(io->ctx, "v", SHARD_MODEL_CK_F64, m->sys.v, n);
   io->put(io->ctx, "a", SHARD_MODEL_CK_F64, m->sys.a, n);
-  io->put(io->ctx, "impulse", SHARD_MODEL_CK_F64, m->impulse, (uint64_t)m->ncon);
+  io->put(io->ctx, "impulse", SHARD_MODEL_CK_F64, m->impulse, (uint64_t)m->sys.ncon_max);
   if (m->sys.n_aux) io->put(io->ctx, "aux", SHARD_MODEL_CK_F64, m->sys.aux, (uint64_t)m->sys.n_aux * n);
-  if (m->tsl && m->npt) {
-    io->put(io->ctx, "cohesive_dmax", SHARD_MODEL_CK_F64, m->pt_dmax, (uint64_t)m->npt);
-    io->put(io->ctx, "cohesive_state", SHARD_MODEL_CK_F64, m->pt_dn0, 5 * (uint64_t)m->npt);
+  if (m->tsl && m->npt_cap > 0) {
+    io->put(io->ctx, "cohesive_dmax", SHARD_MODEL_CK_F64, m->pt_dmax, (uint64_t)m->npt_cap);
+    io->put(io->ctx, "cohesive_state", SHARD_MODEL_CK_F64, m->pt_dn0, 5 * (uint64_t)m->npt_cap);
   }
+}
+
+/* A run with insertion: the copies, rows and facet states of the
+ * checkpoint replace those of the model as built (whose crack must be the
+ * same), and everything derived from them is rebuilt. */
+static int ck_read_topology(tri2d *m, const shard_model_ck_io *io, shard_msg *msg) {
+  int64_t c[4];
+  int st = io->get(io->ctx, "topology_counts", SHARD_MODEL_CK_I64, c, 4, msg);
+  if (st != SHARD_OK) return st;
+  const int32_t ncon_max = m->sys.ncon_max;
+  if (!(c[0] >= m->nn && c[0] <= m->nn_max) || !(c[1] >= m->nwall_rows && c[1] <= ncon_max) ||
+      !(c[2] >= 0 && c[2] <= m->nfac) || c[3] < 0)
+    return shard_msg_set(msg, SHARD_ERR_INPUT,
+                         "topology_counts (%lld vertices, %lld rows, %lld broken facets, %lld insertions) do not fit "
+                         "this mesh (%d to %d vertices, %d to %d rows, %d facets)", (long long)c[0], (long long)c[1],
+                         (long long)c[2], (long long)c[3], (int)m->nn, (int)m->nn_max, (int)m->nwall_rows,
+                         (int)ncon_max, (int)m->nfac);
+  const int32_t nn = (int32_t)c[0], ncon = (int32_t)c[1];
+  char *state = malloc((size_t)(m->nfac > 0 ? m->nfac : 1));
+  if (!state) return NOMEM("the checkpoint's facets");
+  if ((st = io->get(io->ctx, "topology_tri", SHARD_MODEL_CK_I32, m->tri, 3 * (uint64_t)m->ne, msg)) != SHARD_OK ||
+      (st = io->get(io->ctx, "topology_x", SHARD_MODEL_CK_F64, m->X, 2 * (uint64_t)m->nn_max, msg)) != SHARD_OK ||
+      (st = io->get(io->ctx, "facet_state", SHARD_MODEL_CK_BYTES, state, (uint64_t)m->nfac, msg)) != SHARD_OK ||
+      (st = io->get(io->ctx, "facet_row", SHARD_MODEL_CK_I32, m->bf_row, 2 * (uint64_t)m->nfac, msg)) != SHARD_OK ||
+      (st = io->get(io->ctx, "facet_sigma", SHARD_MODEL_CK_F64, m->bf_sc, (uint64_t)m->nfac, msg)) != SHARD_OK) {
+    free(state);
+    return st;
+  }
+  for (int32_t f = 0; f < m->nfac && st == SHARD_OK; ++f) {
+    if (state[f] < 0 || state[f] > 2 || (state[f] == 2) != (m->bf_state[f] == 2))
+      st = shard_msg_set(msg, SHARD_ERR_INPUT, "facet_state[%d] = %d: not the case's crack, or not a state", (int)f,
+                         (int)state[f]);
+    else if (state[f] && !(isfinite(m->bf_sc[f]) && m->bf_sc[f] > 0))
+      st = shard_msg_set(msg, SHARD_ERR_INPUT, "facet_sigma[%d] = %g is not a positive stress", (int)f, m->bf_sc[f]);
+    for (int k = 0; k < 2 && st == SHARD_OK; ++k) {
+      const int32_t r = m->bf_row[2 * f + k];
+      if (r != -1 && (!state[f] || r < m->nwall_rows || r >= ncon))
+        st = shard_msg_set(msg, SHARD_ERR_INPUT, "facet_row[%d] = %d is not a crack row", (int)(2 * f + k), (int)r);
+    }
+  }
+  for (size_t i = 0; i < 3 * (size_t)m->ne && st == SHARD_OK; ++i)
+    if (m->tri[i] < 0 || m->tri[i] >= nn)
+      st = shard_msg_set(msg, SHARD_ERR_INPUT, "topology_tri[%zu] = %d is not a vertex", i, (int)m->tri[i]);
+  for (size_t i = 0; i < 2 * (size_t)nn && st == SHARD_OK; ++i)
+    if (!isfinite(m->X[i])) st = shard_msg_set(msg, SHARD_ERR_INPUT, "topology_x[%zu] is not finite", i);
+  if (st != SHARD_OK) {
+    free(state);
+    return st;
+  }
+  memcpy(m->bf_state, state, (size_t)m->nfac);
+  free(state);
+  m->nn = nn, m->ndof = 2 * nn, m->nbroken = (int32_t)c[2], m->insertions = c[3];
+  /* rows in their order: each crack row once, for a facet end whose two sides differ */
+  int32_t seen = 0;
+  for (int32_t f = 0; f < m->nfac; ++f)
+    for (int k = 0; k < 2; ++k)
+      if (m->bf_row[2 * f + k] >= 0) {
+        if (m->tri[3 * m->bf_em[f] + m->bf_loc[4 * f + k]] == m->tri[3 * m->bf_ep[f] + m->bf_loc[4 * f + 2 + k]])
+          return shard_msg_set(msg, SHARD_ERR_INPUT, "facet_row[%d]: its facet end is not open", (int)(2 * f + k));
+        ++seen;
+      }
+  if (seen != ncon - m->nwall_rows)
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "facet_row: %d rows for %d crack rows", (int)seen,
+                         (int)(ncon - m->nwall_rows));
+  m->ncon = ncon, m->h_rowptr[m->nwall_rows] = 2 * m->nwall_rows;
+  for (int32_t r = m->nwall_rows; r < ncon; ++r) m->h_rowptr[r + 1] = m->h_rowptr[r] + 4;
+  for (int32_t r = m->nwall_rows; r < ncon; ++r) m->row_wall[r] = -2; /* not filled yet */
+  for (int32_t f = 0; f < m->nfac; ++f)
+    for (int k = 0; k < 2; ++k) {
+      const int32_t r = m->bf_row[2 * f + k];
+      if (r < 0) continue;
+      if (m->row_wall[r] == -1)
+        return shard_msg_set(msg, SHARD_ERR_INPUT, "facet_row: row %d given twice", (int)r);
+      fill_row(m, r, f, k);
+    }
+  if (m->coh) m->npt = ncon - m->nwall_rows;
+  m->h.nrows = ncon, m->h.ncols = m->ndof;
+  memset(m->mass, 0, (size_t)m->ndof * sizeof *m->mass);
+  for (int32_t e = 0; e < m->ne; ++e) {
+    const double me = m->rho * m->thick * m->geo[7 * e + 6] / 3.0;
+    for (int k = 0; k < 3; ++k) m->mass[2 * m->tri[3 * e + k]] += me, m->mass[2 * m->tri[3 * e + k] + 1] += me;
+  }
+  for (int32_t d = 0; d < m->ndof; ++d) {
+    if (!(m->mass[d] > 0))
+      return shard_msg_set(msg, SHARD_ERR_INPUT, "topology_tri: vertex %d belongs to no triangle", (int)(d / 2));
+    m->minv[d] = 1.0 / m->mass[d];
+  }
+  for (int32_t i = 0; i < m->npt; ++i)
+    m->pt_sc[i] = m->bf_sc[m->pt_fac[i]], m->pt_dc[i] = 2.0 * m->g_c / m->pt_sc[i];
+  free(m->k_rowptr), free(m->k_col), free(m->k_base), free(m->k_val), free(m->nblock);
+  m->k_rowptr = m->k_col = m->nblock = NULL, m->k_base = m->k_val = NULL;
+  if ((st = row_springs(m, msg)) != SHARD_OK || (st = build_stiffness(m, msg)) != SHARD_OK) return st;
+  m->sys.ndof = m->ndof, m->sys.ncon = m->ncon;
+  return SHARD_OK;
 }
 
 static int tri2d_ck_read(void *self, const shard_model_ck_io *io, int64_t step, double dt, shard_msg *msg) {
   tri2d *m = self;
   (void)step, (void)dt;
-  if (m->insertion)
-    return shard_msg_set(msg, SHARD_ERR_INPUT, "the tri2d model cannot restart a run with fracture.insertion yet (its "
-                         "checkpoint does not hold the vertex copies)");
-  const uint64_t n = (uint64_t)m->ndof;
+  if (m->insertion) {
+    const int st = ck_read_topology(m, io, msg);
+    if (st != SHARD_OK) return st;
+  }
+  const uint64_t n = (uint64_t)m->sys.ndof_max;
   struct {
     const char *name;
     double *p;
@@ -2008,11 +2130,11 @@ static int tri2d_ck_read(void *self, const shard_model_ck_io *io, int64_t step, 
   } arrays[] = {{"u", m->sys.u, n},
                 {"v", m->sys.v, n},
                 {"a", m->sys.a, n},
-                {"impulse", m->impulse, (uint64_t)m->ncon},
+                {"impulse", m->impulse, (uint64_t)m->sys.ncon_max},
                 {"aux", m->sys.aux, (uint64_t)m->sys.n_aux * n},
-                {"cohesive_dmax", m->pt_dmax, (uint64_t)m->npt},
-                {"cohesive_state", m->pt_dn0, 5 * (uint64_t)m->npt}};
-  const int coh = m->tsl && m->npt;
+                {"cohesive_dmax", m->pt_dmax, (uint64_t)m->npt_cap},
+                {"cohesive_state", m->pt_dn0, 5 * (uint64_t)m->npt_cap}};
+  const int coh = m->tsl && m->npt_cap > 0;
   for (size_t k = 0; k < 7; ++k) {
     if ((k == 4 && !m->sys.n_aux) || (k >= 5 && !coh)) continue;
     const int st = io->get(io->ctx, arrays[k].name, SHARD_MODEL_CK_F64, arrays[k].p, arrays[k].count, msg);
