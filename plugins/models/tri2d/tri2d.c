@@ -11,7 +11,11 @@
  * row of two entries (the wall's normal) per boundary node facing them:
  * impact laws go through the host's LCP path, a penalty law through force()
  * and stiffness(), each row weighted by its node's tributary boundary length.
- * No fracture in this model (docs/theory.md, "Two-dimensional model"). */
+ * A crack given in the case (model.crack) splits the vertices on it into
+ * copies, with one contact row of four entries per facet end across it and,
+ * with a fracture section, a cohesive point there under the TSL; with
+ * fracture.insertion, facets break during the run and the vertices split
+ * the same way (docs/theory.md, "Two-dimensional model"). */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -59,6 +63,13 @@ static const shard_param_spec tri2d_specs[] = {
      "uniform initial velocity [vx, vy] (absent: at rest)"},
     {"initial.strain_rate", R, "0", -SHARD_INF, SHARD_INF, "1/s", 0, 0,
      "added radial initial velocity rate * (X - centre of the mesh's bounding box)"},
+    {"initial.region", R, 0, -SHARD_INF, SHARD_INF, "m", SHARD_PARAM_LIST, 0,
+     "box [xmin, ymin, xmax, ymax]: the initial velocity is given to the vertices (copies) of the triangles whose "
+     "centroid lies in it, the others start at rest (absent: every vertex)"},
+    {"crack.from", R, 0, -SHARD_INF, SHARD_INF, "m", SHARD_PARAM_LIST, 0,
+     "a crack present at t = 0: one end [x, y] of a straight segment (with crack.to); the interior mesh edges "
+     "lying on it are broken (traction-free, contact rows across them)"},
+    {"crack.to", R, 0, -SHARD_INF, SHARD_INF, "m", SHARD_PARAM_LIST, 0, "the other end [x, y] of the crack segment"},
     {"walls.left.gap", R, 0, 0, SHARD_INF, "m", 0, 0, "rigid wall x = xmin - gap facing +x (absent: no wall)"},
     {"walls.right.gap", R, 0, 0, SHARD_INF, "m", 0, 0, "rigid wall x = xmax + gap facing -x (absent: no wall)"},
     {"walls.bottom.gap", R, 0, 0, SHARD_INF, "m", 0, 0, "rigid wall y = ymin - gap facing +y (absent: no wall)"},
@@ -80,7 +91,7 @@ static const shard_param_spec tri2d_specs[] = {
 enum { W_LEFT, W_RIGHT, W_BOTTOM, W_TOP, W_OBLIQUE, W_N };
 static const char *const wall_name[W_N] = {"left", "right", "bottom", "top", "oblique"};
 
-enum { C_PX, C_PY, C_XMEAN, C_YMEAN, C_VXMEAN, C_VYMEAN, C_F0, C_N = C_F0 + W_N };
+enum { C_PX, C_PY, C_XMEAN, C_YMEAN, C_VXMEAN, C_VYMEAN, C_F0, C_FCRACK = C_F0 + W_N, C_N };
 static const shard_out_field tri2d_history_fields[] = {
     {"momentum_x", SHARD_OUT_NUMBER, "kg m/s", 0, "%.15g", "total linear momentum along x"},
     {"momentum_y", SHARD_OUT_NUMBER, "kg m/s", 0, "%.15g", "total linear momentum along y"},
@@ -94,10 +105,14 @@ static const shard_out_field tri2d_history_fields[] = {
     {"force_bottom", SHARD_OUT_NUMBER, "N", 0, "%.15g", "normal force of the bottom wall (empty without it)"},
     {"force_top", SHARD_OUT_NUMBER, "N", 0, "%.15g", "normal force of the top wall (empty without it)"},
     {"force_oblique", SHARD_OUT_NUMBER, "N", 0, "%.15g", "normal force of the oblique wall (empty without it)"},
+    {"force_crack", SHARD_OUT_NUMBER, "N", 0, "%.15g",
+     "sum of the normal contact forces across the crack's facet ends (impulses / dt or penalty forces; empty "
+     "without a crack)"},
 };
 static const shard_out_table tri2d_history_table = {
     "history.csv", "time history: the model's columns",
-    "After the run's columns: the momentum components, the centre of mass and its velocity, the wall forces.",
+    "After the run's columns: the momentum components, the centre of mass and its velocity, the wall forces, the "
+    "contact force across a crack.",
     tri2d_history_fields, sizeof tri2d_history_fields / sizeof tri2d_history_fields[0], 0};
 static const shard_out_field tri2d_summary_fields[] = {
     {"momentum_x", SHARD_OUT_NUMBER, "kg m/s", 0, NULL, "total momentum along x at the end"},
@@ -106,6 +121,20 @@ static const shard_out_field tri2d_summary_fields[] = {
     {"tri2d.vy_mean", SHARD_OUT_NUMBER, "m/s", 0, NULL, "y velocity of the centre of mass at the end"},
     {"tri2d.nodes", SHARD_OUT_INTEGER, "", 0, NULL, "mesh vertices"},
     {"tri2d.elements", SHARD_OUT_INTEGER, "", 0, NULL, "mesh triangles"},
+    {"tri2d.fragments", SHARD_OUT_INTEGER, "", 0, NULL,
+     "fragments: sets of triangles connected through edges that are not broken (a crack's facet without a fracture "
+     "section, or with every openable end fully damaged, is broken); 1 for an uncracked mesh (~: out of memory)"},
+    {"fracture.interfaces", SHARD_OUT_INTEGER, "", SHARD_OUT_FRACTURE, NULL,
+     "cohesive points: the crack's facet ends whose two sides hold different copies"},
+    {"fracture.broken", SHARD_OUT_INTEGER, "", SHARD_OUT_FRACTURE, NULL,
+     "crack facets whose every openable end is fully broken"},
+    {"fracture.fragments", SHARD_OUT_INTEGER, "", SHARD_OUT_FRACTURE, NULL, "fragments N_f (as tri2d.fragments)"},
+    {"fracture.insertions", SHARD_OUT_INTEGER, "", SHARD_OUT_FRACTURE, NULL, "facets broken during the run"},
+    {"fracture.dissipation", SHARD_OUT_NUMBER, "J", SHARD_OUT_FRACTURE, NULL,
+     "fracture dissipation G: cohesive work - reversible"},
+    {"fracture.cohesive_work", SHARD_OUT_NUMBER, "J", SHARD_OUT_FRACTURE, NULL,
+     "work done on the cohesive points (trapezoid rule on both opening components)"},
+    {"fracture.reversible", SHARD_OUT_NUMBER, "J", SHARD_OUT_FRACTURE, NULL, "recoverable cohesive energy at the end"},
 };
 static const shard_out_table tri2d_summary_table = {
     "summary.yaml", "summary of a run: the model's keys",
@@ -138,7 +167,9 @@ typedef struct tri2d {
   /* walls and their rows */
   int has_wall[W_N];
   double wn[W_N][2], woff[W_N];
-  int32_t ncon, *row_node, *row_wall, *h_rowptr, *h_col, row_degree;
+  /* rows: walls first (row_c[2r] = -1, row_c[2r+1] = the node, 2 entries), then
+   * crack facet ends (row_c = c-, c+, 4 entries: -n at c-, +n at c+) */
+  int32_t ncon, nwall_rows, *row_c, *row_wall, *h_rowptr, *h_col, row_degree;
   double *h_val, *g0, *row_w; /* row_w: tributary boundary length / h_mean (penalty weight) */
   shard_csr h;
   const shard_contact_law_ops *force_law;
@@ -146,6 +177,33 @@ typedef struct tri2d {
   double *pen_f, *pen_k, *pen_e, *gap;
   double *impulse;
   shard_step_stats stats;
+  /* broken facets (pre-broken cracks): elements e- and e+ (n_f outward of e-),
+   * the places of the facet's vertices a, b in them (a -> b counter-clockwise
+   * in e-), n_f, l_f */
+  int32_t nfac, nbroken, nn_max, *bf_em, *bf_ep, *bf_loc; /* bf_loc: local index of a, b in e-, then in e+ */
+  int32_t *bf_row;     /* per facet end: its crack row, -1 while none */
+  char *bf_state;      /* 1: broken */
+  double *bf_n, *bf_len, *bf_sc, *bf_strength; /* bf_sc: the effective stress it broke at; its drawn strength */
+  int32_t *pt_fac;     /* per cohesive point: its facet */
+  int64_t insertions;  /* facets broken during the run */
+  int insert_failed;   /* an insertion ran out of memory: insert_msg says where */
+  shard_msg insert_msg;
+  double *sig_el;      /* insertion: the elements' stresses (3 per element) */
+  double *sshare; /* rectangle with a crack: per node and side, half its boundary edges on that side */
+  /* cohesive fracture: the fracture section, the law, and one cohesive point
+   * per crack row (point i is row nwall_rows + i: its copies c-, c+) with the
+   * weight w = t l_f / 2, normal n_f, strength, critical opening, history,
+   * openings (normal, tangential), tractions, secants, reversible energy,
+   * the last committed openings and tractions and the work [J/m^2] */
+  shard_params fr;
+  int fracture, insertion, tsl_zic;
+  double g_c, tsl_kmax, coh_per_mass, d0;
+  const shard_tsl_ops *tsl;
+  void *tsl_self;
+  int32_t npt, npt_cap; /* cohesive points, and room for them */
+  double *coh; /* one block: the arrays below */
+  double *pt_w, *pt_n, *pt_sc, *pt_dc, *pt_dmax, *pt_dmax_s, *pt_dn, *pt_dt, *pt_tn, *pt_tt, *pt_kn, *pt_kt, *pt_rev,
+      *pt_dn0, *pt_dt0, *pt_tn0, *pt_tt0, *pt_work;
   double spring_per_mass; /* max over nodes of the sum of its rows' weights over its mass [1/kg] */
   double h_min, h_mean, mass_min, mass_total, lambda_el; /* lambda_el: max element eigenvalue of M_e^-1 K_e */
   /* snapshots */
@@ -157,6 +215,7 @@ typedef struct tri2d {
 } tri2d;
 
 static tri2d *tri_of(shard_system *sys) { return (tri2d *)sys; }
+static int32_t kfind(const tri2d *m, int32_t r, int32_t c);
 
 /* strain and stress of element e at u (Voigt: xx, yy, 2xy / xx, yy, xy) */
 static void element_stress(const tri2d *m, int32_t e, const double *u, double eps[3], double sig[3]) {
@@ -172,8 +231,9 @@ static void element_stress(const tri2d *m, int32_t e, const double *u, double ep
 
 static void gaps_at(const tri2d *m, const double *u, double *g) {
   for (int32_t r = 0; r < m->ncon; ++r) {
-    const int32_t i = m->row_node[r];
-    g[r] = m->g0[r] + m->h_val[2 * r] * u[2 * i] + m->h_val[2 * r + 1] * u[2 * i + 1];
+    double x = m->g0[r];
+    for (int32_t q = m->h_rowptr[r]; q < m->h_rowptr[r + 1]; ++q) x += m->h_val[q] * u[m->h_col[q]];
+    g[r] = x;
   }
 }
 
@@ -184,9 +244,39 @@ static void penalty_at(tri2d *m, const double *u) {
   for (int32_t r = 0; r < m->ncon; ++r) m->pen_f[r] *= m->row_w[r], m->pen_k[r] *= m->row_w[r], m->pen_e[r] *= m->row_w[r];
 }
 
+/* the cohesive points at u: openings in the facet frame (n_f, tau_f =
+ * (-n_y, n_x)) of c+ relative to c-, the law's tractions and secants (per
+ * unit area); commit updates the history. In compression the normal
+ * traction and secant are zero (the contact rows hold the faces apart). */
+static void cohesive_eval(tri2d *m, const double *u, int commit) {
+  const int32_t n = m->npt;
+  if (!n || !m->tsl) return;
+  for (int32_t i = 0; i < n; ++i) {
+    const int32_t r = m->nwall_rows + i, cm = m->row_c[2 * r], cp = m->row_c[2 * r + 1];
+    const double dx = u[2 * cp] - u[2 * cm], dy = u[2 * cp + 1] - u[2 * cm + 1];
+    const double nx = m->pt_n[2 * i], ny = m->pt_n[2 * i + 1];
+    m->pt_dn[i] = nx * dx + ny * dy, m->pt_dt[i] = -ny * dx + nx * dy;
+  }
+  double *dmax = m->pt_dmax;
+  if (!commit) {
+    memcpy(m->pt_dmax_s, m->pt_dmax, (size_t)n * sizeof(double));
+    dmax = m->pt_dmax_s;
+  }
+  const shard_tsl_batch b = {.n = n, .sigma_c = m->pt_sc, .delta_c = m->pt_dc, .delta = m->pt_dn, .delta_max = dmax,
+                             .traction = m->pt_tn, .stiffness = m->pt_kn, .reversible = m->pt_rev,
+                             .delta_t = m->pt_dt, .traction_t = m->pt_tt, .stiffness_t = m->pt_kt};
+  shard_tsl_evaluate(m->tsl, m->tsl_self, &b, commit);
+  for (int32_t i = 0; i < n; ++i)
+    if (m->pt_dn[i] < 0) {
+      m->pt_tn[i] = 0.0, m->pt_kn[i] = 0.0;
+      if (m->tsl_zic) m->pt_tt[i] = m->pt_kt[i] = m->pt_rev[i] = 0.0;
+    }
+}
+
 static int sys_force(shard_system *sys, double t, const double *u, double *f, shard_msg *msg) {
   tri2d *m = tri_of(sys);
-  (void)t, (void)msg;
+  (void)t;
+  if (m->insert_failed) return shard_msg_set(msg, SHARD_ERR_NOMEM, "insertion: %s", m->insert_msg.text);
   memset(f, 0, (size_t)m->ndof * sizeof *f);
   for (int32_t e = 0; e < m->ne; ++e) {
     double eps[3], s[3];
@@ -200,9 +290,16 @@ static int sys_force(shard_system *sys, double t, const double *u, double *f, sh
   }
   if (m->force_law) {
     penalty_at(m, u);
-    for (int32_t r = 0; r < m->ncon; ++r) {
-      const int32_t i = m->row_node[r];
-      f[2 * i] += m->h_val[2 * r] * m->pen_f[r], f[2 * i + 1] += m->h_val[2 * r + 1] * m->pen_f[r];
+    for (int32_t r = 0; r < m->ncon; ++r)
+      for (int32_t q = m->h_rowptr[r]; q < m->h_rowptr[r + 1]; ++q) f[m->h_col[q]] += m->h_val[q] * m->pen_f[r];
+  }
+  if (m->tsl && m->npt) { /* w T on c-, -w T on c+ (T pulls the faces together when they open) */
+    cohesive_eval(m, u, 0);
+    for (int32_t i = 0; i < m->npt; ++i) {
+      const int32_t r = m->nwall_rows + i, cm = m->row_c[2 * r], cp = m->row_c[2 * r + 1];
+      const double nx = m->pt_n[2 * i], ny = m->pt_n[2 * i + 1], w = m->pt_w[i];
+      const double tx = w * (m->pt_tn[i] * nx - m->pt_tt[i] * ny), ty = w * (m->pt_tn[i] * ny + m->pt_tt[i] * nx);
+      f[2 * cm] += tx, f[2 * cm + 1] += ty, f[2 * cp] -= tx, f[2 * cp + 1] -= ty;
     }
   }
   return SHARD_OK;
@@ -214,11 +311,35 @@ static int sys_stiffness(shard_system *sys, const double *u, const shard_csr **o
   memcpy(m->k_val, m->k_base, (size_t)m->k_rowptr[m->ndof] * sizeof *m->k_val);
   if (m->force_law) {
     penalty_at(m, u);
-    for (int32_t r = 0; r < m->ncon; ++r) {
-      const int32_t *b = m->nblock + 4 * m->row_node[r];
+    for (int32_t r = 0; r < m->nwall_rows; ++r) {
+      const int32_t *b = m->nblock + 4 * m->row_c[2 * r + 1];
       const double nx = m->h_val[2 * r], ny = m->h_val[2 * r + 1], k = m->pen_k[r];
       m->k_val[b[0]] += k * nx * nx, m->k_val[b[1]] += k * nx * ny;
       m->k_val[b[2]] += k * ny * nx, m->k_val[b[3]] += k * ny * ny;
+    }
+    /* crack rows: k h h^T over the DOFs of c- and c+ (their coupling is in the pattern) */
+    for (int32_t r = m->nwall_rows; r < m->ncon; ++r) {
+      const double k = m->pen_k[r];
+      if (k == 0.0) continue;
+      for (int32_t p = m->h_rowptr[r]; p < m->h_rowptr[r + 1]; ++p)
+        for (int32_t q = m->h_rowptr[r]; q < m->h_rowptr[r + 1]; ++q)
+          m->k_val[kfind(m, m->h_col[p], m->h_col[q])] += k * m->h_val[p] * m->h_val[q];
+    }
+  }
+  if (m->tsl && m->npt) { /* w [[C, -C], [-C, C]] on (c-, c+), C = k_n n n^T + k_t tau tau^T */
+    cohesive_eval(m, u, 0);
+    for (int32_t i = 0; i < m->npt; ++i) {
+      const int32_t r = m->nwall_rows + i, c[2] = {m->row_c[2 * r], m->row_c[2 * r + 1]};
+      const double nx = m->pt_n[2 * i], ny = m->pt_n[2 * i + 1], kn = m->pt_kn[i], kt = m->pt_kt[i], w = m->pt_w[i];
+      if (kn == 0.0 && kt == 0.0) continue;
+      const double C[2][2] = {{w * (kn * nx * nx + kt * ny * ny), w * (kn - kt) * nx * ny},
+                              {w * (kn - kt) * nx * ny, w * (kn * ny * ny + kt * nx * nx)}};
+      for (int a = 0; a < 2; ++a)
+        for (int b = 0; b < 2; ++b) {
+          const double sg = a == b ? 1.0 : -1.0;
+          for (int p = 0; p < 2; ++p)
+            for (int q = 0; q < 2; ++q) m->k_val[kfind(m, 2 * c[a] + p, 2 * c[b] + q)] += sg * C[p][q];
+        }
     }
   }
   *out_k = &m->kcsr;
@@ -242,7 +363,10 @@ static void tri2d_destroy(void *self) {
   free(m->X), free(m->bshare), free(m->mass), free(m->minv), free(m->tri), free(m->geo);
   free(m->sys.u), free(m->sys.v), free(m->sys.a), free(m->sys.aux);
   free(m->k_rowptr), free(m->k_col), free(m->k_base), free(m->k_val), free(m->nblock);
-  free(m->row_node), free(m->row_wall), free(m->h_rowptr), free(m->h_col), free(m->h_val), free(m->g0), free(m->row_w);
+  free(m->row_c), free(m->row_wall), free(m->bf_em), free(m->bf_ep), free(m->bf_loc), free(m->bf_n),
+      free(m->bf_len), free(m->sshare), free(m->coh);
+  free(m->bf_row), free(m->bf_state), free(m->bf_sc), free(m->bf_strength), free(m->pt_fac), free(m->sig_el);
+  free(m->h_rowptr), free(m->h_col), free(m->h_val), free(m->g0), free(m->row_w);
   free(m->pen_f), free(m->pen_k), free(m->pen_e), free(m->gap), free(m->impulse);
   free(m->dir), free(m->vbuf), free(m->pbuf), free(m->times);
   free(m);
@@ -317,6 +441,7 @@ static int build_stiffness(tri2d *m, shard_msg *msg) {
   if (!cnt) return NOMEM("the stiffness pattern");
   for (int32_t e = 0; e < ne; ++e)
     for (int k = 0; k < 3; ++k) cnt[m->tri[3 * e + k] + 1] += 2;
+  for (int32_t r = m->nwall_rows; r < m->ncon; ++r) cnt[m->row_c[2 * r] + 1]++, cnt[m->row_c[2 * r + 1] + 1]++;
   for (int32_t i = 0; i < nn; ++i) cnt[i + 1] += cnt[i] + 1; /* room: the node itself + 2 per element */
   adj = malloc((size_t)cnt[nn] * sizeof *adj), deg = calloc((size_t)nn, sizeof *deg);
   if (!adj || !deg) {
@@ -332,6 +457,14 @@ static int build_stiffness(tri2d *m, shard_msg *msg) {
         for (int32_t q = 0; q < deg[i] && !found; ++q) found = adj[cnt[i] + q] == j;
         if (!found) adj[cnt[i] + deg[i]++] = j;
       }
+  /* the two copies of a crack row are coupled by its penalty spring */
+  for (int32_t r = m->nwall_rows; r < m->ncon; ++r)
+    for (int s = 0; s < 2; ++s) {
+      const int32_t i = m->row_c[2 * r + s], j = m->row_c[2 * r + 1 - s];
+      int found = 0;
+      for (int32_t q = 0; q < deg[i] && !found; ++q) found = adj[cnt[i] + q] == j;
+      if (!found) adj[cnt[i] + deg[i]++] = j;
+    }
   int64_t nnz = 0;
   for (int32_t i = 0; i < nn; ++i) {
     qsort(adj + cnt[i], (size_t)deg[i], sizeof *adj, cmp_i32);
@@ -362,15 +495,46 @@ static int build_stiffness(tri2d *m, shard_msg *msg) {
     free(cnt), free(adj), free(deg);
     return NOMEM("the contact pattern");
   }
-  for (int32_t r = 0; r < m->ncon; ++r) rows_at[m->row_node[r]]++;
+  for (int32_t r = 0; r < m->ncon; ++r)
+    for (int c = 0; c < 2; ++c)
+      if (m->row_c[2 * r + c] >= 0) rows_at[m->row_c[2 * r + c]]++;
+  if (m->insertion && !m->row_degree) {
+    /* set once, before any insertion (the host reads it at set-up): each
+     * facet end may get a row, on the copies its two sides hold; a row at
+     * a vertex couples with the rows of its neighbourhood, whichever way
+     * the vertex splits later */
+    int32_t worst = 1;
+    for (int32_t f = 0; f < m->nfac; ++f)
+      for (int k = 0; k < 2; ++k) {
+        const int32_t cm = m->tri[3 * m->bf_em[f] + m->bf_loc[4 * f + k]];
+        const int32_t cp = m->tri[3 * m->bf_ep[f] + m->bf_loc[4 * f + 2 + k]];
+        rows_at[cm]++;
+        if (cp != cm) rows_at[cp]++;
+      }
+    for (int32_t i = 0; i < nn; ++i) {
+      int32_t s = 0;
+      for (int32_t k = 0; k < deg[i]; ++k) s += rows_at[adj[cnt[i] + k]];
+      if (2 * s > worst) worst = 2 * s;
+    }
+    m->row_degree = worst;
+    free(rows_at), free(cnt), free(adj), free(deg);
+    goto blocks;
+  }
+  if (m->insertion) {
+    free(rows_at), free(cnt), free(adj), free(deg);
+    goto blocks;
+  }
   m->row_degree = 1;
   for (int32_t r = 0; r < m->ncon; ++r) {
-    const int32_t i = m->row_node[r];
     int32_t s = 0;
-    for (int32_t k = 0; k < deg[i]; ++k) s += rows_at[adj[cnt[i] + k]];
+    for (int c = 0; c < 2; ++c) {
+      const int32_t i = m->row_c[2 * r + c];
+      for (int32_t k = 0; i >= 0 && k < deg[i]; ++k) s += rows_at[adj[cnt[i] + k]];
+    }
     if (s > m->row_degree) m->row_degree = s;
   }
   free(rows_at), free(cnt), free(adj), free(deg);
+blocks:
   for (int32_t i = 0; i < nn; ++i) {
     m->nblock[4 * i + 0] = kfind(m, 2 * i, 2 * i), m->nblock[4 * i + 1] = kfind(m, 2 * i, 2 * i + 1);
     m->nblock[4 * i + 2] = kfind(m, 2 * i + 1, 2 * i), m->nblock[4 * i + 3] = kfind(m, 2 * i + 1, 2 * i + 1);
@@ -819,6 +983,177 @@ static int boundary_shares(tri2d *m, const char *path, shard_msg *msg) {
   return st;
 }
 
+/* ---- pre-broken cracks: facets, vertex copies ---- */
+
+static int32_t uf_find(int32_t *p, int32_t x) {
+  while (p[x] != x) x = p[x] = p[p[x]];
+  return x;
+}
+
+/* distance of (x, y) from the segment p -> q */
+static double seg_dist(const double p[2], const double q[2], double x, double y) {
+  const double dx = q[0] - p[0], dy = q[1] - p[1], l2 = dx * dx + dy * dy;
+  double s = l2 > 0 ? ((x - p[0]) * dx + (y - p[1]) * dy) / l2 : 0.0;
+  s = fmax(0.0, fmin(1.0, s));
+  return hypot(x - p[0] - s * dx, y - p[1] - s * dy);
+}
+
+typedef struct edge_corner {
+  int64_t key; /* min * nn + max */
+  int32_t corner; /* 3 e + k: the edge from corner k to k + 1 of e */
+} edge_corner;
+
+static int cmp_edge_corner(const void *a, const void *b) {
+  const edge_corner *x = a, *y = b;
+  if (x->key != y->key) return (x->key > y->key) - (x->key < y->key);
+  return (x->corner > y->corner) - (x->corner < y->corner);
+}
+
+static int local_of(const int32_t *t, int32_t v) { return t[0] == v ? 0 : t[1] == v ? 1 : 2; }
+
+/* The interior edges (facets) of the mesh: its two elements e- and e+
+ * (a -> b counter-clockwise in e-), the places of a and b in each, the
+ * normal n_f (outward of e-), the length; those lying on the segment
+ * from -> to (when seg) are broken. X is grown to room for 3 ne vertices
+ * (every corner its own copy) when the model inserts. */
+static int build_facets(tri2d *m, int seg, const double from[2], const double to[2], const char *path,
+                        shard_msg *msg) {
+  const int32_t ne = m->ne, nn0 = m->nn;
+  const size_t ne3 = 3 * (size_t)ne;
+  edge_corner *key = malloc(ne3 * sizeof *key);
+  if (!key) return NOMEM("the facets");
+  for (int32_t e = 0; e < ne; ++e)
+    for (int k = 0; k < 3; ++k) {
+      const int64_t a = m->tri[3 * e + k], b = m->tri[3 * e + (k + 1) % 3];
+      key[3 * (size_t)e + k] = (edge_corner){a < b ? a * nn0 + b : b * nn0 + a, 3 * e + k};
+    }
+  qsort(key, ne3, sizeof *key, cmp_edge_corner);
+  int32_t nf = 0;
+  for (size_t i = 0; i + 1 < ne3; ++i)
+    if (key[i].key == key[i + 1].key) ++nf, ++i;
+  const size_t n1 = (size_t)(nf > 0 ? nf : 1);
+  if (!(m->bf_em = malloc(n1 * sizeof(int32_t))) || !(m->bf_ep = malloc(n1 * sizeof(int32_t))) ||
+      !(m->bf_loc = malloc(4 * n1 * sizeof(int32_t))) || !(m->bf_row = malloc(2 * n1 * sizeof(int32_t))) ||
+      !(m->bf_state = calloc(n1, 1)) || !(m->bf_n = malloc(2 * n1 * sizeof(double))) ||
+      !(m->bf_len = malloc(n1 * sizeof(double))) || !(m->bf_sc = calloc(n1, sizeof(double))) ||
+      !(m->bf_strength = calloc(n1, sizeof(double)))) {
+    free(key);
+    return NOMEM("the facets");
+  }
+  const double scale = fmax(m->xmax - m->xmin, m->ymax - m->ymin), tol = 1e-9 * scale;
+  for (size_t i = 0; i + 1 < ne3; ++i) {
+    if (key[i].key != key[i + 1].key) continue;
+    const int32_t c1 = key[i].corner, c2 = key[i + 1].corner;
+    const int32_t e1 = c1 / 3, a = m->tri[c1], b = m->tri[3 * e1 + (c1 % 3 + 1) % 3];
+    ++i;
+    const int32_t f = m->nfac++;
+    const double tx = m->X[2 * b] - m->X[2 * a], ty = m->X[2 * b + 1] - m->X[2 * a + 1], l = hypot(tx, ty);
+    m->bf_em[f] = e1, m->bf_ep[f] = c2 / 3; /* a -> b counter-clockwise in e1 */
+    m->bf_loc[4 * f] = c1 % 3, m->bf_loc[4 * f + 1] = (c1 % 3 + 1) % 3;
+    m->bf_loc[4 * f + 2] = local_of(m->tri + c2 - c2 % 3, a), m->bf_loc[4 * f + 3] = local_of(m->tri + c2 - c2 % 3, b);
+    m->bf_n[2 * f] = ty / l, m->bf_n[2 * f + 1] = -tx / l, m->bf_len[f] = l;
+    m->bf_row[2 * f] = m->bf_row[2 * f + 1] = -1;
+    if (seg && seg_dist(from, to, m->X[2 * a], m->X[2 * a + 1]) <= tol &&
+        seg_dist(from, to, m->X[2 * b], m->X[2 * b + 1]) <= tol)
+      m->bf_state[f] = 2, m->nbroken++; /* 2: given in the case, 1: inserted */
+  }
+  free(key);
+  if (seg && m->nbroken == 0)
+    return shard_msg_set(msg, SHARD_ERR_INPUT,
+                         "%s: model.crack: no interior mesh edge lies on the segment from (%g, %g) to (%g, %g) (a crack "
+                         "follows mesh edges; boundary edges cannot break)", path, from[0], from[1], to[0], to[1]);
+  m->nn_max = 3 * ne; /* X has room for every corner its own copy */
+  {
+    double *X = realloc(m->X, 2 * (size_t)m->nn_max * sizeof *X);
+    if (!X) return NOMEM("the vertex copies");
+    m->X = X;
+  }
+  return SHARD_OK;
+}
+
+/* The vertex copies after facets broke: the element corners joined across
+ * every intact facet (union-find over the 3 ne corners) form classes, each
+ * class one copy. The classes can only refine the current copies: of the
+ * classes holding one copy, the first met (in corner order) keeps it, the
+ * others get new copies appended, with the position and, once the run has
+ * a state, u, v, a and the integrator's vectors of their source. */
+static int split_vertices(tri2d *m, shard_msg *msg) {
+  const size_t ne3 = 3 * (size_t)m->ne;
+  int32_t *par = malloc(ne3 * sizeof *par), *copy = malloc(ne3 * sizeof *copy);
+  char *seen = calloc((size_t)m->nn_max, 1);
+  if (!par || !copy || !seen) {
+    free(par), free(copy), free(seen);
+    return NOMEM("the vertex copies");
+  }
+  for (size_t i = 0; i < ne3; ++i) par[i] = (int32_t)i, copy[i] = -1;
+  for (int32_t f = 0; f < m->nfac; ++f) {
+    if (m->bf_state[f]) continue;
+    for (int k = 0; k < 2; ++k) {
+      const int32_t x = uf_find(par, 3 * m->bf_em[f] + m->bf_loc[4 * f + k]);
+      const int32_t y = uf_find(par, 3 * m->bf_ep[f] + m->bf_loc[4 * f + 2 + k]);
+      if (x != y) par[x > y ? x : y] = x < y ? x : y;
+    }
+  }
+  int32_t nn = m->nn;
+  shard_system *s = &m->sys;
+  for (size_t c = 0; c < ne3; ++c) {
+    const int32_t r = uf_find(par, (int32_t)c), v = m->tri[c];
+    if (copy[r] >= 0) continue;
+    if (!seen[v]) {
+      copy[r] = v, seen[v] = 1;
+      continue;
+    }
+    const int32_t w = copy[r] = nn++;
+    m->X[2 * w] = m->X[2 * v], m->X[2 * w + 1] = m->X[2 * v + 1];
+    if (s->u)
+      for (int d = 0; d < 2; ++d) {
+        s->u[2 * w + d] = s->u[2 * v + d], s->v[2 * w + d] = s->v[2 * v + d], s->a[2 * w + d] = s->a[2 * v + d];
+        for (uint32_t k = 0; k < s->n_aux; ++k)
+          s->aux[(size_t)k * s->ndof_max + 2 * w + d] = s->aux[(size_t)k * s->ndof_max + 2 * v + d];
+      }
+  }
+  for (size_t c = 0; c < ne3; ++c) m->tri[c] = copy[uf_find(par, (int32_t)c)];
+  m->nn = nn, m->ndof = 2 * nn;
+  free(par), free(copy), free(seen);
+  return SHARD_OK;
+}
+
+/* rectangle with a crack: per node and side, half the length of its boundary
+ * edges (edges of one triangle) on that side, for the wall weights */
+static int side_shares(tri2d *m, shard_msg *msg) {
+  const size_t ne3 = 3 * (size_t)m->ne;
+  int64_t *edges = malloc(ne3 * sizeof *edges);
+  if (!edges || !(m->sshare = calloc((size_t)W_N * (size_t)m->nn, sizeof *m->sshare))) {
+    free(edges);
+    return NOMEM("the mesh boundary");
+  }
+  for (int32_t e = 0; e < m->ne; ++e)
+    for (int k = 0; k < 3; ++k) {
+      const int64_t a = m->tri[3 * e + k], b = m->tri[3 * e + (k + 1) % 3];
+      edges[3 * (size_t)e + k] = a < b ? a * m->nn + b : b * m->nn + a;
+    }
+  qsort(edges, ne3, sizeof *edges, cmp_edge);
+  for (size_t i = 0; i < ne3;) {
+    size_t j = i;
+    while (j < ne3 && edges[j] == edges[i]) ++j;
+    const int32_t a = (int32_t)(edges[i] / m->nn), b = (int32_t)(edges[i] % m->nn);
+    if (j - i == 1) {
+      const double xa = m->X[2 * a], ya = m->X[2 * a + 1], xb = m->X[2 * b], yb = m->X[2 * b + 1];
+      const double half = 0.5 * hypot(xa - xb, ya - yb);
+      const int side[4] = {xa == m->xmin && xb == m->xmin, xa == m->xmax && xb == m->xmax,
+                           ya == m->ymin && yb == m->ymin, ya == m->ymax && yb == m->ymax};
+      for (int s = 0; s < 4; ++s)
+        if (side[s]) {
+          m->sshare[(size_t)s * m->nn + a] += half, m->sshare[(size_t)s * m->nn + b] += half;
+          m->sshare[(size_t)W_OBLIQUE * m->nn + a] += half, m->sshare[(size_t)W_OBLIQUE * m->nn + b] += half;
+        }
+    }
+    i = j;
+  }
+  free(edges);
+  return SHARD_OK;
+}
+
 /* mesh.file relative to the case file's directory (absolute kept) */
 static int build_file(tri2d *m, const shard_params *pp, const char *path, shard_msg *msg) {
   const char *file = shard_params_string(pp, "mesh.file");
@@ -854,6 +1189,7 @@ static int on_side(const tri2d *m, int32_t n, int s) {
 
 static double tributary(const tri2d *m, int32_t n, int s) {
   if (m->bshare) return m->bshare[n];
+  if (m->sshare) return m->sshare[(size_t)s * m->nn + n];
   const double x = m->X[2 * n], y = m->X[2 * n + 1];
   const int vert = x == m->xmin || x == m->xmax, horiz = y == m->ymin || y == m->ymax;
   double len = 0.0;
@@ -875,17 +1211,104 @@ static int pair_of(const shard_params *pp, const char *key, double out[2], const
   return 1;
 }
 
+/* Rows for the broken facets' ends that have none and whose two sides hold
+ * different copies: g = n_f . (u+ - u-) (the copies share their reference
+ * position), -n_f on the DOFs of c-, +n_f on those of c+ (columns sorted),
+ * penalty weight the end's half length over h_mean; with a fracture
+ * section, a cohesive point each (weight t l_f / 2). Appended: the rows
+ * and points already there keep their index. */
+/* row r (a crack row, the rows before it in place) for end k of facet f */
+static void fill_row(tri2d *m, int32_t r, int32_t f, int k) {
+  const int32_t cm = m->tri[3 * m->bf_em[f] + m->bf_loc[4 * f + k]];
+  const int32_t cp = m->tri[3 * m->bf_ep[f] + m->bf_loc[4 * f + 2 + k]];
+  const double nx = m->bf_n[2 * f], ny = m->bf_n[2 * f + 1];
+  const int32_t q = m->h_rowptr[r];
+  m->row_c[2 * r] = cm, m->row_c[2 * r + 1] = cp, m->row_wall[r] = -1;
+  const int lo = cm < cp ? 0 : 2;
+  m->h_col[q + lo] = 2 * cm, m->h_col[q + lo + 1] = 2 * cm + 1;
+  m->h_col[q + 2 - lo] = 2 * cp, m->h_col[q + 3 - lo] = 2 * cp + 1;
+  m->h_val[q + lo] = -nx, m->h_val[q + lo + 1] = -ny, m->h_val[q + 2 - lo] = nx, m->h_val[q + 3 - lo] = ny;
+  m->h_rowptr[r + 1] = q + 4;
+  m->g0[r] = 0.0;
+  m->row_w[r] = 0.5 * m->bf_len[f] / m->h_mean;
+  m->bf_row[2 * f + k] = r;
+  if (m->coh) {
+    const int32_t i = r - m->nwall_rows;
+    m->pt_fac[i] = f, m->pt_n[2 * i] = nx, m->pt_n[2 * i + 1] = ny, m->pt_w[i] = 0.5 * m->thick * m->bf_len[f];
+  }
+}
+
+/* Rows for the broken facets' ends: an end that has a row gets it again on
+ * the copies its sides hold now (a later split may have given one side a
+ * new copy); an end without one gets a new row once its sides differ. */
+static void add_crack_rows(tri2d *m) {
+  for (int32_t f = 0; f < m->nfac; ++f) {
+    if (!m->bf_state[f]) continue;
+    for (int k = 0; k < 2; ++k) {
+      if (m->bf_row[2 * f + k] >= 0) {
+        fill_row(m, m->bf_row[2 * f + k], f, k);
+        continue;
+      }
+      if (m->tri[3 * m->bf_em[f] + m->bf_loc[4 * f + k]] == m->tri[3 * m->bf_ep[f] + m->bf_loc[4 * f + 2 + k]])
+        continue;
+      const int32_t r = m->ncon++;
+      fill_row(m, r, f, k);
+      m->impulse[r] = 0.0;
+    }
+  }
+  if (m->coh) m->npt = m->ncon - m->nwall_rows;
+  m->h.nrows = m->ncon;
+}
+
+/* The springs' bounds of the stable step: u^T K_p u <= sum_i s_i |u_i|^2,
+ * a wall row's spring at its node, a crack row's (n . (u+ - u-))^2 <=
+ * 2 (|u+|^2 + |u-|^2) twice at each copy; the same for the cohesive points. */
+static int row_springs(tri2d *m, shard_msg *msg) {
+  double *wsum = calloc(2 * (size_t)m->nn, sizeof *wsum), *csum = wsum + m->nn;
+  if (!wsum) return NOMEM("the contact rows");
+  for (int32_t q = 0; q < m->ncon; ++q)
+    for (int c = 0; c < 2; ++c)
+      if (m->row_c[2 * q + c] >= 0) wsum[m->row_c[2 * q + c]] += (q < m->nwall_rows ? 1.0 : 2.0) * m->row_w[q];
+  for (int32_t i = 0; i < m->npt; ++i)
+    for (int c = 0; c < 2; ++c) csum[m->row_c[2 * (m->nwall_rows + i) + c]] += 2.0 * m->pt_w[i];
+  m->spring_per_mass = m->coh_per_mass = 0;
+  for (int32_t i = 0; i < m->nn; ++i) {
+    m->spring_per_mass = fmax(m->spring_per_mass, wsum[i] / m->mass[2 * i]);
+    m->coh_per_mass = fmax(m->coh_per_mass, csum[i] / m->mass[2 * i]);
+  }
+  free(wsum);
+  return SHARD_OK;
+}
+
 static int tri2d_create(const shard_model_args *a, void **out_self, shard_system **out_sys, shard_msg *msg) {
   *out_self = NULL;
   const char *path = a->case_path ? a->case_path : "(case)";
   int st = shard_params_check(a->params, msg);
   if (st != SHARD_OK) return st;
-  if (a->fracture)
-    return shard_msg_set(msg, SHARD_ERR_INPUT,
-                         "%s: the tri2d model has no fracture yet: remove the 'fracture' section", path);
   const shard_params *pp = a->params;
   tri2d *m = calloc(1, sizeof *m);
   if (!m) return NOMEM("the tri2d model");
+  if (a->fracture) {
+    const shard_params *fr = a->fracture;
+    m->fr = *fr, m->fracture = 1;
+    m->g_c = shard_params_real(fr, "g_c"), m->insertion = shard_params_bool(fr, "insertion");
+    static const char *const bar_keys[] = {"initial.count", "initial.position", "initial.node"};
+    for (int k = 0; k < 3; ++k)
+      if (shard_params_has(fr, bar_keys[k]) && !(k == 0 && shard_params_int(fr, bar_keys[k]) == 0)) {
+        free(m);
+        return shard_msg_set(msg, SHARD_ERR_INPUT,
+                             "%s: fracture.%s places interfaces on the 1D bar's nodes; the tri2d model's initial "
+                             "crack is model.crack (from, to)", path, bar_keys[k]);
+      }
+    const shard_param_value *dv = shard_params_find(fr, "initial.damage");
+    if (dv && dv->n_list > 1) {
+      free(m);
+      return shard_msg_set(msg, SHARD_ERR_INPUT,
+                           "%s: fracture.initial.damage has %u values: the tri2d model's crack takes one", path,
+                           dv->n_list);
+    }
+    m->d0 = dv && dv->n_list ? dv->list[0] : 0.0;
+  }
 #define FAIL(code_)  \
   do {               \
     st = (code_);    \
@@ -909,10 +1332,34 @@ static int tri2d_create(const shard_model_args *a, void **out_self, shard_system
   st = annulus ? build_annulus(m, pp, path, msg) : from_file ? build_file(m, pp, path, msg) : build_rectangle(m, pp, path, msg);
   if (st != SHARD_OK) goto fail;
   if ((annulus || from_file) && (st = boundary_shares(m, path, msg)) != SHARD_OK) goto fail;
+  {
+    double cf[2], ct[2];
+    int bad = SHARD_OK;
+    const int has_f = pair_of(pp, "crack.from", cf, path, &bad, msg);
+    if (bad != SHARD_OK) FAIL(bad);
+    const int has_t = pair_of(pp, "crack.to", ct, path, &bad, msg);
+    if (bad != SHARD_OK) FAIL(bad);
+    if (has_f != has_t) FAIL(shard_msg_set(msg, SHARD_ERR_INPUT, "%s: model.crack needs both 'from' and 'to'", path));
+    if (has_f || m->insertion) {
+      if ((st = build_facets(m, has_f, cf, ct, path, msg)) != SHARD_OK) goto fail;
+      if ((st = split_vertices(m, msg)) != SHARD_OK) goto fail;
+    }
+    if (has_f) {
+      if (m->bshare) { /* the crack faces are boundary now */
+        free(m->bshare), m->bshare = NULL;
+        if ((st = boundary_shares(m, path, msg)) != SHARD_OK) goto fail;
+      } else if ((st = side_shares(m, msg)) != SHARD_OK)
+        goto fail;
+    }
+  }
   const int32_t nn = m->nn, ne = m->ne, ndof = m->ndof;
-  if (!(m->geo = malloc((size_t)ne * 7 * sizeof *m->geo)) || !(m->mass = calloc((size_t)ndof, sizeof *m->mass)) ||
-      !(m->minv = calloc((size_t)ndof, sizeof *m->minv)) || !(m->sys.u = calloc((size_t)ndof, sizeof(double))) ||
-      !(m->sys.v = calloc((size_t)ndof, sizeof(double))) || !(m->sys.a = calloc((size_t)ndof, sizeof(double))))
+  const int32_t ndof_max = m->insertion ? 2 * m->nn_max : ndof; /* inserting: every corner may become a copy */
+  if (!(m->geo = malloc((size_t)ne * 7 * sizeof *m->geo)) || !(m->mass = calloc((size_t)ndof_max, sizeof *m->mass)) ||
+      !(m->minv = calloc((size_t)ndof_max, sizeof *m->minv)) ||
+      !(m->sys.u = calloc((size_t)ndof_max, sizeof(double))) ||
+      !(m->sys.v = calloc((size_t)ndof_max, sizeof(double))) ||
+      !(m->sys.a = calloc((size_t)ndof_max, sizeof(double))) ||
+      (m->insertion && !(m->sig_el = malloc((size_t)ne * 3 * sizeof(double)))))
     FAIL(NOMEM("the mesh"));
   /* geometry, lumped mass, sizes */
   double hsum = 0;
@@ -952,9 +1399,27 @@ static int tri2d_create(const shard_model_args *a, void **out_self, shard_system
   if (bad != SHARD_OK) FAIL(bad);
   const double rate = shard_params_real(pp, "initial.strain_rate");
   const double cx = 0.5 * (m->xmin + m->xmax), cy = 0.5 * (m->ymin + m->ymax);
+  const shard_param_value *region = shard_params_find(pp, "initial.region");
+  if (region && region->n_list != 4)
+    FAIL(shard_msg_set(msg, SHARD_ERR_INPUT, "%s: model.initial.region needs four values [xmin, ymin, xmax, ymax], got %u",
+                       path, region->n_list));
   for (int32_t i = 0; i < nn; ++i) {
     m->sys.v[2 * i] = v0[0] + rate * (m->X[2 * i] - cx);
     m->sys.v[2 * i + 1] = v0[1] + rate * (m->X[2 * i + 1] - cy);
+  }
+  if (region) { /* only the vertices of the triangles whose centroid is in the box move */
+    const double *bx = region->list;
+    char *in = calloc((size_t)nn, 1);
+    if (!in) FAIL(NOMEM("the initial region"));
+    for (int32_t e = 0; e < ne; ++e) {
+      const int32_t *t = m->tri + 3 * e;
+      const double gx = (m->X[2 * t[0]] + m->X[2 * t[1]] + m->X[2 * t[2]]) / 3.0;
+      const double gy = (m->X[2 * t[0] + 1] + m->X[2 * t[1] + 1] + m->X[2 * t[2] + 1]) / 3.0;
+      if (gx >= bx[0] && gx <= bx[2] && gy >= bx[1] && gy <= bx[3]) in[t[0]] = in[t[1]] = in[t[2]] = 1;
+    }
+    for (int32_t i = 0; i < nn; ++i)
+      if (!in[i]) m->sys.v[2 * i] = m->sys.v[2 * i + 1] = 0.0;
+    free(in);
   }
   /* walls */
   static const char *const gap_key[4] = {"walls.left.gap", "walls.right.gap", "walls.bottom.gap", "walls.top.gap"};
@@ -985,10 +1450,22 @@ static int tri2d_create(const shard_model_args *a, void **out_self, shard_system
   int32_t ncon = 0;
   for (int s = 0; s < W_N; ++s)
     for (int32_t i = 0; m->has_wall[s] && i < nn; ++i) ncon += on_side(m, i, s);
-  const size_t nc = (size_t)(ncon > 0 ? ncon : 1);
-  if (!(m->row_node = malloc(nc * sizeof(int32_t))) || !(m->row_wall = malloc(nc * sizeof(int32_t))) ||
-      !(m->h_rowptr = malloc((nc + 1) * sizeof(int32_t))) || !(m->h_col = malloc(2 * nc * sizeof(int32_t))) ||
-      !(m->h_val = malloc(2 * nc * sizeof(double))) || !(m->g0 = malloc(nc * sizeof(double))) ||
+  m->nwall_rows = ncon;
+  if (m->insertion && ncon)
+    FAIL(shard_msg_set(msg, SHARD_ERR_INPUT, "%s: model.walls: the tri2d model does not combine walls with "
+                       "fracture.insertion yet (the copies a crack makes on the boundary would need wall rows)", path));
+  /* crack rows: one per facet end whose two sides hold different copies
+   * (inserting: room for both ends of every facet) */
+  int32_t ncrack = 0;
+  for (int32_t f = 0; f < m->nfac; ++f)
+    for (int k = 0; k < 2; ++k)
+      ncrack += m->insertion || (m->bf_state[f] && m->tri[3 * m->bf_em[f] + m->bf_loc[4 * f + k]] !=
+                                                      m->tri[3 * m->bf_ep[f] + m->bf_loc[4 * f + 2 + k]]);
+  const int32_t ncon_max = ncon + ncrack;
+  const size_t nc = (size_t)(ncon_max > 0 ? ncon_max : 1);
+  if (!(m->row_c = malloc(2 * nc * sizeof(int32_t))) || !(m->row_wall = malloc(nc * sizeof(int32_t))) ||
+      !(m->h_rowptr = malloc((nc + 1) * sizeof(int32_t))) || !(m->h_col = malloc(4 * nc * sizeof(int32_t))) ||
+      !(m->h_val = malloc(4 * nc * sizeof(double))) || !(m->g0 = malloc(nc * sizeof(double))) ||
       !(m->row_w = malloc(nc * sizeof(double))) || !(m->pen_f = calloc(nc, sizeof(double))) ||
       !(m->pen_k = calloc(nc, sizeof(double))) || !(m->pen_e = calloc(nc, sizeof(double))) ||
       !(m->gap = calloc(nc, sizeof(double))) || !(m->impulse = calloc(nc, sizeof(double))))
@@ -998,7 +1475,7 @@ static int tri2d_create(const shard_model_args *a, void **out_self, shard_system
     for (int32_t i = 0; m->has_wall[s] && i < nn; ++i) {
       if (!on_side(m, i, s)) continue;
       const double nx = m->wn[s][0], ny = m->wn[s][1];
-      m->row_node[r] = i, m->row_wall[r] = s;
+      m->row_c[2 * r] = -1, m->row_c[2 * r + 1] = i, m->row_wall[r] = s, m->h_rowptr[r] = 2 * r;
       m->h_col[2 * r] = 2 * i, m->h_col[2 * r + 1] = 2 * i + 1, m->h_val[2 * r] = nx, m->h_val[2 * r + 1] = ny;
       m->g0[r] = nx * m->X[2 * i] + ny * m->X[2 * i + 1] - m->woff[s];
       m->row_w[r] = tributary(m, i, s) / m->h_mean;
@@ -1009,19 +1486,25 @@ static int tri2d_create(const shard_model_args *a, void **out_self, shard_system
       ++r;
     }
   m->ncon = ncon;
-  {
-    double *wsum = calloc((size_t)nn, sizeof *wsum);
-    if (!wsum) FAIL(NOMEM("the wall rows"));
-    for (int32_t q = 0; q < ncon; ++q) wsum[m->row_node[q]] += m->row_w[q];
-    for (int32_t i = 0; i < nn; ++i) m->spring_per_mass = fmax(m->spring_per_mass, wsum[i] / m->mass[2 * i]);
-    free(wsum);
-  }
-  for (int32_t k = 0; k <= ncon; ++k) m->h_rowptr[k] = 2 * k;
+  m->h_rowptr[ncon] = 2 * ncon;
   m->h = (shard_csr){ncon, ndof, m->h_rowptr, m->h_col, m->h_val};
+  if (m->fracture && ncrack > 0) { /* the cohesive points: the crack rows' facet ends */
+    const size_t np = (size_t)ncrack;
+    m->npt_cap = ncrack;
+    if (!(m->coh = calloc(19 * np, sizeof *m->coh)) || !(m->pt_fac = malloc(np * sizeof(int32_t))))
+      FAIL(NOMEM("the cohesive points"));
+    double **arr[] = {&m->pt_w, &m->pt_sc, &m->pt_dc, &m->pt_dmax, &m->pt_dmax_s, &m->pt_dn, &m->pt_dt, &m->pt_tn,
+                      &m->pt_tt, &m->pt_kn, &m->pt_kt, &m->pt_rev, &m->pt_dn0, &m->pt_dt0, &m->pt_tn0, &m->pt_tt0,
+                      &m->pt_work};
+    for (size_t k = 0; k < sizeof arr / sizeof arr[0]; ++k) *arr[k] = m->coh + k * np;
+    m->pt_n = m->coh + 17 * np; /* two per point */
+  }
+  add_crack_rows(m);
+  if ((st = row_springs(m, msg)) != SHARD_OK) goto fail;
   if ((st = build_stiffness(m, msg)) != SHARD_OK) goto fail;
   shard_system *s = &m->sys;
   s->struct_size = sizeof *s;
-  s->ndof = s->ndof_max = ndof, s->ncon = s->ncon_max = ncon;
+  s->ndof = ndof, s->ndof_max = ndof_max, s->ncon = m->ncon, s->ncon_max = ncon_max;
   s->mass = m->mass, s->minv = m->minv, s->h = &m->h, s->impulse = m->impulse;
   s->stats = &m->stats, s->ops = &tri2d_system_ops;
   *out_self = m;
@@ -1038,7 +1521,9 @@ static void tri2d_info(const void *self, shard_model_info *out) {
   memset(out, 0, sizeof *out);
   out->name = "tri2d";
   out->dim = 2;
-  out->h_row_width = 2;
+  out->h_row_width = m->ncon > m->nwall_rows || m->insertion ? 4 : 2;
+  if (m->fracture) out->flags |= SHARD_MODEL_FRACTURE, out->out_flags |= SHARD_OUT_FRACTURE, out->n_facets = m->insertion ? m->nfac : m->nbroken;
+  if (m->insertion) out->flags |= SHARD_MODEL_INSERTION;
   out->w_row_degree = m->row_degree;
 }
 
@@ -1078,9 +1563,69 @@ static void tri2d_set_force_law(void *self, const shard_contact_law_ops *ops, vo
   m->force_law = ops, m->force_law_self = law;
 }
 
+/* Cohesive points from..npt (new): sigma_c = the stress their facet broke
+ * at (the nominal strength for the case's crack), delta_c = 2 G_c /
+ * sigma_c, history d0 delta_c on the case's crack and 0 on an inserted
+ * facet, no work; the trapezoid's left values are those of the state now. */
+static void init_points(tri2d *m, int32_t from) {
+  for (int32_t i = from; i < m->npt; ++i) {
+    const int32_t f = m->pt_fac[i];
+    m->pt_sc[i] = m->bf_sc[f], m->pt_dc[i] = 2.0 * m->g_c / m->bf_sc[f];
+    m->pt_dmax[i] = m->bf_state[f] == 2 ? m->d0 * m->pt_dc[i] : 0.0, m->pt_work[i] = 0.0;
+  }
+  cohesive_eval(m, m->sys.u, 0);
+  for (int32_t i = from; i < m->npt; ++i)
+    m->pt_dn0[i] = m->pt_dn[i], m->pt_dt0[i] = m->pt_dt[i], m->pt_tn0[i] = m->pt_tn[i], m->pt_tt0[i] = m->pt_tt[i];
+}
+
+/* The facets' strengths from fracture.strength (constant, uniform or
+ * Weibull), drawn in facet order from strength.seed. */
+static int draw_strengths(tri2d *m, shard_msg *msg) {
+  const shard_params *fr = &m->fr;
+  const char *dist = shard_params_string(fr, "strength.distribution");
+  const double nominal = shard_params_real(fr, "strength.nominal");
+  shard_rng rng;
+  shard_rng_seed(&rng, (uint64_t)shard_params_int(fr, "strength.seed"));
+  if (!dist || strcmp(dist, "constant") == 0) {
+    for (int32_t f = 0; f < m->nfac; ++f) m->bf_strength[f] = nominal;
+  } else if (strcmp(dist, "uniform") == 0) {
+    if (!shard_params_has(fr, "strength.min") || !shard_params_has(fr, "strength.max"))
+      return shard_msg_set(msg, SHARD_ERR_INPUT, "fracture.strength.distribution 'uniform' needs strength.min and "
+                           "strength.max");
+    const double lo = shard_params_real(fr, "strength.min"), hi = shard_params_real(fr, "strength.max");
+    if (!(lo > 0 && hi >= lo))
+      return shard_msg_set(msg, SHARD_ERR_INPUT, "fracture.strength needs 0 < min <= max (got %g, %g)", lo, hi);
+    for (int32_t f = 0; f < m->nfac; ++f) m->bf_strength[f] = shard_rng_range(&rng, lo, hi);
+  } else if (strcmp(dist, "weibull") == 0) {
+    const double mod = shard_params_real(fr, "strength.modulus");
+    for (int32_t f = 0; f < m->nfac; ++f) {
+      const double x = nominal * pow(-log1p(-shard_rng_uniform(&rng)), 1.0 / mod);
+      m->bf_strength[f] = x > 0 ? x : nominal * 1e-12;
+    }
+  } else {
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "fracture.strength.distribution '%s': the tri2d model draws constant, "
+                         "uniform or weibull strengths", dist);
+  }
+  return SHARD_OK;
+}
+
+/* The law; the crack's cohesive points start at the nominal strength with
+ * delta_c = 2 G_c / sigma_c and the damage fracture.initial.damage (history
+ * delta_max = d0 delta_c; 1: fully broken, contact only). */
 static int tri2d_set_tsl(void *self, const shard_tsl_ops *ops, void *tsl, int zero_in_compression, shard_msg *msg) {
-  (void)self, (void)ops, (void)tsl, (void)zero_in_compression;
-  return shard_msg_set(msg, SHARD_ERR_INPUT, "the tri2d model has no fracture yet");
+  tri2d *m = self;
+  (void)msg;
+  m->tsl = ops, m->tsl_self = tsl, m->tsl_zic = zero_in_compression;
+  m->tsl_kmax = shard_tsl_max_stiffness(ops, tsl);
+  const double sc = shard_params_real(&m->fr, "strength.nominal");
+  for (int32_t f = 0; f < m->nfac; ++f)
+    if (m->bf_state[f] == 2) m->bf_sc[f] = sc;
+  if (m->insertion) {
+    const int st = draw_strengths(m, msg);
+    if (st != SHARD_OK) return st;
+  }
+  init_points(m, 0);
+  return SHARD_OK;
 }
 
 static void tri2d_release_rule(const void *self, shard_model_release_rule *out) {
@@ -1098,13 +1643,75 @@ static double tri2d_stable_step(const void *self, shard_model_step which, double
   if (which == SHARD_STEP_BULK) return m->h_min / m->cp;
   double lam = m->lambda_el;
   if (max_spring > 0) lam += max_spring * m->spring_per_mass;
+  if (m->tsl && isfinite(m->tsl_kmax)) lam += m->tsl_kmax * m->coh_per_mass; /* the cohesive secants, at most the cap */
   return lam > 0 ? 2.0 / sqrt(lam) : INFINITY;
 }
 
-static void tri2d_commit(void *self) { (void)self; }
+/* the history at the step's end and the work by the trapezoid rule on both
+ * components of the opening */
+static void tri2d_commit(void *self) {
+  tri2d *m = self;
+  if (!m->tsl || !m->npt) return;
+  cohesive_eval(m, m->sys.u, 1);
+  for (int32_t i = 0; i < m->npt; ++i) {
+    m->pt_work[i] += 0.5 * (m->pt_dn[i] - m->pt_dn0[i]) * (m->pt_tn[i] + m->pt_tn0[i]) +
+                     0.5 * (m->pt_dt[i] - m->pt_dt0[i]) * (m->pt_tt[i] + m->pt_tt0[i]);
+    m->pt_dn0[i] = m->pt_dn[i], m->pt_dt0[i] = m->pt_dt[i], m->pt_tn0[i] = m->pt_tn[i], m->pt_tt0[i] = m->pt_tt[i];
+  }
+}
+/* Insertion after a committed step: every intact facet whose effective
+ * traction, from the mean of its two elements' stresses, reaches its
+ * strength breaks (tension only for the normal part: sqrt(<sigma_n>^2 +
+ * tau^2)); then the vertices split (the copies take u, v, a and the
+ * integrator's vectors of their source), the masses are summed again over
+ * the copies' elements, rows and cohesive points are appended for the
+ * newly openable ends, and K's pattern is rebuilt. Returns the facets
+ * broken. An allocation failure here is reported by the next force(). */
 static int32_t tri2d_insert(void *self, int32_t *first_dof) {
-  *first_dof = ((tri2d *)self)->ndof;
-  return 0;
+  tri2d *m = self;
+  *first_dof = m->ndof;
+  if (!m->insertion || !m->tsl || m->insert_failed) return 0;
+  const double *u = m->sys.u;
+  for (int32_t e = 0; e < m->ne; ++e) {
+    double eps[3];
+    element_stress(m, e, u, eps, m->sig_el + 3 * e);
+  }
+  int32_t n = 0;
+  for (int32_t f = 0; f < m->nfac; ++f) {
+    if (m->bf_state[f]) continue;
+    const double *sa = m->sig_el + 3 * m->bf_em[f], *sb = m->sig_el + 3 * m->bf_ep[f];
+    const double sxx = 0.5 * (sa[0] + sb[0]), syy = 0.5 * (sa[1] + sb[1]), sxy = 0.5 * (sa[2] + sb[2]);
+    const double nx = m->bf_n[2 * f], ny = m->bf_n[2 * f + 1];
+    const double tx = sxx * nx + sxy * ny, ty = sxy * nx + syy * ny;
+    const double sn = tx * nx + ty * ny, tau = -ny * tx + nx * ty, sp = sn > 0 ? sn : 0.0;
+    const double seff = sqrt(sp * sp + tau * tau);
+    if (seff >= m->bf_strength[f]) m->bf_state[f] = 1, m->bf_sc[f] = seff, ++n;
+  }
+  if (!n) return 0;
+  m->nbroken += n, m->insertions += n;
+  if (split_vertices(m, &m->insert_msg) != SHARD_OK) {
+    m->insert_failed = 1;
+    return 0;
+  }
+  /* the lumped masses again, element by element (the order of create) */
+  memset(m->mass, 0, (size_t)m->ndof * sizeof *m->mass);
+  for (int32_t e = 0; e < m->ne; ++e) {
+    const double me = m->rho * m->thick * m->geo[7 * e + 6] / 3.0;
+    for (int k = 0; k < 3; ++k) m->mass[2 * m->tri[3 * e + k]] += me, m->mass[2 * m->tri[3 * e + k] + 1] += me;
+  }
+  for (int32_t d = 0; d < m->ndof; ++d) m->minv[d] = 1.0 / m->mass[d];
+  const int32_t old_npt = m->npt;
+  add_crack_rows(m);
+  m->h.ncols = m->ndof;
+  free(m->k_rowptr), free(m->k_col), free(m->k_base), free(m->k_val), free(m->nblock);
+  m->k_rowptr = m->k_col = m->nblock = NULL, m->k_base = m->k_val = NULL;
+  if (row_springs(m, &m->insert_msg) != SHARD_OK || build_stiffness(m, &m->insert_msg) != SHARD_OK) {
+    m->insert_failed = 1;
+    return 0;
+  }
+  m->sys.ndof = m->ndof, m->sys.ncon = m->ncon;
+  init_points(m, old_npt);
+  return n;
 }
 
 static void tri2d_measure(void *self, const double *u, double *gaps) {
@@ -1124,13 +1731,37 @@ static void tri2d_energy(const void *self, shard_model_energy *out) {
     el += m->thick * m->geo[7 * e + 6] * (eps[0] * s[0] + eps[1] * s[1] + eps[2] * s[2]);
   }
   for (int32_t r = 0; m->force_law && r < m->ncon; ++r) pen += m->pen_e[r];
-  *out = (shard_model_energy){.kinetic = 0.5 * kin, .elastic = 0.5 * el, .penalty = pen};
+  double rev = 0, work = 0;
+  for (int32_t i = 0; m->tsl && i < m->npt; ++i) rev += m->pt_w[i] * m->pt_rev[i], work += m->pt_w[i] * m->pt_work[i];
+  *out = (shard_model_energy){.kinetic = 0.5 * kin, .elastic = 0.5 * el, .penalty = pen, .cohesive_reversible = rev,
+                              .cohesive_work = work};
 }
 
 static void tri2d_reactions(void *self, const double *u, double out[2]) { (void)self, (void)u, out[0] = out[1] = 0; }
 static void tri2d_release(void *self) { (void)self; }
 static int tri2d_released(const void *self) { return (void)self, 0; }
-static int32_t tri2d_broken(const void *self) { return (void)self, 0; }
+/* fully broken: a broken facet with an openable end, each of whose
+ * openable ends is past delta_c (without a law: every broken facet with an
+ * openable end) */
+static int facet_fully_broken(const tri2d *m, int32_t f) {
+  if (!m->bf_state[f]) return 0;
+  int all = 1, any = 0;
+  for (int k = 0; k < 2; ++k) {
+    const int32_t r = m->bf_row[2 * f + k];
+    if (r < 0) continue;
+    any = 1;
+    if (m->tsl && m->coh) all &= m->pt_dmax[r - m->nwall_rows] >= m->pt_dc[r - m->nwall_rows];
+  }
+  return any && all;
+}
+
+static int32_t tri2d_broken(const void *self) {
+  const tri2d *m = self;
+  if (!m->tsl) return 0;
+  int32_t n = 0;
+  for (int32_t f = 0; f < m->nfac; ++f) n += facet_fully_broken(m, f);
+  return n;
+}
 
 static int tri2d_reference_setup(void *self, const char *type, double e, double dt, shard_msg *msg) {
   (void)self, (void)e, (void)dt;
@@ -1154,13 +1785,50 @@ static void tri2d_history(void *self, const shard_model_row_in *in, double *x) {
   x[C_XMEAN] = sx / m->mass_total, x[C_YMEAN] = sy / m->mass_total;
   x[C_VXMEAN] = px / m->mass_total, x[C_VYMEAN] = py / m->mass_total;
   for (int s = 0; s < W_N; ++s) x[C_F0 + s] = m->has_wall[s] ? 0.0 : NAN;
+  x[C_FCRACK] = m->nbroken || m->insertion ? 0.0 : NAN;
   for (int32_t r = 0; r < m->ncon; ++r)
-    x[C_F0 + m->row_wall[r]] += m->impulse[r] / in->dt + (m->force_law ? m->pen_f[r] : 0.0);
+    x[m->row_wall[r] >= 0 ? C_F0 + m->row_wall[r] : C_FCRACK] +=
+        m->impulse[r] / in->dt + (m->force_law ? m->pen_f[r] : 0.0);
+}
+
+/* The fragments: triangles joined across every edge their copies share
+ * (an edge whose two sides hold different copies at an end is a crack's)
+ * and across crack facets not fully broken (their cohesive points still
+ * hold); union-find over the elements. -1 out of memory. */
+static int32_t fragments(const tri2d *m) {
+  const size_t ne3 = 3 * (size_t)m->ne;
+  edge_corner *key = malloc(ne3 * sizeof *key);
+  int32_t *par = malloc((size_t)m->ne * sizeof *par);
+  if (!key || !par) {
+    free(key), free(par);
+    return -1;
+  }
+  for (int32_t e = 0; e < m->ne; ++e) {
+    par[e] = e;
+    for (int k = 0; k < 3; ++k) {
+      const int64_t a = m->tri[3 * e + k], b = m->tri[3 * e + (k + 1) % 3];
+      key[3 * (size_t)e + k] = (edge_corner){a < b ? a * m->nn + b : b * m->nn + a, 3 * e + k};
+    }
+  }
+  qsort(key, ne3, sizeof *key, cmp_edge_corner);
+  for (size_t i = 0; i + 1 < ne3; ++i)
+    if (key[i].key == key[i + 1].key) {
+      const int32_t x = uf_find(par, key[i].corner / 3), y = uf_find(par, key[i + 1].corner / 3);
+      if (x != y) par[x > y ? x : y] = x < y ? x : y;
+    }
+  for (int32_t f = 0; f < m->nfac; ++f)
+    if (m->bf_state[f] && !facet_fully_broken(m, f)) {
+      const int32_t x = uf_find(par, m->bf_em[f]), y = uf_find(par, m->bf_ep[f]);
+      if (x != y) par[x > y ? x : y] = x < y ? x : y;
+    }
+  int32_t n = 0;
+  for (int32_t e = 0; e < m->ne; ++e) n += uf_find(par, e) == e;
+  free(key), free(par);
+  return n;
 }
 
 static int tri2d_summary_keys(void *self, const shard_model_summary_in *in, const shard_summary_writer *w) {
   const tri2d *m = self;
-  (void)in;
   double px = 0, py = 0;
   for (int32_t i = 0; i < m->nn; ++i) px += m->mass[2 * i] * m->sys.v[2 * i], py += m->mass[2 * i] * m->sys.v[2 * i + 1];
   w->num(w->ctx, "momentum_x", px);
@@ -1169,6 +1837,19 @@ static int tri2d_summary_keys(void *self, const shard_model_summary_in *in, cons
   w->num(w->ctx, "tri2d.vy_mean", py / m->mass_total);
   w->integer(w->ctx, "tri2d.nodes", m->nn);
   w->integer(w->ctx, "tri2d.elements", m->ne);
+  const int32_t nf = fragments(m);
+  if (nf < 0) w->num(w->ctx, "tri2d.fragments", NAN);
+  else w->integer(w->ctx, "tri2d.fragments", nf);
+  if (m->fracture) {
+    if (nf < 0) w->num(w->ctx, "fracture.fragments", NAN);
+    else w->integer(w->ctx, "fracture.fragments", nf);
+    w->integer(w->ctx, "fracture.interfaces", m->tsl ? m->npt : 0);
+    w->integer(w->ctx, "fracture.broken", tri2d_broken(m));
+    w->integer(w->ctx, "fracture.insertions", (long long)m->insertions);
+    w->num(w->ctx, "fracture.dissipation", in->cohesive_work - in->cohesive_reversible);
+    w->num(w->ctx, "fracture.cohesive_work", in->cohesive_work);
+    w->num(w->ctx, "fracture.reversible", in->cohesive_reversible);
+  }
   return SHARD_OK;
 }
 
@@ -1306,22 +1987,142 @@ static const char *tri2d_fields_note(const void *self) {
 
 /* ---- checkpoints: the state, the impulses and the integrator's vectors ---- */
 
-static uint32_t tri2d_ck_sections(void *self) { return ((tri2d *)self)->sys.n_aux ? 5u : 4u; }
+/* with cohesive points, two more sections: their history delta_max, and
+ * their last committed openings and tractions and their work (pt_dn0 ..
+ * pt_work, contiguous in the block: 5 per point) */
+static uint32_t tri2d_ck_sections(void *self) {
+  const tri2d *m = self;
+  return (m->sys.n_aux ? 5u : 4u) + (m->insertion ? 6u : 0u) + (m->tsl && m->npt_cap > 0 ? 2u : 0u);
+}
 
+/* Every section has the size of its room (ndof_max, ncon_max, every
+ * possible cohesive point): a checkpoint has one size whatever the state
+ * (without insertion the room is the state). */
 static void tri2d_ck_write(void *self, const shard_model_ck_io *io) {
   tri2d *m = self;
-  const uint64_t n = (uint64_t)m->ndof;
+  const uint64_t n = (uint64_t)m->sys.ndof_max;
+  if (m->insertion) { /* the topology first: the state's sizes follow from it */
+    const int64_t counts[4] = {m->nn, m->ncon, m->nbroken, m->insertions};
+    io->put(io->ctx, "topology_counts", SHARD_MODEL_CK_I64, counts, 4);
+    io->put(io->ctx, "topology_tri", SHARD_MODEL_CK_I32, m->tri, 3 * (uint64_t)m->ne);
+    io->put(io->ctx, "topology_x", SHARD_MODEL_CK_F64, m->X, 2 * (uint64_t)m->nn_max);
+    io->put(io->ctx, "facet_state", SHARD_MODEL_CK_BYTES, m->bf_state, (uint64_t)m->nfac);
+    io->put(io->ctx, "facet_row", SHARD_MODEL_CK_I32, m->bf_row, 2 * (uint64_t)m->nfac);
+    io->put(io->ctx, "facet_sigma", SHARD_MODEL_CK_F64, m->bf_sc, (uint64_t)m->nfac);
+  }
   io->put(io->ctx, "u", SHARD_MODEL_CK_F64, m->sys.u, n);
   io->put(io->ctx, "v", SHARD_MODEL_CK_F64, m->sys.v, n);
   io->put(io->ctx, "a", SHARD_MODEL_CK_F64, m->sys.a, n);
-  io->put(io->ctx, "impulse", SHARD_MODEL_CK_F64, m->impulse, (uint64_t)m->ncon);
+  io->put(io->ctx, "impulse", SHARD_MODEL_CK_F64, m->impulse, (uint64_t)m->sys.ncon_max);
   if (m->sys.n_aux) io->put(io->ctx, "aux", SHARD_MODEL_CK_F64, m->sys.aux, (uint64_t)m->sys.n_aux * n);
+  if (m->tsl && m->npt_cap > 0) {
+    io->put(io->ctx, "cohesive_dmax", SHARD_MODEL_CK_F64, m->pt_dmax, (uint64_t)m->npt_cap);
+    io->put(io->ctx, "cohesive_state", SHARD_MODEL_CK_F64, m->pt_dn0, 5 * (uint64_t)m->npt_cap);
+  }
+}
+
+/* A run with insertion: the copies, rows and facet states of the
+ * checkpoint replace those of the model as built (whose crack must be the
+ * same), and everything derived from them is rebuilt. */
+static int ck_read_topology(tri2d *m, const shard_model_ck_io *io, shard_msg *msg) {
+  int64_t c[4];
+  int st = io->get(io->ctx, "topology_counts", SHARD_MODEL_CK_I64, c, 4, msg);
+  if (st != SHARD_OK) return st;
+  const int32_t ncon_max = m->sys.ncon_max;
+  if (!(c[0] >= m->nn && c[0] <= m->nn_max) || !(c[1] >= m->nwall_rows && c[1] <= ncon_max) ||
+      !(c[2] >= 0 && c[2] <= m->nfac) || c[3] < 0)
+    return shard_msg_set(msg, SHARD_ERR_INPUT,
+                         "topology_counts (%lld vertices, %lld rows, %lld broken facets, %lld insertions) do not fit "
+                         "this mesh (%d to %d vertices, %d to %d rows, %d facets)", (long long)c[0], (long long)c[1],
+                         (long long)c[2], (long long)c[3], (int)m->nn, (int)m->nn_max, (int)m->nwall_rows,
+                         (int)ncon_max, (int)m->nfac);
+  const int32_t nn = (int32_t)c[0], ncon = (int32_t)c[1];
+  char *state = malloc((size_t)(m->nfac > 0 ? m->nfac : 1));
+  if (!state) return NOMEM("the checkpoint's facets");
+  if ((st = io->get(io->ctx, "topology_tri", SHARD_MODEL_CK_I32, m->tri, 3 * (uint64_t)m->ne, msg)) != SHARD_OK ||
+      (st = io->get(io->ctx, "topology_x", SHARD_MODEL_CK_F64, m->X, 2 * (uint64_t)m->nn_max, msg)) != SHARD_OK ||
+      (st = io->get(io->ctx, "facet_state", SHARD_MODEL_CK_BYTES, state, (uint64_t)m->nfac, msg)) != SHARD_OK ||
+      (st = io->get(io->ctx, "facet_row", SHARD_MODEL_CK_I32, m->bf_row, 2 * (uint64_t)m->nfac, msg)) != SHARD_OK ||
+      (st = io->get(io->ctx, "facet_sigma", SHARD_MODEL_CK_F64, m->bf_sc, (uint64_t)m->nfac, msg)) != SHARD_OK) {
+    free(state);
+    return st;
+  }
+  for (int32_t f = 0; f < m->nfac && st == SHARD_OK; ++f) {
+    if (state[f] < 0 || state[f] > 2 || (state[f] == 2) != (m->bf_state[f] == 2))
+      st = shard_msg_set(msg, SHARD_ERR_INPUT, "facet_state[%d] = %d: not the case's crack, or not a state", (int)f,
+                         (int)state[f]);
+    else if (state[f] && !(isfinite(m->bf_sc[f]) && m->bf_sc[f] > 0))
+      st = shard_msg_set(msg, SHARD_ERR_INPUT, "facet_sigma[%d] = %g is not a positive stress", (int)f, m->bf_sc[f]);
+    for (int k = 0; k < 2 && st == SHARD_OK; ++k) {
+      const int32_t r = m->bf_row[2 * f + k];
+      if (r != -1 && (!state[f] || r < m->nwall_rows || r >= ncon))
+        st = shard_msg_set(msg, SHARD_ERR_INPUT, "facet_row[%d] = %d is not a crack row", (int)(2 * f + k), (int)r);
+    }
+  }
+  for (size_t i = 0; i < 3 * (size_t)m->ne && st == SHARD_OK; ++i)
+    if (m->tri[i] < 0 || m->tri[i] >= nn)
+      st = shard_msg_set(msg, SHARD_ERR_INPUT, "topology_tri[%zu] = %d is not a vertex", i, (int)m->tri[i]);
+  for (size_t i = 0; i < 2 * (size_t)nn && st == SHARD_OK; ++i)
+    if (!isfinite(m->X[i])) st = shard_msg_set(msg, SHARD_ERR_INPUT, "topology_x[%zu] is not finite", i);
+  if (st != SHARD_OK) {
+    free(state);
+    return st;
+  }
+  memcpy(m->bf_state, state, (size_t)m->nfac);
+  free(state);
+  m->nn = nn, m->ndof = 2 * nn, m->nbroken = (int32_t)c[2], m->insertions = c[3];
+  /* rows in their order: each crack row once, for a facet end whose two sides differ */
+  int32_t seen = 0;
+  for (int32_t f = 0; f < m->nfac; ++f)
+    for (int k = 0; k < 2; ++k)
+      if (m->bf_row[2 * f + k] >= 0) {
+        if (m->tri[3 * m->bf_em[f] + m->bf_loc[4 * f + k]] == m->tri[3 * m->bf_ep[f] + m->bf_loc[4 * f + 2 + k]])
+          return shard_msg_set(msg, SHARD_ERR_INPUT, "facet_row[%d]: its facet end is not open", (int)(2 * f + k));
+        ++seen;
+      }
+  if (seen != ncon - m->nwall_rows)
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "facet_row: %d rows for %d crack rows", (int)seen,
+                         (int)(ncon - m->nwall_rows));
+  m->ncon = ncon, m->h_rowptr[m->nwall_rows] = 2 * m->nwall_rows;
+  for (int32_t r = m->nwall_rows; r < ncon; ++r) m->h_rowptr[r + 1] = m->h_rowptr[r] + 4;
+  for (int32_t r = m->nwall_rows; r < ncon; ++r) m->row_wall[r] = -2; /* not filled yet */
+  for (int32_t f = 0; f < m->nfac; ++f)
+    for (int k = 0; k < 2; ++k) {
+      const int32_t r = m->bf_row[2 * f + k];
+      if (r < 0) continue;
+      if (m->row_wall[r] == -1)
+        return shard_msg_set(msg, SHARD_ERR_INPUT, "facet_row: row %d given twice", (int)r);
+      fill_row(m, r, f, k);
+    }
+  if (m->coh) m->npt = ncon - m->nwall_rows;
+  m->h.nrows = ncon, m->h.ncols = m->ndof;
+  memset(m->mass, 0, (size_t)m->ndof * sizeof *m->mass);
+  for (int32_t e = 0; e < m->ne; ++e) {
+    const double me = m->rho * m->thick * m->geo[7 * e + 6] / 3.0;
+    for (int k = 0; k < 3; ++k) m->mass[2 * m->tri[3 * e + k]] += me, m->mass[2 * m->tri[3 * e + k] + 1] += me;
+  }
+  for (int32_t d = 0; d < m->ndof; ++d) {
+    if (!(m->mass[d] > 0))
+      return shard_msg_set(msg, SHARD_ERR_INPUT, "topology_tri: vertex %d belongs to no triangle", (int)(d / 2));
+    m->minv[d] = 1.0 / m->mass[d];
+  }
+  for (int32_t i = 0; i < m->npt; ++i)
+    m->pt_sc[i] = m->bf_sc[m->pt_fac[i]], m->pt_dc[i] = 2.0 * m->g_c / m->pt_sc[i];
+  free(m->k_rowptr), free(m->k_col), free(m->k_base), free(m->k_val), free(m->nblock);
+  m->k_rowptr = m->k_col = m->nblock = NULL, m->k_base = m->k_val = NULL;
+  if ((st = row_springs(m, msg)) != SHARD_OK || (st = build_stiffness(m, msg)) != SHARD_OK) return st;
+  m->sys.ndof = m->ndof, m->sys.ncon = m->ncon;
+  return SHARD_OK;
 }
 
 static int tri2d_ck_read(void *self, const shard_model_ck_io *io, int64_t step, double dt, shard_msg *msg) {
   tri2d *m = self;
   (void)step, (void)dt;
-  const uint64_t n = (uint64_t)m->ndof;
+  if (m->insertion) {
+    const int st = ck_read_topology(m, io, msg);
+    if (st != SHARD_OK) return st;
+  }
+  const uint64_t n = (uint64_t)m->sys.ndof_max;
   struct {
     const char *name;
     double *p;
@@ -1329,10 +2130,13 @@ static int tri2d_ck_read(void *self, const shard_model_ck_io *io, int64_t step, 
   } arrays[] = {{"u", m->sys.u, n},
                 {"v", m->sys.v, n},
                 {"a", m->sys.a, n},
-                {"impulse", m->impulse, (uint64_t)m->ncon},
-                {"aux", m->sys.aux, (uint64_t)m->sys.n_aux * n}};
-  const size_t na = m->sys.n_aux ? 5 : 4;
-  for (size_t k = 0; k < na; ++k) {
+                {"impulse", m->impulse, (uint64_t)m->sys.ncon_max},
+                {"aux", m->sys.aux, (uint64_t)m->sys.n_aux * n},
+                {"cohesive_dmax", m->pt_dmax, (uint64_t)m->npt_cap},
+                {"cohesive_state", m->pt_dn0, 5 * (uint64_t)m->npt_cap}};
+  const int coh = m->tsl && m->npt_cap > 0;
+  for (size_t k = 0; k < 7; ++k) {
+    if ((k == 4 && !m->sys.n_aux) || (k >= 5 && !coh)) continue;
     const int st = io->get(io->ctx, arrays[k].name, SHARD_MODEL_CK_F64, arrays[k].p, arrays[k].count, msg);
     if (st != SHARD_OK) return st;
     for (uint64_t i = 0; i < arrays[k].count; ++i)
@@ -1343,6 +2147,13 @@ static int tri2d_ck_read(void *self, const shard_model_ck_io *io, int64_t step, 
     if (m->impulse[r] < 0)
       return shard_msg_set(msg, SHARD_ERR_INPUT, "impulse[%d] = %g is negative (a wall only pushes)", (int)r,
                            m->impulse[r]);
+  for (int32_t i = 0; coh && i < m->npt; ++i)
+    if (m->pt_dmax[i] < 0)
+      return shard_msg_set(msg, SHARD_ERR_INPUT, "cohesive_dmax[%d] = %g is negative (a largest opening)", (int)i,
+                           m->pt_dmax[i]);
+  if (coh) { /* the trial state of the restored step */
+    cohesive_eval(m, m->sys.u, 0);
+  }
   return SHARD_OK;
 }
 
@@ -1396,7 +2207,10 @@ static const shard_plugin tri2d_plugin = {
            "rho t A / 3 per vertex, on a structured rectangle or annulus (two triangles per cell, alternating "
            "diagonals, interior nodes optionally perturbed) or the triangles of a Gmsh file (ASCII 2.2 or 4.1). Node i carries DOFs 2i (x) and 2i+1 (y). Rigid walls are "
            "half-planes (left, right, bottom, top relative to the mesh, and one oblique wall), one constraint row "
-           "per boundary node facing them. No fracture yet. `cases/examples/tri2d_block_wall.yaml` runs a block "
+           "per boundary node facing them. A straight crack given in the case splits the vertices on it into "
+           "copies, with contact rows across it and, with a fracture section, cohesive points at its facet ends; "
+           "with fracture.insertion, facets break during the run where the mean stress of their two triangles "
+           "reaches their strength. `cases/examples/tri2d_block_wall.yaml` runs a block "
            "into a wall under every integrator.",
 };
 
