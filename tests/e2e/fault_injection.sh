@@ -24,9 +24,16 @@ if [ -z "${FAULT_STRIDE:-}" ] && nm "$fault" 2>/dev/null | grep '__asan_init' >/
 case="$src/tests/cases/fracture/expanding.yaml"
 sets=(--set model.elements=40 --set time.checkpoint_every=60 --set output.every=40 --no-progress)
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+# the model plugins linked with the same wrappers (tests/fault/CMakeLists.txt):
+# the bar's allocations and writes are swept too
+models="$build/lib/shard/fault-models"
+[ -f "$models/bar.so" ] || { echo "FAIL: $models/bar.so is not built"; exit 1; }
+export SHARD_PLUGIN_PATH="$models"
 
 # fault-free references
 "$fault" run "$case" -o "$tmp/ref" "${sets[@]}" >/dev/null 2>&1 || { echo "FAIL: reference run"; exit 1; }
+grep -q "file: \"$models/bar.so\"" "$tmp/ref/provenance.yaml" ||
+  { echo "FAIL: the reference run did not use the wrapped model plugin $models/bar.so"; exit 1; }
 mkdir "$tmp/base"
 cp "$tmp/ref/case.resolved.yaml" "$tmp/ref/checkpoint.bin" "$tmp/base/"
 cp "$tmp/ref/history.csv" "$tmp/base/.history.csv.partial" # a restart keeps its bytes up to the checkpoint
