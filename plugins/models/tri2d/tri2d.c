@@ -565,12 +565,19 @@ blocks:
   return SHARD_OK;
 }
 
+/* the keys a mesh shape requires, all given: SHARD_OK, or the first missing one named */
+static int need_keys(const shard_params *pp, const char *const need[4], const char *shape, const char *path,
+                     shard_msg *msg) {
+  for (int k = 0; k < 4; ++k)
+    if (!shard_params_has(pp, need[k]))
+      return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: model.%s is required with mesh.shape: %s", path, need[k], shape);
+  return SHARD_OK;
+}
+
 /* the rectangle: nodes row by row, two triangles per cell, diagonals alternating */
 static int build_rectangle(tri2d *m, const shard_params *pp, const char *path, shard_msg *msg) {
   static const char *const need[] = {"mesh.width", "mesh.height", "mesh.nx", "mesh.ny"};
-  for (int k = 0; k < 4; ++k)
-    if (!shard_params_has(pp, need[k]))
-      return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: model.%s is required with mesh.shape: rectangle", path, need[k]);
+  if (need_keys(pp, need, "rectangle", path, msg) != SHARD_OK) return SHARD_ERR_INPUT;
   const double w = shard_params_real(pp, "mesh.width"), h = shard_params_real(pp, "mesh.height");
   const long long nx = shard_params_int(pp, "mesh.nx"), ny = shard_params_int(pp, "mesh.ny");
   if ((nx + 1) * (ny + 1) > 10000000LL)
@@ -612,9 +619,7 @@ static int build_rectangle(tri2d *m, const shard_params *pp, const char *path, s
  * ntheta; each cell two triangles, diagonals alternating */
 static int build_annulus(tri2d *m, const shard_params *pp, const char *path, shard_msg *msg) {
   static const char *const need[] = {"mesh.inner_radius", "mesh.outer_radius", "mesh.nr", "mesh.ntheta"};
-  for (int k = 0; k < 4; ++k)
-    if (!shard_params_has(pp, need[k]))
-      return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: model.%s is required with mesh.shape: annulus", path, need[k]);
+  if (need_keys(pp, need, "annulus", path, msg) != SHARD_OK) return SHARD_ERR_INPUT;
   const double ri = shard_params_real(pp, "mesh.inner_radius"), ro = shard_params_real(pp, "mesh.outer_radius");
   const long long nr = shard_params_int(pp, "mesh.nr"), nt = shard_params_int(pp, "mesh.ntheta");
   if (!(ro > ri))
