@@ -1028,6 +1028,37 @@ static void test_integrators_nonfinite(void) {
   }
 }
 
+/* A non-finite number in the state or in the force stops the step with
+ * SHARD_ERR_NUMERIC and leaves u, v, a as they were (the run keeps the last
+ * good state): the checks that ride along the update loops must see every
+ * entry, here the last DOF and a middle one. */
+static void test_integrators_nonfinite_keeps_state(void) {
+  const double bad[2] = {NAN, INFINITY};
+  for (int p = 0; p < n_integ; ++p)
+    for (int which = 0; which < 4; ++which) {
+      mock m;
+      integ it;
+      CU_ASSERT_FATAL(integ_open(&it, names[p], NULL, 0.0));
+      mock_chain_contact(&m, 0);
+      CU_ASSERT_FATAL(integ_begin(&it, &m, 1e-3));
+      if (which < 2)
+        m.v[3] = m.aux[3] = bad[which]; /* the predictor and the updates carry it (CD-Lagrange's state is v_½, in aux) */
+      else
+        m.fext[which - 1] = which == 2 ? bad[0] : -bad[1]; /* DOF 1 NaN, DOF 2 -inf */
+      double u0[NMAX], v0[NMAX], a0[NMAX];
+      memcpy(u0, m.u, sizeof u0);
+      memcpy(v0, m.v, sizeof v0);
+      memcpy(a0, m.a, sizeof a0);
+      shard_msg msg = {{0}};
+      const int rc = it.ops->step(it.self, &m.sys, 1e-3, &msg);
+      CU_CHECK_MSG(rc == SHARD_ERR_NUMERIC && strstr(msg.text, "non-finite"), "%s, case %d: rc %d, message '%.200s'",
+                   names[p], which, rc, msg.text);
+      CU_CHECK_MSG(!memcmp(u0, m.u, sizeof u0) && !memcmp(v0, m.v, sizeof v0) && !memcmp(a0, m.a, sizeof a0),
+                   "%s, case %d: the state changed in a failed step", names[p], which);
+      integ_close(&it);
+    }
+}
+
 /* MJ: an indefinite S is a numerical failure naming the cause. */
 static void test_integrators_mj_indefinite(void) {
   mock m;
@@ -1406,6 +1437,7 @@ static const cu_test_def tests[] = {
     {"test_integrators_cdl_chain_equations", test_integrators_cdl_chain_equations},
     {"test_integrators_nsn_closing_filter", test_integrators_nsn_closing_filter},
     {"test_integrators_nonfinite", test_integrators_nonfinite},
+    {"test_integrators_nonfinite_keeps_state", test_integrators_nonfinite_keeps_state},
     {"test_integrators_lcp_failure_context", test_integrators_lcp_failure_context},
     {"test_integrators_mj_indefinite", test_integrators_mj_indefinite},
     {"test_integrators_failed_step_keeps_state", test_integrators_failed_step_keeps_state},

@@ -7,6 +7,7 @@
 #ifndef SHARD_INTEGRATOR_H
 #define SHARD_INTEGRATOR_H
 
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -40,6 +41,11 @@ static inline int shard_all_finite(const double *x, int32_t n) {
     if (!isfinite(x[i])) return 0;
   return 1;
 }
+
+/* 1 when x is not a finite number (NaN or ±inf). Branch-free, so a loop that
+ * computes a vector can OR it into a flag as it goes and skip the separate
+ * pass of shard_all_finite: `bad |= shard_not_finite(x[i]);` */
+static inline int shard_not_finite(double x) { return !(fabs(x) <= DBL_MAX); }
 
 /* setup's check of the sizes the host hands over: 1 <= ndof <= ndof_max and
  * 0 <= ncon <= ncon_max. SHARD_OK, or SHARD_ERR_INPUT with the message. */

@@ -67,15 +67,23 @@ static int enm_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
   const double t1 = sys->t + dt, hdt = 0.5 * dt, hdt2 = 0.5 * dt * dt;
   const double *minv = sys->minv;
 
-  for (int32_t i = 0; i < n; ++i) s->u1[i] = sys->u[i] + dt * sys->v[i] + hdt2 * sys->a[i];
-  if (!shard_all_finite(s->u1, n)) return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite displacement");
+  /* each loop checks what it writes as it goes (no separate checking pass) */
+  int bad = 0;
+  for (int32_t i = 0; i < n; ++i) {
+    s->u1[i] = sys->u[i] + dt * sys->v[i] + hdt2 * sys->a[i];
+    bad |= shard_not_finite(s->u1[i]);
+  }
+  if (bad) return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite displacement");
   rc = sys->ops->force(sys, t1, s->u1, s->a1, msg);
   if (rc != SHARD_OK) {
     shard_msg_prepend(msg, "force at the new position");
     return rc;
   }
-  for (int32_t i = 0; i < n; ++i) s->a1[i] *= minv[i];
-  if (!shard_all_finite(s->a1, n)) return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite acceleration");
+  for (int32_t i = 0; i < n; ++i) {
+    s->a1[i] *= minv[i];
+    bad |= shard_not_finite(s->a1[i]);
+  }
+  if (bad) return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite acceleration");
 
   int32_t penetrated = 0;
   if (nc > 0) {

@@ -144,22 +144,29 @@ static int nsn_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
   const double *u = sys->u, *v = sys->v, *a = sys->a, *minv = sys->minv;
   const shard_csr *h = sys->h;
 
-  /* predictor */
-  for (int32_t i = 0; i < n; ++i) s->ut[i] = u[i] + dt * v[i] + hdt2 * a[i];
+  /* predictor (its finiteness is reported with the final displacement) */
+  int bad_pred = 0;
+  for (int32_t i = 0; i < n; ++i) {
+    s->ut[i] = u[i] + dt * v[i] + hdt2 * a[i];
+    bad_pred |= shard_not_finite(s->ut[i]);
+  }
 
   /* active set at the predicted position */
   int32_t na = 0;
   if (nc > 0) {
     sys->ops->gaps(sys, s->ut, s->g);
-    if (!shard_all_finite(s->g, nc)) return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite gap at the predicted position");
-    /* rows in space order when the host has one (and is recent enough to say) */
+    /* rows in space order when the host has one (and is recent enough to say);
+     * the gaps are checked in the same pass */
     const int32_t *order = sys->struct_size > offsetof(shard_system, con_order) ? sys->con_order : NULL;
+    int bad_g = 0;
     for (int32_t q = 0; q < nc; ++q) {
       const int32_t c = order ? order[q] : q;
+      bad_g |= shard_not_finite(s->g[c]);
       if (s->g[c] > 0.0) continue;
       if (s->closing_filter && !(shard_row_dot(h, c, v) + dt * shard_row_dot(h, c, a) < 0.0)) continue;
       s->rows[na++] = c;
     }
+    if (bad_g) return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite gap at the predicted position");
   }
 
   /* free acceleration at the predicted position */
@@ -168,14 +175,22 @@ static int nsn_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
     shard_msg_prepend(msg, "force at the predicted position");
     return rc;
   }
-  for (int32_t i = 0; i < n; ++i) s->astar[i] *= minv[i];
-  if (!shard_all_finite(s->astar, n))
+  int bad = 0;
+  for (int32_t i = 0; i < n; ++i) {
+    s->astar[i] *= minv[i];
+    bad |= shard_not_finite(s->astar[i]);
+  }
+  if (bad)
     return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite acceleration at the predicted position");
 
+  /* the updates check what they write as they go (bad_v: velocity or
+   * acceleration, bad_u: displacement), instead of three more passes */
+  int bad_v = 0, bad_u = bad_pred;
   if (na == 0) {
     for (int32_t i = 0; i < n; ++i) {
       s->anew[i] = s->astar[i];
       s->vnew[i] = v[i] + hdt * (a[i] + s->astar[i]);
+      bad_v |= shard_not_finite(s->vnew[i]);
     }
   } else {
     const shard_csr *k = NULL, *w = NULL;
@@ -256,12 +271,14 @@ static int nsn_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
       s->anew[i] = s->astar[i] - hdt * minv[i] * kv;
       s->vnew[i] = v[i] + hdt * (a[i] + s->anew[i]) + s->vhat[i];
       s->ut[i] += hdt * s->vhat[i];
+      bad_v |= shard_not_finite(s->vnew[i]) | shard_not_finite(s->anew[i]);
+      bad_u |= shard_not_finite(s->ut[i]);
     }
   }
-  if (!shard_all_finite(s->vnew, n) || !shard_all_finite(s->anew, n))
+  if (bad_v)
     return shard_msg_set(msg, SHARD_ERR_NUMERIC, na ? "non-finite velocity after the impulse correction"
                                                     : "non-finite velocity in free flight");
-  if (!shard_all_finite(s->ut, n))
+  if (bad_u)
     return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite displacement after the impulse correction");
 
   /* commit */
