@@ -1377,6 +1377,39 @@ static void test_integrators_penalty_kink_identity(void) {
   integ_close(&it);
 }
 
+/* Explicit Newmark's count of violated gaps. With a host that knows
+ * force_at_commit it leaves the count to the host's measure of the state it
+ * commits (n_active = SHARD_N_ACTIVE_VIOLATED_GAPS, force_at_commit = 1);
+ * with an older system struct it counts them itself, the same number. The
+ * particle falls through the penalty floor: out of contact, then in. */
+static void test_integrators_explicit_violated_gaps(void) {
+  for (int old = 0; old < 2; ++old) {
+    mock m;
+    integ it;
+    CU_ASSERT_FATAL(integ_open(&it, "explicit_newmark", NULL, 0.0));
+    mock_particle(&m, 1.0, 1e-3, -1.0, 0.0);
+    m.pen[0] = 1e4;
+    if (old) m.sys.struct_size = (uint32_t)offsetof(shard_system, force_at_commit);
+    CU_ASSERT_FATAL(integ_begin(&it, &m, 4e-4));
+    int in_contact = 0;
+    for (int k = 0; k < 6; ++k) {
+      m.sys.force_at_commit = 0;
+      CU_ASSERT_EQUAL_FATAL(integ_step(&it, &m, 4e-4), SHARD_OK);
+      const int violated = m.u[0] < 0.0; /* g = u */
+      in_contact += violated;
+      if (old) {
+        CU_CHECK_MSG(m.stats.n_active == violated && m.sys.force_at_commit == 0, "old struct, step %d: n_active %d, u %g",
+                     k, m.stats.n_active, m.u[0]);
+      } else {
+        CU_CHECK_MSG(m.stats.n_active == SHARD_N_ACTIVE_VIOLATED_GAPS && m.sys.force_at_commit == 1,
+                     "step %d: n_active %d, force_at_commit %d", k, m.stats.n_active, m.sys.force_at_commit);
+      }
+    }
+    CU_CHECK_MSG(in_contact >= 2 && in_contact <= 5, "%d steps in contact", in_contact);
+    integ_close(&it);
+  }
+}
+
 /* The kink's losses and gains do not cancel: the leaving step travels
  * further (the penalty acceleration adds Δt²/2 k|u_n|/m), so a bounce gains
  * energy on average over its phase on the step grid. A particle (m = k = 1,
@@ -1438,6 +1471,7 @@ static const cu_test_def tests[] = {
     {"test_integrators_nsn_closing_filter", test_integrators_nsn_closing_filter},
     {"test_integrators_nonfinite", test_integrators_nonfinite},
     {"test_integrators_nonfinite_keeps_state", test_integrators_nonfinite_keeps_state},
+    {"test_integrators_explicit_violated_gaps", test_integrators_explicit_violated_gaps},
     {"test_integrators_lcp_failure_context", test_integrators_lcp_failure_context},
     {"test_integrators_mj_indefinite", test_integrators_mj_indefinite},
     {"test_integrators_failed_step_keeps_state", test_integrators_failed_step_keeps_state},

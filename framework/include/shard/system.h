@@ -22,8 +22,12 @@ extern "C" {
 typedef struct shard_system shard_system;
 
 /* Per-step counters; the integrator sets n_active, the host services fill the rest. */
+/* n_active value asking the host to count the violated gaps (g < 0) of the
+ * committed state, which it measures anyway (force-law integrators) */
+#define SHARD_N_ACTIVE_VIOLATED_GAPS (-1)
+
 typedef struct shard_step_stats {
-  int32_t n_active;        /* constraints in the active set */
+  int32_t n_active;        /* constraints in the active set, or SHARD_N_ACTIVE_VIOLATED_GAPS */
   int32_t lcp_blocks;      /* independent LCP blocks solved */
   int32_t lcp_max_block;   /* size of the largest block */
   int64_t lcp_iterations;  /* summed over blocks */
@@ -85,6 +89,14 @@ struct shard_system {
    * scans the constraints for its active set in this order gets W rows, LCP
    * blocks and the DOFs they touch close together in memory. */
   const int32_t *con_order;
+  /* Set by the integrator in its step (0 otherwise; the host clears it after
+   * each step): 1 when the step's last force() call was at exactly the u it
+   * commits and nothing was evaluated after it. The model's measure of the
+   * committed state may then reuse that evaluation (its gaps and force-law
+   * state) instead of computing them again, and the integrator may leave
+   * n_active to the host (SHARD_N_ACTIVE_VIOLATED_GAPS). Read and write it
+   * only when struct_size > offsetof(shard_system, force_at_commit). */
+  int32_t force_at_commit;
 };
 
 #ifdef __cplusplus

@@ -142,12 +142,22 @@ int run_loop(run *r, int64_t *out_steps, shard_msg *msg) {
       break;
     }
     mo->measure(model, sys->u, r->gap);
+    if (sys->struct_size > offsetof(shard_system, force_at_commit)) sys->force_at_commit = 0; /* a claim per step */
     run_energies(r, 0);
     if (mi->n_presc && !mo->released(model) &&
         ((r->release_mode == 1 && r->dw_last < 0.0) || (r->release_mode == 2 && t >= r->release_time - 1e-12 * r->dt) ||
          (r->release_mode == 3 && inserted > 0))) {
       if ((st = release(r, k, t, msg)) != SHARD_OK) break;
     }
+    /* the deepest penetration; the violated gaps counted in the same pass when
+     * the integrator left its active-set count to the host */
+    const int count = sys->stats->n_active == SHARD_N_ACTIVE_VIOLATED_GAPS;
+    int32_t violated = 0;
+    for (int32_t i = 0; i < sys->ncon; ++i) {
+      violated += r->gap[i] < 0.0;
+      if (-r->gap[i] > r->max_penetration) r->max_penetration = -r->gap[i], r->max_penetration_step = t;
+    }
+    if (count) sys->stats->n_active = violated;
     const shard_step_stats *s = sys->stats;
     r->lcp_iterations += s->lcp_iterations;
     r->lcp_blocks += s->lcp_blocks;
@@ -156,8 +166,6 @@ int run_loop(run *r, int64_t *out_steps, shard_msg *msg) {
     if (s->lcp_max_block > r->max_block) r->max_block = s->lcp_max_block;
     if (s->n_active > r->max_active) r->max_active = s->n_active;
     if (s->n_active > 0) r->contact_steps++;
-    for (int32_t i = 0; i < sys->ncon; ++i)
-      if (-r->gap[i] > r->max_penetration) r->max_penetration = -r->gap[i], r->max_penetration_step = t;
     mo->reference_step(model, t);
     const int event = s->n_active != r->prev_active || inserted > 0 || r->release_step == k;
     r->prev_active = s->n_active;

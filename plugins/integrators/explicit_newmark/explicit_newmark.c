@@ -8,6 +8,7 @@
  * Stable for Δt ≤ 2/ω_max with the penalty stiffness included in ω_max (the
  * host's stable step does that). n_active reports the violated gaps g < 0. */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,8 +86,12 @@ static int enm_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
   }
   if (bad) return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite acceleration");
 
-  int32_t penetrated = 0;
-  if (nc > 0) {
+  /* the count of violated gaps at the new position: the host measures the
+   * committed state anyway, so it counts them there when it can (and the
+   * model reuses the gaps of the force call just made) */
+  const int by_host = sys->struct_size > offsetof(shard_system, force_at_commit);
+  int32_t penetrated = by_host ? SHARD_N_ACTIVE_VIOLATED_GAPS : 0;
+  if (nc > 0 && !by_host) {
     sys->ops->gaps(sys, s->u1, s->g);
     for (int32_t c = 0; c < nc; ++c) penetrated += s->g[c] < 0.0;
   }
@@ -98,6 +103,7 @@ static int enm_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
   if (sys->impulse) memset(sys->impulse, 0, (size_t)nc * sizeof(double));
   if (sys->stats) sys->stats->n_active = penetrated;
   sys->ops->prescribe(sys, t1, sys->v, sys->a);
+  if (by_host) sys->force_at_commit = 1; /* u = u1, where the force was evaluated last */
   return SHARD_OK;
 }
 

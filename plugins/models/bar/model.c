@@ -29,6 +29,7 @@ static void sys_gaps(shard_system *sys, const double *u, double *out_g) { gaps_a
 static void penalty_eval(shard_model *m, const double *u) {
   gaps_at(m, u, m->gap_scratch);
   shard_contact_law_force(m->force_law, m->force_law_self, m->ncon, m->gap_scratch, m->pen_f, m->pen_k, m->pen_e);
+  m->pen_current = 1;
 }
 
 /* cohesive tractions (per unit area) of the active interfaces at u; commit
@@ -243,6 +244,7 @@ static int alloc_model(shard_model *m, int32_t ndof_max, int32_t ncon_max, int32
 /* append constraint row with one or two entries */
 static int32_t add_constraint(shard_model *m, int32_t d0, double h0, int32_t d1, double h1, double g0) {
   const int32_t i = m->ncon++, r = m->h_rowptr[i];
+  m->pen_current = 0;
   m->h_col[r] = d0, m->h_val[r] = h0;
   int32_t n = 1;
   if (d1 >= 0) m->h_col[r + 1] = d1, m->h_val[r + 1] = h1, n = 2;
@@ -443,6 +445,7 @@ shard_scales shard_model_named_scales(const shard_model *m) { return shard_model
 void shard_model_set_force_law(shard_model *m, const shard_contact_law_ops *ops, void *self) {
   m->force_law = ops;
   m->force_law_self = self;
+  m->pen_current = 0;
 }
 
 /* ---- insertion (docs/theory.md §8) --------------------------------------------------- */
@@ -675,6 +678,7 @@ void shard_model_reactions(shard_model *m, const double *u, double out[2]) {
 void shard_model_release(shard_model *m) {
   if (m->released) return;
   m->released = 1;
+  m->pen_current = 0; /* the walls' coefficients come back */
   for (int32_t i = 0; i < m->n_presc; ++i) m->minv[m->presc_dof[i]] = m->presc_minv[i];
   for (int32_t i = 0; i < m->nwall; ++i)
     if (m->wall_h[i] != 0.0) m->h_val[m->h_rowptr[i]] = m->wall_h[i];
@@ -771,8 +775,16 @@ double shard_model_elastic(const shard_model *m, const double *u) {
 }
 
 void shard_model_measure(shard_model *m, const double *u, double *gaps) {
+  /* The integrator's last force() was at this very state (it says so, for
+   * this step) and the rows have not changed since: its gaps and the force
+   * law's state are this state's. */
+  if (m->force_law && m->pen_current && m->sys.force_at_commit) {
+    memcpy(gaps, m->gap_scratch, (size_t)m->ncon * sizeof(double));
+    return;
+  }
   gaps_at(m, u, gaps);
   if (m->force_law) shard_contact_law_force(m->force_law, m->force_law_self, m->ncon, gaps, m->pen_f, m->pen_k, m->pen_e);
+  m->pen_current = 0; /* pen_* are now the measure's, gap_scratch the last force's */
 }
 
 double shard_model_penalty_energy(const shard_model *m) {
@@ -933,6 +945,7 @@ int shard_model_checkpoint_read(shard_model *m, const shard_model_ck_io *io, sha
   if (st == SHARD_OK) st = ck_validate(m, sc, niface0, wall_col, a, n, msg);
   if (st != SHARD_OK) return st; /* the model is left inconsistent: the caller destroys it */
   m->ndof = (int32_t)sc[CK_NDOF], m->ncon = (int32_t)sc[CK_NCON], m->niface = (int32_t)sc[CK_NIFACE];
+  m->pen_current = 0;
   m->released = (int)sc[CK_RELEASED], m->insertions = sc[CK_INSERTIONS];
   m->coh_trial = 0;
   rebuild_pattern(m);

@@ -103,6 +103,7 @@ typedef struct shard_model {
   const shard_contact_law_ops *force_law;
   void *force_law_self;
   double *pen_f, *pen_k, *pen_e, *gap_scratch; /* per constraint */
+  int pen_current; /* gap_scratch and pen_* hold the last force()/stiffness() evaluation, with the rows of now */
 
   /* impact law restitution per constraint */
   double *restitution;
