@@ -39,7 +39,10 @@ typedef struct shard_tsl_batch {
 typedef struct shard_tsl_ops {
   int (*create)(const shard_params *params, const shard_scales *scales, void **out_self, shard_msg *msg);
   void (*destroy)(void *self);
-  /* tractions at `delta` given the history; commit != 0 also updates delta_max */
+  /* tractions at `delta` given the history; commit != 0 also updates
+   * delta_max. With commit == 0 it must not write delta_max, and its outputs
+   * must be those of the committed call: models evaluate trials on their
+   * history in place (tests/unit/test_tsl_contract.c checks both). */
   void (*evaluate)(const void *self, const shard_tsl_batch *batch, int commit);
   /* the largest stiffness the law can present [Pa/m] (SHARD_INF if uncapped) */
   double (*max_stiffness)(const void *self);

@@ -38,13 +38,11 @@ static void cohesive_eval(shard_model *m, const double *u, int commit) {
   const int32_t n = m->niface;
   if (!n || !m->tsl) return;
   for (int32_t i = 0; i < n; ++i) m->if_delta[i] = u[m->if_twin[i]] - u[m->if_node[i]];
-  double *dmax = m->if_dmax;
-  if (!commit) { /* evaluate on a copy of the history */
-    memcpy(m->if_dmax_scratch, m->if_dmax, (size_t)n * sizeof(double));
-    dmax = m->if_dmax_scratch;
-  }
+  /* A trial (commit = 0) reads the history in place: the TSL contract
+   * (shard/tsl.h, checked for every TSL by tests/unit/test_tsl_contract.c)
+   * forbids it to write delta_max, so no copy of the history per call. */
   shard_tsl_batch b = {.n = n, .sigma_c = m->if_sigma, .delta_c = m->if_deltac, .delta = m->if_delta,
-                       .delta_max = dmax, .traction = m->if_t, .stiffness = m->if_k, .reversible = m->if_rev};
+                       .delta_max = m->if_dmax, .traction = m->if_t, .stiffness = m->if_k, .reversible = m->if_rev};
   shard_tsl_evaluate(m->tsl, m->tsl_self, &b, commit);
   if (m->tsl_zero_in_compression)
     for (int32_t i = 0; i < n; ++i)
@@ -234,7 +232,7 @@ static int alloc_model(shard_model *m, int32_t ndof_max, int32_t ncon_max, int32
            ALLOC(m->if_twin, nfacet) && ALLOC(m->if_sigma, nfacet) && ALLOC(m->if_deltac, nfacet) &&
            ALLOC(m->if_dmax, nfacet) && ALLOC(m->if_delta, nfacet) && ALLOC(m->if_t, nfacet) &&
            ALLOC(m->if_k, nfacet) && ALLOC(m->if_rev, nfacet) && ALLOC(m->if_delta_prev, nfacet) &&
-           ALLOC(m->if_t_prev, nfacet) && ALLOC(m->if_work, nfacet) && ALLOC(m->if_dmax_scratch, nfacet) &&
+           ALLOC(m->if_t_prev, nfacet) && ALLOC(m->if_work, nfacet) &&
            ALLOC(m->if_step_max, nfacet);
   if (!ok) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for %d DOFs", (int)ndof_max);
   for (int32_t f = 0; f < nfacet; ++f) m->facet_iface[f] = -1;
@@ -415,7 +413,7 @@ void shard_model_destroy(shard_model *m) {
                  m->gap_scratch, m->restitution, m->impulse, m->k_rowptr, m->k_col, m->k_val, m->k_len, m->con_order,
                  m->el_pos, m->con_pos, m->facet_strength, m->facet_iface, m->if_node, m->if_twin, m->if_sigma, m->if_deltac,
                  m->if_dmax, m->if_delta, m->if_t, m->if_k, m->if_rev, m->if_delta_prev, m->if_t_prev, m->if_work,
-                 m->if_dmax_scratch, m->if_step_max};
+                 m->if_step_max};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) free(all[i]);
   free(m);
 }

@@ -76,7 +76,7 @@ typedef struct shard_model {
   int32_t niface;             /* active interfaces (rows nwall .. nwall+niface-1) */
   int32_t *if_node, *if_twin; /* left copy (original node) and twin DOF */
   double *if_sigma, *if_deltac, *if_dmax, *if_delta, *if_t, *if_k, *if_rev;
-  double *if_delta_prev, *if_t_prev, *if_work, *if_dmax_scratch;
+  double *if_delta_prev, *if_t_prev, *if_work;
   double *if_step_max; /* largest |delta_{n+1} - delta_n| / delta_c so far */
   const shard_tsl_ops *tsl;
   void *tsl_self;
