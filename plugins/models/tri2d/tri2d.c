@@ -1282,6 +1282,28 @@ static int row_springs(tri2d *m, shard_msg *msg) {
     m->coh_per_mass = fmax(m->coh_per_mass, csum[i] / m->mass[2 * i]);
   }
   free(wsum);
+  if (!m->insertion) return SHARD_OK;
+  /* With insertion the rows and points come during the run, and the step is
+   * fixed at set-up: bound them by the worst case, every facet broken and
+   * every triangle corner its own copy (mass rho t A / 3) carrying the ends
+   * of the facets of its triangle that meet at it (a crack row's weight
+   * l_f / (2 h_mean), a point's t l_f / 2, both counted twice as above). */
+  double *acc = calloc(3 * (size_t)m->ne, sizeof *acc);
+  if (!acc) return NOMEM("the contact rows");
+  for (int32_t f = 0; f < m->nfac; ++f)
+    for (int k = 0; k < 2; ++k) {
+      acc[3 * (size_t)m->bf_em[f] + m->bf_loc[4 * f + k]] += m->bf_len[f];
+      acc[3 * (size_t)m->bf_ep[f] + m->bf_loc[4 * f + 2 + k]] += m->bf_len[f];
+    }
+  for (int32_t e = 0; e < m->ne; ++e) {
+    const double mc = m->rho * m->thick * m->geo[7 * e + 6] / 3.0;
+    for (int k = 0; k < 3; ++k) {
+      const double l = acc[3 * (size_t)e + k];
+      m->spring_per_mass = fmax(m->spring_per_mass, 2.0 * 0.5 * l / m->h_mean / mc);
+      if (m->fracture) m->coh_per_mass = fmax(m->coh_per_mass, 2.0 * 0.5 * m->thick * l / mc);
+    }
+  }
+  free(acc);
   return SHARD_OK;
 }
 
