@@ -18,7 +18,7 @@
 # the --set list) and a run stopped with a checkpoint continues from it, bit
 # for bit. STORE/runs/NNNN keeps of each run its small files (run.key,
 # result.yaml, summary.yaml, case.resolved.yaml, provenance.yaml,
-# fragment_sizes.csv, stdout/stderr) and, gzipped, its history and, while
+# fragment_sizes.csv, fragments.csv, stdout/stderr) and, gzipped, its history and, while
 # unfinished, its checkpoint; STORE also keeps the campaign's tables.
 # `stop` sends SIGTERM to the campaign `run` started (its pid is in the work
 # directory): each run ends its step and writes a checkpoint there, so the
@@ -73,7 +73,7 @@ copy_runs() {
     # a restore never overwrites a run this machine already has (it may be newer)
     if [ "$how" = unpack ] && [ -d "$to/runs/$n" ]; then continue; fi
     mkdir -p "$to/runs/$n"
-    for f in run.key result.yaml summary.yaml case.resolved.yaml provenance.yaml fragment_sizes.csv stdout.txt stderr.txt; do
+    for f in run.key result.yaml summary.yaml case.resolved.yaml provenance.yaml fragment_sizes.csv fragments.csv stdout.txt stderr.txt; do
       if [ -f "$d/$f" ]; then cp -p "$d/$f" "$to/runs/$n/$f"; else rm -f "$to/runs/$n/$f"; fi
     done
     for f in history.csv .history.csv.partial checkpoint.bin; do

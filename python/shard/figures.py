@@ -38,7 +38,7 @@ import yaml  # noqa: E402
 from . import cli  # noqa: E402
 from .fit import (power_law_fit, power_law_fit_of_means, power_law_fits_by,  # noqa: E402
                   power_law_fits_over_ranges)
-from .io import Campaign, Run, ShardDataError, load_campaign, load_run, read_vtu  # noqa: E402
+from .io import Campaign, Run, ShardDataError, load_campaign, load_run, read_tri2d_vtu, read_vtu  # noqa: E402
 from .stats import ks_critical, ks_distance, mean_ci, paired_difference  # noqa: E402
 
 __all__ = ["FIGURES", "Context", "main"]
@@ -856,6 +856,259 @@ def free_ring(ctx: Context) -> str:
     fig.suptitle("Free expanding bar over the strain rate (paper Fig. 11)")
     lines.append(f"wrote {_save(fig, ctx, 'free_ring')}")
     return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- 2D ring
+
+RING2D_SCHEMES = {0: ("NSN, e = 1", "#1f77b4", "o"), 1: ("penalty α = 10", "#d62728", "s"),
+                  2: ("penalty α = 100", "#ff7f0e", "^"), 3: ("NSN, e = 0", "#2ca02c", "D")}
+
+
+def ring2d_table(c: Campaign):
+    """Per ok run of a ring2d campaign: ε̂, scheme, N_f, ŝ = s / s0 (s the mean arc
+    length, fracture.mean_fragment_size), N_ZMR = circumference / s_ZMR, Ĝ =
+    (𝒢 / V) / (G_c / s0) with V = t π (r_o² - r_i²) the ring's volume, the largest
+    balance drift, steps and the loop's wall time; s0 = E G_c / σ_c² from the
+    run's resolved case."""
+    ok = _ok(c, ["var.rate", "var.scheme", "model.mesh.inner_radius", "model.mesh.outer_radius",
+                 "fracture.fragments", "fracture.mean_fragment_size", "fracture.dissipation"])
+    run = _first_case(c)
+    gc, young = _need(run, "fracture.g_c"), _need(run, "model.young")
+    sigma, thick = _need(run, "fracture.strength.nominal"), _need(run, "model.thickness")
+    s0 = young * gc / sigma ** 2
+    ri, ro = ok["model.mesh.inner_radius"].astype(float), ok["model.mesh.outer_radius"].astype(float)
+    rate = ok["var.rate"].astype(float)
+    col = lambda k: ok[k].astype(float) if k in ok.columns else pd.Series(np.nan, index=ok.index)  # noqa: E731
+    d = pd.DataFrame({"rate": rate, "scheme": ok["var.scheme"].astype(int),
+                      "seed": col("fracture.strength.seed"),
+                      "n_f": ok["fracture.fragments"].astype(int),
+                      "s_hat": ok["fracture.mean_fragment_size"].astype(float) / s0,
+                      "n_zmr": np.pi * (ri + ro) / (s0 * zmr(rate)),
+                      "g_hat": ok["fracture.dissipation"].astype(float) / (thick * np.pi * (ro ** 2 - ri ** 2))
+                      / (gc / s0),
+                      "drift": col("energy.max_balance_drift"), "steps": col("steps"),
+                      "loop": col("wall_time.loop"),
+                      "e0": col("energy.initial"), "kinetic": col("energy.kinetic"),
+                      "elastic": col("energy.elastic"), "penalty": col("energy.penalty"),
+                      "contact": col("energy.contact_dissipation"), "fracture": col("fracture.dissipation"),
+                      "reversible": col("fracture.reversible")})
+    return d.reset_index(drop=True), s0
+
+
+def ring2d_means(d: pd.DataFrame) -> pd.DataFrame:
+    """Seed means with 95% intervals per (scheme, ε̂) of N_f, ŝ, Ĝ and the drift."""
+    rows = []
+    for (sch, r), g in d.groupby(["scheme", "rate"], sort=True):
+        row = {"scheme": int(sch), "rate": float(r), "runs": len(g), "n_zmr": float(g["n_zmr"].mean())}
+        for k in ("n_f", "s_hat", "g_hat", "drift"):
+            m = mean_ci(g[k])
+            row[k], row[k + "_ci"] = m.mean, m.ci95
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _ring2d_1d(ctx: Context):
+    """shard's 1D free ring (results/free_ring, NSN) as (ε̂, ŝ mean) when stored."""
+    try:
+        d, _ = free_ring_table(load_campaign(ctx.stored("free_ring")))
+    except ShardDataError:
+        return None
+    return d.groupby("rate", sort=True)["s_hat"].mean()
+
+
+@_figure("ring2d", "beyond the paper: 2D expanding ring, N_f / N_ZMR, ŝ and Ĝ against ε̂ for NSN (e = 1, 0) and "
+         "penalty (α = 10, 100), beside ZMR and shard's 1D bar (results/ring2d)")
+def ring2d(ctx: Context) -> str:
+    d, s0 = ring2d_table(load_campaign(ctx.stored("ring2d")))
+    m = ring2d_means(d)
+    one_d = _ring2d_1d(ctx)
+    lines = [f"# s0 = {s0:.5g} m; scheme | ε̂ | runs | N_f | N_ZMR | ŝ | ŝ ZMR | ŝ / ZMR | Ĝ | largest drift",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    pm = lambda v, ci, f: f"{v:{f}}" + ("" if not np.isfinite(ci) else f" ± {ci:{f}}")  # noqa: E731
+    for _, r in m.iterrows():
+        z = float(zmr(r["rate"]))
+        lines.append(f"| {RING2D_SCHEMES.get(int(r['scheme']), (str(r['scheme']),))[0]} | {r['rate']:.3g} | "
+                     f"{int(r['runs'])} | {pm(r['n_f'], r['n_f_ci'], '.1f')} | {r['n_zmr']:.1f} | "
+                     f"{pm(r['s_hat'], r['s_hat_ci'], '.3f')} | {z:.3f} | {r['s_hat'] / z:.2f} | "
+                     f"{pm(r['g_hat'], r['g_hat_ci'], '.3f')} | {r['drift']:.2g} |")
+    _style()
+    fig, axs = plt.subplots(1, 3, figsize=(16, 4.9), constrained_layout=True)
+    schemes = sorted(m["scheme"].unique())
+    for k, sch in enumerate(schemes):
+        label, colr, mk = RING2D_SCHEMES.get(sch, (f"scheme {sch}", "gray", "x"))
+        shift = 1.05 ** (k - (len(schemes) - 1) / 2)
+        g, mm = d[d["scheme"] == sch], m[m["scheme"] == sch]
+        for ax, key, norm_runs, norm_mean in ((axs[0], "n_f", g["n_zmr"], mm["n_zmr"]), (axs[1], "s_hat", 1, 1),
+                                              (axs[2], "g_hat", 1, 1)):
+            ax.plot(g["rate"] * shift, g[key] / norm_runs, mk, ms=4, mfc="none", color=colr, alpha=0.6)
+            ax.errorbar(mm["rate"] * shift, mm[key] / norm_mean, yerr=np.nan_to_num(mm[key + "_ci"] / norm_mean), fmt=mk, ms=6,
+                        color=colr, capsize=3, label=f"2D {label}")
+    x = np.geomspace(0.07, 14, 200)
+    axs[0].axhline(1, color="black", lw=1.5, label="ZMR: N_f = circumference / s_ZMR")
+    axs[1].plot(x, zmr(x), "-", color="black", lw=1.5, label="Zhou–Molinari–Ramesh")
+    axs[1].fill_between(x, 0.7 * zmr(x), 1.3 * zmr(x), color="black", alpha=0.07, label="ZMR ± 30%")
+    if one_d is not None:
+        sel = one_d[(one_d.index >= 0.05) & (one_d.index <= 20)]
+        axs[1].plot(sel.index, sel.values, "*--", color="#7f7f7f", ms=9, label="1D bar, NSN (results/free_ring)")
+        lines.append("1D bar (results/free_ring, NSN seed means): " +
+                     ", ".join(f"ε̂ {r:g}: ŝ {v:.3f}" for r, v in sel.items()))
+    axs[2].plot(x, 1 / zmr(x), "-", color="black", lw=1.5, label="ZMR lower bound G_c / s_ZMR")
+    axs[0].set(xscale="log", xlabel="normalised strain rate ε̂ = ε̇ / ε̇₀", ylabel="N_f / N_ZMR",
+               title="(a) fragment count against ZMR's")
+    axs[0].set_ylim(0, None)
+    axs[1].set(xscale="log", yscale="log", xlabel="normalised strain rate ε̂ = ε̇ / ε̇₀",
+               ylabel="mean arc length ŝ = s / s₀", title="(b) mean fragment size")
+    axs[2].set(xscale="log", yscale="log", xlabel="normalised strain rate ε̂ = ε̇ / ε̇₀",
+               ylabel=r"$\hat{G} = (\mathcal{G}/V)\,/\,(G_c/s_0)$", title="(c) fracture energy per volume")
+    for ax in axs:
+        ax.legend(loc="best")
+    fig.suptitle("2D expanding ring (tri2d, plane stress): seed means ± 95% (open: runs)")
+    lines.append(f"wrote {_save(fig, ctx, 'ring2d')}")
+    return "\n".join(lines)
+
+
+def ring2d_budget(d: pd.DataFrame) -> pd.DataFrame:
+    """Seed means of the final energies over the initial kinetic energy, per (scheme, ε̂):
+    kinetic, elastic, penalty, fracture dissipation (cohesive work - reversible),
+    reversible, contact dissipation and the rest (initial - all of them: the balance's
+    error, positive when energy was lost, negative when it was made)."""
+    e = d.copy()
+    parts = ["kinetic", "elastic", "penalty", "fracture", "reversible", "contact"]
+    for k in parts:
+        e[k] = e[k].fillna(0.0) / e["e0"]
+    e["rest"] = 1.0 - e[parts].sum(axis=1)
+    return e.groupby(["scheme", "rate"], sort=True)[parts + ["rest", "drift"]].mean().reset_index()
+
+
+@_figure("ring2d_energy", "beyond the paper: 2D expanding ring, where the initial kinetic energy ends, per scheme and "
+         "ε̂, and the largest balance drift (results/ring2d)")
+def ring2d_energy(ctx: Context) -> str:
+    d, _ = ring2d_table(load_campaign(ctx.stored("ring2d")))
+    b = ring2d_budget(d)
+    parts = [("kinetic", "kinetic", "#9ecae1"), ("elastic", "elastic", "#3182bd"), ("penalty", "penalty", "#fdae6b"),
+             ("fracture", "fracture dissipation", "#d62728"), ("reversible", "cohesive reversible", "#ff9896"),
+             ("contact", "contact dissipation", "#2ca02c"), ("rest", "balance error", "#7f7f7f")]
+    lines = ["| scheme | ε̂ | " + " | ".join(lbl for _, lbl, _ in parts) + " | largest drift |",
+             "|---" * (len(parts) + 3) + "|"]
+    _style()
+    fig, (a, c) = plt.subplots(1, 2, figsize=(15, 5), constrained_layout=True, gridspec_kw={"width_ratios": [2.2, 1]})
+    schemes = sorted(b["scheme"].unique())
+    rates = sorted(b["rate"].unique())
+    width = 0.8 / len(schemes)
+    for k, sch in enumerate(schemes):
+        label, colr, mk = RING2D_SCHEMES.get(sch, (f"scheme {sch}", "gray", "x"))
+        bb = b[b["scheme"] == sch].set_index("rate").reindex(rates)
+        xs = np.arange(len(rates)) + (k - (len(schemes) - 1) / 2) * width
+        pos, neg = np.zeros(len(rates)), np.zeros(len(rates))
+        for key, lbl, pc in parts:
+            v = bb[key].fillna(0.0).to_numpy()
+            base = np.where(v >= 0, pos, neg)
+            a.bar(xs, v, width * 0.92, bottom=base, color=pc, edgecolor="white", lw=0.3,
+                  label=lbl if k == 0 else None)
+            pos, neg = pos + np.where(v >= 0, v, 0), neg + np.where(v < 0, v, 0)
+        for x in xs:
+            a.text(x, -0.02, label.replace("penalty ", "").replace("NSN, ", ""), rotation=90, ha="center",
+                   va="top", fontsize=6.5)
+        for r, row in bb.iterrows():
+            lines.append(f"| {label} | {r:.3g} | " + " | ".join(f"{row[key]:.3f}" for key, _, _ in parts) +
+                         f" | {row['drift']:.2g} |")
+        c.plot(bb.index, bb["drift"], mk + "-", color=colr, label=label)
+    a.set_xticks(np.arange(len(rates)), [f"ε̂ = {r:.2g}" for r in rates])
+    a.tick_params(axis="x", pad=38)
+    a.set(ylabel="energy / initial kinetic energy", title="(a) the final energy budget (seed means)")
+    a.set_ylim(top=max(a.get_ylim()[1], 1.2) + 0.3)
+    a.legend(loc="upper center", ncol=4, fontsize=7.5)
+    c.set(xscale="log", yscale="log", xlabel="ε̂", ylabel="largest |balance drift| / largest energy",
+          title="(b) energy balance")
+    c.legend(loc="best")
+    fig.suptitle("2D expanding ring: energy budget")
+    lines.append(f"wrote {_save(fig, ctx, 'ring2d_energy')}")
+    return "\n".join(lines)
+
+
+def ring2d_picture_data(path) -> tuple:
+    """(time, triangles' current vertices (ne x 3 x 2), fragment per triangle, number
+    of fragments) of a tri2d snapshot with the cell data `fragment`."""
+    t, a = read_tri2d_vtu(path)
+    if "fragment" not in a:
+        raise ShardDataError(f"{path}: no cell data 'fragment' (a snapshot of an older build)")
+    frag = np.asarray(a["fragment"], dtype=int)
+    return t, a["points"][a["triangles"]], frag, int(len(np.unique(frag)))
+
+
+def ring2d_store_picture(src, dst) -> Path:
+    """Write the part of a tri2d snapshot ring2d_picture draws, gzipped: its time, the
+    current positions (9 digits), the triangles and the cell data `fragment` (a
+    VTU that ParaView and read_tri2d_vtu open; a fifth of the full snapshot's size)."""
+    t, a = read_tri2d_vtu(src)
+    if "fragment" not in a:
+        raise ShardDataError(f"{src}: no cell data 'fragment'")
+    pts, tri, frag = a["points"], a["triangles"], a["fragment"]
+    out = ['<?xml version="1.0"?>',
+           '<VTKFile type="UnstructuredGrid" version="1.0" byte_order="LittleEndian">', "  <UnstructuredGrid>",
+           "    <FieldData>",
+           f'      <DataArray type="Float64" Name="TimeValue" NumberOfTuples="1" format="ascii">{t!r}</DataArray>',
+           "    </FieldData>", f'    <Piece NumberOfPoints="{len(pts)}" NumberOfCells="{len(tri)}">',
+           '      <Points>\n        <DataArray type="Float64" NumberOfComponents="3" format="ascii">']
+    out += [f"{x:.9g} {y:.9g} 0" for x, y in pts]
+    out += ["        </DataArray>\n      </Points>\n      <Cells>",
+            '        <DataArray type="Int32" Name="connectivity" format="ascii">']
+    out += [f"{i} {j} {k}" for i, j, k in tri]
+    out += ['        </DataArray>\n        <DataArray type="Int32" Name="offsets" format="ascii">',
+            " ".join(str(3 * (e + 1)) for e in range(len(tri))),
+            '        </DataArray>\n        <DataArray type="UInt8" Name="types" format="ascii">',
+            " ".join("5" for _ in range(len(tri))),
+            "        </DataArray>\n      </Cells>\n      <CellData>",
+            '        <DataArray type="Int32" Name="fragment" format="ascii">', " ".join(str(int(f)) for f in frag),
+            "        </DataArray>\n      </CellData>\n    </Piece>\n  </UnstructuredGrid>\n</VTKFile>\n"]
+    dst = Path(dst)
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    import gzip
+    dst.write_bytes(gzip.compress("\n".join(out).encode(), compresslevel=9, mtime=0))
+    return dst
+
+
+@_figure("ring2d_picture", "beyond the paper: a fragmented 2D ring drawn from its snapshot, coloured by fragment "
+         "(results/ring2d/picture/*.vtu.gz)")
+def ring2d_picture(ctx: Context) -> str:
+    root = ctx.stored("ring2d") / "picture"
+    files = sorted(root.glob("*.vtu.gz")) + sorted(root.glob("*.vtu"))
+    if not files:
+        raise ShardDataError(f"{root}: no snapshot (*.vtu.gz)")
+    t, tris, frag, nf = ring2d_picture_data(files[0])
+    _style()
+    fig, axs = plt.subplots(1, 2, figsize=(13, 6.2), constrained_layout=True)
+    from matplotlib.collections import PolyCollection
+    cmap = plt.get_cmap("tab20")
+    rng = np.random.default_rng(1)  # neighbours in different colours: a fixed shuffle of the numbers
+    perm = rng.permutation(max(int(frag.max()) + 1, 1))
+    colours = cmap((perm[frag] % 20) / 19.0)
+    cx, cy = tris[:, :, 0].mean(), tris[:, :, 1].mean()
+    r = np.hypot(tris[:, :, 0] - cx, tris[:, :, 1] - cy)
+    # the close-up: the first fragment boundary counter-clockwise from the +x axis
+    ang = np.arctan2(tris[:, :, 1].mean(axis=1) - cy, tris[:, :, 0].mean(axis=1) - cx) % (2 * np.pi)
+    order = np.argsort(ang)
+    change = np.nonzero(frag[order][1:] != frag[order][:-1])[0]
+    a0 = 0.5 * (ang[order][change[0]] + ang[order][change[0] + 1]) if len(change) else 0.0
+    rm, width = float(np.median(r)), float(r.max() - r.min())
+    for ax, zoom in ((axs[0], False), (axs[1], True)):
+        ax.add_collection(PolyCollection(tris * 1e3, facecolors=colours, edgecolors="k" if zoom else "face",
+                                         lw=0.15 if zoom else 0.1))
+        ax.set_aspect("equal")
+        ax.grid(False)
+        ax.set(xlabel="x [mm]", ylabel="y [mm]")
+        if zoom:  # six widths of the ring around that boundary
+            x0, y0, half = cx + rm * np.cos(a0), cy + rm * np.sin(a0), 3 * width
+            ax.set_xlim(1e3 * (x0 - half), 1e3 * (x0 + half))
+            ax.set_ylim(1e3 * (y0 - half), 1e3 * (y0 + half))
+            ax.set_title(f"(b) close-up of a crack at {np.degrees(a0):.0f}° (edges: the triangles)")
+        else:
+            ax.autoscale_view()
+            ax.set_title(f"(a) {nf} fragments at t = {t * 1e6:.3g} µs")
+    fig.suptitle(f"2D expanding ring: triangles at their current positions, one colour per fragment "
+                 f"({files[0].name})")
+    out = _save(fig, ctx, "ring2d_picture")
+    return f"{files[0].name}: t = {t:.6g} s, {len(frag)} triangles, {nf} fragments\nwrote {out}"
 
 
 # --------------------------------------------------------------------------- Fig. 12

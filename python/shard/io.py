@@ -16,12 +16,14 @@ fields, `~` in YAML) are NaN / None, never a number.
 """
 from __future__ import annotations
 
+import gzip
 import json
 import math
 import os
 import re
 import struct
 import zlib
+import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
@@ -31,7 +33,7 @@ import pandas as pd
 import yaml
 
 __all__ = ["ShardDataError", "Run", "Campaign", "load_run", "load_campaign", "read_yaml", "read_csv",
-           "read_datapackage_units", "flatten", "read_vtu"]
+           "read_datapackage_units", "flatten", "read_vtu", "read_tri2d_vtu"]
 
 PathLike = Union[str, os.PathLike]
 
@@ -333,3 +335,51 @@ def read_vtu(path: PathLike) -> tuple:
     if "connectivity" in arrays:
         arrays["connectivity"] = arrays["connectivity"].reshape(-1, 2)
     return float(m.group(1)), arrays
+
+
+def read_tri2d_vtu(path: PathLike) -> tuple:
+    """One field snapshot of a tri2d run (fields/fields_NNNNNN.vtu, ASCII VTK XML,
+    written with `output.fields_interval`; a .gz file is read through gzip):
+    (time in s, {name: numpy array}) with `points` (current positions, n x 2),
+    `triangles` (ne x 3 point indices, counter-clockwise), the point arrays u, v,
+    X (n x 2) and the cell arrays `stress` (ne x 3: sxx, syy, sxy) and, from the
+    builds that write it, `fragment` (ne, the numbers of fragments.csv)."""
+    path = Path(path)
+    try:
+        raw = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
+        root = ET.fromstring(raw)
+    except (OSError, EOFError, gzip.BadGzipFile) as e:
+        raise ShardDataError(f"{path}: cannot read ({getattr(e, 'strerror', None) or e})") from None
+    except ET.ParseError as e:
+        raise ShardDataError(f"{path}: not XML ({e})") from None
+    piece = root.find("./UnstructuredGrid/Piece")
+    tv = root.find("./UnstructuredGrid/FieldData/DataArray[@Name='TimeValue']")
+    if piece is None or tv is None:
+        raise ShardDataError(f"{path}: not a VTK UnstructuredGrid with a TimeValue")
+    n, ne = int(piece.get("NumberOfPoints", "0")), int(piece.get("NumberOfCells", "0"))
+
+    def values(node, what: str, dtype, width: int) -> np.ndarray:
+        if node is None or node.get("format") != "ascii":
+            raise ShardDataError(f"{path}: no ASCII array {what}")
+        a = np.array((node.text or "").split(), dtype=dtype)
+        rows = n if width and node in point_nodes else ne
+        if a.size != rows * max(width, 1):
+            raise ShardDataError(f"{path}: array {what} has {a.size} values, expected {rows * max(width, 1)}")
+        return a.reshape(rows, width) if width else a
+
+    point_nodes = list(piece.findall("./Points/DataArray")) + list(piece.findall("./PointData/DataArray"))
+    out: Dict[str, Any] = {}
+    out["points"] = values(piece.find("./Points/DataArray"), "Points", float, 3)[:, :2]
+    out["triangles"] = values(piece.find("./Cells/DataArray[@Name='connectivity']"), "connectivity", np.int64, 3)
+    types = values(piece.find("./Cells/DataArray[@Name='types']"), "types", np.int64, 0)
+    if ne and not np.all(types == 5):
+        raise ShardDataError(f"{path}: cells other than triangles (VTK type 5)")
+    for node in piece.findall("./PointData/DataArray"):
+        out[node.get("Name")] = values(node, node.get("Name"), float, 3)[:, :2]
+    for node in piece.findall("./CellData/DataArray"):
+        k = int(node.get("NumberOfComponents", "0") or 0)
+        dtype = np.int64 if node.get("type", "").startswith(("Int", "UInt")) else float
+        out[node.get("Name")] = values(node, node.get("Name"), dtype, k if k > 1 else 0)
+    if ne and (out["triangles"].min() < 0 or out["triangles"].max() >= n):
+        raise ShardDataError(f"{path}: a triangle names a point outside 0..{n - 1}")
+    return float((tv.text or "nan").strip()), out

@@ -245,6 +245,90 @@ static void test_tri2d_crack_pull(void) {
   CU_ASSERT_EQUAL(rh_summary(out, "fracture.fragments"), 1);
 }
 
+/* (l) fragments.csv: the block of cases/examples/tri2d_crack_pull.yaml
+ * (0.02 x 0.01 x 0.01 m, 8 x 4 cells, rho 8000) pre-cut at x = 0.005 by a
+ * crack with damage 1 (fully broken from the start): two fragments, the
+ * left one 2 x 4 cells (16 triangles, 5e-5 m^2, 4e-3 kg), the right one
+ * 6 x 4 (48 triangles, 1.5e-4 m^2, 1.2e-2 kg); the masses sum to the
+ * block's 1.6e-2 kg; size = sqrt(area) on a rectangle, the arc angle empty;
+ * nothing acts across the open crack, so each piece keeps its momentum:
+ * v = 1000 (x_centroid - 0.01), -7.5 and 2.5 m/s along x, 0 along y.
+ * The summary's mean size is the mean of the two; the snapshot carries
+ * each triangle's fragment number. */
+static void test_tri2d_fragments_file(void) {
+  const char *sets[] = {"model.crack.from=[0.005, 0]", "model.crack.to=[0.005, 0.01]", "fracture.initial.damage=1",
+                        "time.end=2e-6", "output.fields_interval=2e-6"};
+  char out[512];
+  CU_ASSERT_EQUAL_FATAL(rh_run("cases/examples/tri2d_crack_pull", "frag", sets, 5, out, sizeof out, NULL, 0), 0);
+  CU_ASSERT_EQUAL(rh_summary(out, "fracture.fragments"), 2);
+  char *t = rh_read_file(out, "fragments.csv", NULL);
+  CU_ASSERT_FATAL(t != NULL);
+  const int cf = rh_csv_column(t, "fragment"), cn = rh_csv_column(t, "triangles"), ca = rh_csv_column(t, "area"),
+            cm = rh_csv_column(t, "mass"), cs = rh_csv_column(t, "size"), cq = rh_csv_column(t, "sqrt_area"),
+            cg = rh_csv_column(t, "arc_angle"), cx = rh_csv_column(t, "x"), cvx = rh_csv_column(t, "vx"),
+            cvy = rh_csv_column(t, "vy");
+  CU_ASSERT_FATAL(cf == 0 && cn > 0 && ca > 0 && cm > 0 && cs > 0 && cq > 0 && cg > 0 && cx > 0 && cvx > 0 && cvy > 0);
+  const double tri[2] = {16, 48}, area[2] = {5e-5, 1.5e-4}, mass[2] = {4e-3, 1.2e-2}, vx[2] = {-7.5, 2.5};
+  double msum = 0, ssum = 0;
+  int rows = 0;
+  for (const char *line = strchr(t, '\n'); line && line[1]; line = strchr(line + 1, '\n'), ++rows) {
+    if (rows >= 2) break;
+    const char *l = line + 1;
+    const int i = (int)rh_csv_field(l, cf), k = rh_csv_field(l, cx) < 0.005 ? 0 : 1; /* which piece */
+    CU_ASSERT_EQUAL(i, rows);
+    CU_ASSERT_EQUAL(rh_csv_field(l, cn), tri[k]);
+    CU_REL(rh_csv_field(l, ca), area[k], 1e-12);
+    CU_REL(rh_csv_field(l, cm), mass[k], 1e-12);
+    CU_REL(rh_csv_field(l, cq), sqrt(area[k]), 1e-12);
+    CU_REL(rh_csv_field(l, cs), sqrt(area[k]), 1e-12);
+    CU_REL(rh_csv_field(l, cvx), vx[k], 1e-9);
+    CU_NEAR(rh_csv_field(l, cvy), 0.0, 1e-9);
+    const char *g = l; /* the arc angle: an empty cell off an annulus */
+    for (int c = 0; c < cg; ++c) g = strchr(g, ',') + 1;
+    CU_ASSERT(*g == ',');
+    msum += rh_csv_field(l, cm), ssum += rh_csv_field(l, cs);
+  }
+  CU_ASSERT_EQUAL(rows, 2);
+  CU_REL(msum, 8000 * 0.02 * 0.01 * 0.01, 1e-12);
+  CU_REL(rh_summary(out, "fracture.mean_fragment_size"), ssum / 2, 1e-12);
+  free(t);
+  char *v = rh_read_file(out, "fields/fields_000001.vtu", NULL);
+  CU_ASSERT_FATAL(v != NULL);
+  CU_ASSERT(strstr(v, "Name=\"fragment\"") != NULL);
+  free(v);
+}
+
+/* (k) Insertion's stable step: the block of (j) under explicit Newmark +
+ * penalty (alpha 50, uncapped law) at dt = 0.9 dt_c. The springs of the
+ * crack rows appear with the insertions, after the step was fixed, so
+ * dt_c must bound them from set-up (every corner its own copy with its
+ * triangle's facets): it is 3.94e-8 s against the 3.33e-7 s of the bulk
+ * alone, with which the run blew up at step 4 (energy guard). The run
+ * completes, the block breaks (82 insertions, 8 fragments measured) and
+ * the balance holds within 5% (measured 1.1e-2). Snapshots every 5 us:
+ * their buffer is sized for every corner a copy (it was sized for the
+ * mesh's 45 vertices, and the first snapshot after the insertions failed
+ * as longer than its buffer); the last one has the vertices of the end. */
+static void test_tri2d_insertion_explicit(void) {
+  const char *sets[] = {"fracture.insertion=true", "model.crack.from=null", "model.crack.to=null",
+                        "fracture.strength.distribution=uniform", "fracture.strength.min=40e6",
+                        "fracture.strength.max=60e6", "integrator.plugin=explicit_newmark", "time.dt=0.9*dt_c",
+                        "output.fields_interval=5e-6"};
+  char out[512];
+  CU_ASSERT_EQUAL_FATAL(rh_run("cases/examples/tri2d_crack_pull", "insx", sets, 9, out, sizeof out, NULL, 0), 0);
+  const double dtc = rh_summary(out, "time.dt_c"), drift = rh_summary(out, "energy.max_balance_drift");
+  printf("\n  dt_c %.4g s, %g insertions, %g fragments, balance drift %.2g", dtc, rh_summary(out, "fracture.insertions"),
+         rh_summary(out, "fracture.fragments"), drift);
+  CU_CHECK_MSG(dtc < 0.5 * 3.3333e-7, "dt_c %.4g s does not bound the springs insertion brings", dtc);
+  CU_ASSERT(rh_summary(out, "fracture.fragments") >= 2);
+  CU_CHECK_MSG(drift <= 0.05, "balance drift %.3g", drift);
+  char *v = rh_read_file(out, "fields/fields_000004.vtu", NULL), want[64];
+  CU_ASSERT_FATAL(v != NULL);
+  snprintf(want, sizeof want, "NumberOfPoints=\"%d\"", (int)rh_summary(out, "tri2d.nodes"));
+  CU_CHECK_MSG(strstr(v, want) != NULL, "the last snapshot has not %s", want);
+  free(v);
+}
+
 /* (j) Insertion: the block of cases/examples/tri2d_crack_pull.yaml
  * without its crack, fracture.insertion on, strengths uniform in [40, 60]
  * MPa, the law capped (alpha 1), moving at (1, 0.5) m/s while pulled apart
@@ -316,6 +400,8 @@ static const cu_test_def tests[] = {
     {"test_tri2d_crack_impact", test_tri2d_crack_impact},
     {"test_tri2d_crack_pull", test_tri2d_crack_pull},
     {"test_tri2d_insertion", test_tri2d_insertion},
+    {"test_tri2d_insertion_explicit", test_tri2d_insertion_explicit},
+    {"test_tri2d_fragments_file", test_tri2d_fragments_file},
     {"test_tri2d_fracture_bad", test_tri2d_fracture_bad},
     {NULL, NULL},
 };

@@ -25,6 +25,7 @@
 
 #include "core/rng.h"
 #include "io/fsio.h"
+#include "io/outputs.h"
 #include "loader/plugin_calls.h"
 #include "shard/model.h"
 
@@ -129,6 +130,12 @@ static const shard_out_field tri2d_summary_fields[] = {
     {"fracture.broken", SHARD_OUT_INTEGER, "", SHARD_OUT_FRACTURE, NULL,
      "crack facets whose every openable end is fully broken"},
     {"fracture.fragments", SHARD_OUT_INTEGER, "", SHARD_OUT_FRACTURE, NULL, "fragments N_f (as tri2d.fragments)"},
+    {"fracture.mean_fragment_size", SHARD_OUT_NUMBER, "m", SHARD_OUT_FRACTURE, NULL,
+     "mean of the fragments' equivalent sizes (fragments.csv `size`: arc length on an annulus, else sqrt(area))"},
+    {"fracture.fragment_size.std", SHARD_OUT_NUMBER, "m", SHARD_OUT_FRACTURE, NULL,
+     "standard deviation of the sizes (n - 1; 0 for one fragment)"},
+    {"fracture.fragment_size.min", SHARD_OUT_NUMBER, "m", SHARD_OUT_FRACTURE, NULL, "smallest fragment size"},
+    {"fracture.fragment_size.max", SHARD_OUT_NUMBER, "m", SHARD_OUT_FRACTURE, NULL, "largest fragment size"},
     {"fracture.insertions", SHARD_OUT_INTEGER, "", SHARD_OUT_FRACTURE, NULL, "facets broken during the run"},
     {"fracture.dissipation", SHARD_OUT_NUMBER, "J", SHARD_OUT_FRACTURE, NULL,
      "fracture dissipation G: cohesive work - reversible"},
@@ -141,9 +148,32 @@ static const shard_out_table tri2d_summary_table = {
     "After the run's keys: the momentum components (the run's one-axis `momentum` is empty for this model), the "
     "centre-of-mass velocity and the mesh size.",
     tri2d_summary_fields, sizeof tri2d_summary_fields / sizeof tri2d_summary_fields[0], 0};
+static const shard_out_field tri2d_fragments_fields[] = {
+    {"fragment", SHARD_OUT_INTEGER, "", 0, NULL,
+     "fragment number from 0, in the order of each fragment's first triangle (the cell data `fragment` of the "
+     "snapshots)"},
+    {"triangles", SHARD_OUT_INTEGER, "", 0, NULL, "triangles of the fragment"},
+    {"area", SHARD_OUT_NUMBER, "m^2", 0, NULL, "reference area A (the sum of its triangles')"},
+    {"mass", SHARD_OUT_NUMBER, "kg", 0, NULL, "mass rho t A"},
+    {"size", SHARD_OUT_NUMBER, "m", 0, NULL,
+     "equivalent size: on an annulus the arc length arc_angle (ri + ro) / 2, on other meshes sqrt(area)"},
+    {"sqrt_area", SHARD_OUT_NUMBER, "m", 0, NULL, "sqrt(area)"},
+    {"arc_angle", SHARD_OUT_NUMBER, "rad", 0, NULL,
+     "annulus: the angle its vertices span (2 pi less the largest gap between their reference angles; 2 pi for a "
+     "single fragment); empty on other meshes"},
+    {"x", SHARD_OUT_NUMBER, "m", 0, NULL, "x of the centre of mass (current positions)"},
+    {"y", SHARD_OUT_NUMBER, "m", 0, NULL, "y of the centre of mass (current positions)"},
+    {"vx", SHARD_OUT_NUMBER, "m/s", 0, NULL, "x velocity of the centre of mass (momentum / mass)"},
+    {"vy", SHARD_OUT_NUMBER, "m/s", 0, NULL, "y velocity of the centre of mass"},
+};
+static const shard_out_table tri2d_fragments_table = {
+    "fragments.csv", "fragments at the end of the run",
+    "One row per fragment of the final state (triangles joined through unbroken facets, as tri2d.fragments).",
+    tri2d_fragments_fields, sizeof tri2d_fragments_fields / sizeof tri2d_fragments_fields[0], SHARD_OUT_FRACTURE};
+static const shard_out_table *const tri2d_files_tables[] = {&tri2d_fragments_table};
 static const char *const tri2d_extra_files[] = {"fields.pvd", NULL};
-static const shard_model_outputs tri2d_outputs = {&tri2d_history_table, &tri2d_summary_table, NULL, 0, NULL,
-                                                  tri2d_extra_files};
+static const shard_model_outputs tri2d_outputs = {&tri2d_history_table, &tri2d_summary_table, tri2d_files_tables, 1,
+                                                  NULL, tri2d_extra_files};
 
 /* ---- the model -------------------------------------------------------------------------- */
 
@@ -158,6 +188,7 @@ typedef struct tri2d {
   double young, nu, rho, thick, cp;
   int plane_strain;
   double xmin, xmax, ymin, ymax, cell_dx, cell_dy;
+  double ring_r;          /* annulus: mean radius (ri + ro) / 2; 0 for other meshes */
   double *bshare;         /* annulus and file meshes: per node, half its boundary edges' length (0 inside) */
   /* K: constant CSR (k_base), copied to k_val with the penalty springs added */
   int32_t *k_rowptr, *k_col;
@@ -208,6 +239,8 @@ typedef struct tri2d {
   double h_min, h_mean, mass_min, mass_total, lambda_el; /* lambda_el: max element eigenvalue of M_e^-1 K_e */
   /* snapshots */
   char *dir, *vbuf, *pbuf; /* run directory; snapshot and collection text */
+  int32_t *flab;           /* the snapshot's fragment number per triangle, then the union-find's room (2 ne) */
+  struct edge_corner *fkey; /* the union-find's edges (3 ne) */
   size_t vcap;
   double *times;
   int32_t n_times, cap_times;
@@ -368,7 +401,7 @@ static void tri2d_destroy(void *self) {
   free(m->bf_row), free(m->bf_state), free(m->bf_sc), free(m->bf_strength), free(m->pt_fac), free(m->sig_el);
   free(m->h_rowptr), free(m->h_col), free(m->h_val), free(m->g0), free(m->row_w);
   free(m->pen_f), free(m->pen_k), free(m->pen_e), free(m->gap), free(m->impulse);
-  free(m->dir), free(m->vbuf), free(m->pbuf), free(m->times);
+  free(m->dir), free(m->vbuf), free(m->pbuf), free(m->times), free(m->flab), free(m->fkey);
   free(m);
 }
 
@@ -660,6 +693,7 @@ static int build_annulus(tri2d *m, const shard_params *pp, const char *path, sha
       e += 2;
     }
   m->xmin = m->ymin = -ro, m->xmax = m->ymax = ro;
+  m->ring_r = 0.5 * (ri + ro);
   return SHARD_OK;
 }
 
@@ -1282,6 +1316,28 @@ static int row_springs(tri2d *m, shard_msg *msg) {
     m->coh_per_mass = fmax(m->coh_per_mass, csum[i] / m->mass[2 * i]);
   }
   free(wsum);
+  if (!m->insertion) return SHARD_OK;
+  /* With insertion the rows and points come during the run, and the step is
+   * fixed at set-up: bound them by the worst case, every facet broken and
+   * every triangle corner its own copy (mass rho t A / 3) carrying the ends
+   * of the facets of its triangle that meet at it (a crack row's weight
+   * l_f / (2 h_mean), a point's t l_f / 2, both counted twice as above). */
+  double *acc = calloc(3 * (size_t)m->ne, sizeof *acc);
+  if (!acc) return NOMEM("the contact rows");
+  for (int32_t f = 0; f < m->nfac; ++f)
+    for (int k = 0; k < 2; ++k) {
+      acc[3 * (size_t)m->bf_em[f] + m->bf_loc[4 * f + k]] += m->bf_len[f];
+      acc[3 * (size_t)m->bf_ep[f] + m->bf_loc[4 * f + 2 + k]] += m->bf_len[f];
+    }
+  for (int32_t e = 0; e < m->ne; ++e) {
+    const double mc = m->rho * m->thick * m->geo[7 * e + 6] / 3.0;
+    for (int k = 0; k < 3; ++k) {
+      const double l = acc[3 * (size_t)e + k];
+      m->spring_per_mass = fmax(m->spring_per_mass, 2.0 * 0.5 * l / m->h_mean / mc);
+      if (m->fracture) m->coh_per_mass = fmax(m->coh_per_mass, 2.0 * 0.5 * m->thick * l / mc);
+    }
+  }
+  free(acc);
   return SHARD_OK;
 }
 
@@ -1799,15 +1855,11 @@ static void tri2d_history(void *self, const shard_model_row_in *in, double *x) {
 /* The fragments: triangles joined across every edge their copies share
  * (an edge whose two sides hold different copies at an end is a crack's)
  * and across crack facets not fully broken (their cohesive points still
- * hold); union-find over the elements. -1 out of memory. */
-static int32_t fragments(const tri2d *m) {
+ * hold); union-find over the elements. With lab (ne entries), each
+ * triangle's fragment, numbered from 0 in the order of their first
+ * triangle. -1 out of memory. */
+static int32_t fragment_labels_in(const tri2d *m, int32_t *lab, edge_corner *key, int32_t *par) {
   const size_t ne3 = 3 * (size_t)m->ne;
-  edge_corner *key = malloc(ne3 * sizeof *key);
-  int32_t *par = malloc((size_t)m->ne * sizeof *par);
-  if (!key || !par) {
-    free(key), free(par);
-    return -1;
-  }
   for (int32_t e = 0; e < m->ne; ++e) {
     par[e] = e;
     for (int k = 0; k < 3; ++k) {
@@ -1827,9 +1879,97 @@ static int32_t fragments(const tri2d *m) {
       if (x != y) par[x > y ? x : y] = x < y ? x : y;
     }
   int32_t n = 0;
-  for (int32_t e = 0; e < m->ne; ++e) n += uf_find(par, e) == e;
+  for (int32_t e = 0; e < m->ne; ++e) {
+    const int32_t r = uf_find(par, e);
+    n += r == e;
+    if (lab) lab[e] = r;
+  }
+  /* a root is its set's smallest triangle (unions keep the smaller): it is
+   * numbered before the other triangles of its set look it up */
+  if (lab)
+    for (int32_t e = 0, k = 0; e < m->ne; ++e) {
+      if (lab[e] == e) par[e] = k++;
+      lab[e] = par[lab[e]];
+    }
+  return n;
+}
+static int32_t fragment_labels(const tri2d *m, int32_t *lab) {
+  edge_corner *key = malloc(3 * (size_t)m->ne * sizeof *key);
+  int32_t *par = malloc((size_t)m->ne * sizeof *par);
+  const int32_t n = key && par ? fragment_labels_in(m, lab, key, par) : -1;
   free(key), free(par);
   return n;
+}
+static int32_t fragments(const tri2d *m) { return fragment_labels(m, NULL); }
+
+/* One fragment of the final state: its triangles, area, mass, the sums of
+ * m v and m x over its vertex copies, and on an annulus the angle it spans. */
+typedef struct frag_row {
+  int32_t ntri;
+  double area, mass, px, py, mx, my, angle;
+} frag_row;
+
+typedef struct angle_key {
+  int32_t frag;
+  double angle;
+} angle_key;
+
+static int cmp_angle_key(const void *a, const void *b) {
+  const angle_key *x = a, *y = b;
+  if (x->frag != y->frag) return x->frag < y->frag ? -1 : 1;
+  return x->angle < y->angle ? -1 : x->angle > y->angle;
+}
+
+/* The fragments' rows (*out, nf of them, the caller frees); -1 out of memory. */
+static int32_t fragment_rows(const tri2d *m, frag_row **out) {
+  *out = NULL;
+  int32_t *lab = malloc((size_t)m->ne * sizeof *lab), *nodef = malloc((size_t)m->nn * sizeof *nodef);
+  const int32_t nf = lab && nodef ? fragment_labels(m, lab) : -1;
+  frag_row *r = nf > 0 ? calloc((size_t)nf, sizeof *r) : NULL;
+  angle_key *ak = m->ring_r > 0 && r ? malloc(3 * (size_t)m->ne * sizeof *ak) : NULL;
+  if (!r || (m->ring_r > 0 && !ak)) {
+    free(lab), free(nodef), free(r), free(ak);
+    return -1;
+  }
+  for (int32_t i = 0; i < m->nn; ++i) nodef[i] = -1;
+  for (int32_t e = 0; e < m->ne; ++e) {
+    frag_row *f = r + lab[e];
+    f->ntri++, f->area += m->geo[7 * e + 6];
+    for (int k = 0; k < 3; ++k) nodef[m->tri[3 * e + k]] = lab[e];
+  }
+  for (int32_t i = 0; i < m->nn; ++i) {
+    if (nodef[i] < 0) continue;
+    frag_row *f = r + nodef[i];
+    const double mi = m->mass[2 * i];
+    f->mass += mi, f->px += mi * m->sys.v[2 * i], f->py += mi * m->sys.v[2 * i + 1];
+    f->mx += mi * (m->X[2 * i] + m->sys.u[2 * i]), f->my += mi * (m->X[2 * i + 1] + m->sys.u[2 * i + 1]);
+  }
+  if (ak) { /* the angle spanned: 2 pi less the largest gap between its vertices' reference angles */
+    const double two_pi = 2.0 * 3.14159265358979323846;
+    for (int32_t e = 0; e < m->ne; ++e)
+      for (int k = 0; k < 3; ++k) {
+        const int32_t v = m->tri[3 * e + k];
+        const double a = atan2(m->X[2 * v + 1], m->X[2 * v]);
+        ak[3 * (size_t)e + k] = (angle_key){lab[e], a < 0 ? a + two_pi : a};
+      }
+    const size_t n3 = 3 * (size_t)m->ne;
+    qsort(ak, n3, sizeof *ak, cmp_angle_key);
+    for (size_t i = 0; i < n3;) {
+      size_t j = i;
+      double gap = 0.0;
+      while (j + 1 < n3 && ak[j + 1].frag == ak[i].frag) gap = fmax(gap, ak[j + 1].angle - ak[j].angle), ++j;
+      gap = fmax(gap, ak[i].angle + two_pi - ak[j].angle); /* the wrap-around gap */
+      r[ak[i].frag].angle = nf == 1 ? two_pi : two_pi - gap;
+      i = j + 1;
+    }
+  }
+  free(lab), free(nodef), free(ak);
+  *out = r;
+  return nf;
+}
+
+static double frag_size(const tri2d *m, const frag_row *f) {
+  return m->ring_r > 0 ? f->angle * m->ring_r : sqrt(f->area);
 }
 
 static int tri2d_summary_keys(void *self, const shard_model_summary_in *in, const shard_summary_writer *w) {
@@ -1848,6 +1988,25 @@ static int tri2d_summary_keys(void *self, const shard_model_summary_in *in, cons
   if (m->fracture) {
     if (nf < 0) w->num(w->ctx, "fracture.fragments", NAN);
     else w->integer(w->ctx, "fracture.fragments", nf);
+    frag_row *fr = NULL;
+    const int32_t n = fragment_rows(m, &fr);
+    double mean = NAN, sd = NAN, lo = NAN, hi = NAN;
+    if (n > 0) {
+      double sum = 0, ss = 0;
+      lo = INFINITY, hi = -INFINITY;
+      for (int32_t i = 0; i < n; ++i) {
+        const double z = frag_size(m, fr + i);
+        sum += z, lo = fmin(lo, z), hi = fmax(hi, z);
+      }
+      mean = sum / n;
+      for (int32_t i = 0; i < n; ++i) ss += (frag_size(m, fr + i) - mean) * (frag_size(m, fr + i) - mean);
+      sd = n > 1 ? sqrt(ss / (n - 1)) : 0.0;
+    }
+    free(fr);
+    w->num(w->ctx, "fracture.mean_fragment_size", mean);
+    w->num(w->ctx, "fracture.fragment_size.std", sd);
+    w->num(w->ctx, "fracture.fragment_size.min", lo);
+    w->num(w->ctx, "fracture.fragment_size.max", hi);
     w->integer(w->ctx, "fracture.interfaces", m->tsl ? m->npt : 0);
     w->integer(w->ctx, "fracture.broken", tri2d_broken(m));
     w->integer(w->ctx, "fracture.insertions", (long long)m->insertions);
@@ -1858,9 +2017,30 @@ static int tri2d_summary_keys(void *self, const shard_model_summary_in *in, cons
   return SHARD_OK;
 }
 
+/* fragments.csv (with a fracture section): one row per fragment */
 static int tri2d_files(void *self, const char *dir, unsigned out_flags, shard_msg *msg) {
-  (void)self, (void)dir, (void)out_flags, (void)msg;
-  return SHARD_OK;
+  const tri2d *m = self;
+  if (!m->fracture) return SHARD_OK;
+  frag_row *fr = NULL;
+  const int32_t nf = fragment_rows(m, &fr);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = nf > 0 ? open_memstream(&buf, &len) : NULL;
+  if (!f) {
+    free(fr);
+    return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for fragments.csv");
+  }
+  shard_out_header(f, &tri2d_fragments_table, out_flags);
+  for (int32_t i = 0; i < nf; ++i) {
+    const frag_row *r = fr + i;
+    char ang[32] = "";
+    if (m->ring_r > 0) snprintf(ang, sizeof ang, "%.15g", r->angle);
+    fprintf(f, "%d,%d,%.15g,%.15g,%.15g,%.15g,%s,%.15g,%.15g,%.15g,%.15g\n", (int)i, (int)r->ntri, r->area, r->mass,
+            frag_size(m, r), sqrt(r->area), ang, r->mx / r->mass, r->my / r->mass, r->px / r->mass, r->py / r->mass);
+  }
+  fclose(f);
+  free(fr);
+  return shard_write_atomic_free(dir, "fragments.csv", buf, len, msg);
 }
 
 /* ---- field snapshots: fields/fields_NNNNNN.vtu (ASCII VTK XML, triangles) and fields.pvd ----
@@ -1893,9 +2073,15 @@ static int tri2d_fields_open(void *self, const char *dir, int fields, int spacet
   const size_t n = strlen(dir) + 1;
   if (!(m->dir = malloc(n))) return NOMEM("the snapshot directory name");
   memcpy(m->dir, dir, n);
-  /* per node: the point and three 3-vectors; per cell: 3 ids, an offset, a type, 3 stresses */
-  m->vcap = 4096 + (size_t)m->nn * (4 * (12 + 3 * NUM_W)) + (size_t)m->ne * ((12 + 3 * INT_W) + (12 + INT_W) + 12 +
-                                                                             (12 + 3 * NUM_W));
+  /* per node (every vertex copy insertion may make): the point and three
+   * 3-vectors; per cell: 3 ids, an offset, a type, 3 stresses, a fragment */
+  const size_t nn = (size_t)(m->nn_max > m->nn ? m->nn_max : m->nn);
+  m->vcap = 4096 + nn * (4 * (12 + 3 * NUM_W)) +
+            (size_t)m->ne * ((12 + 3 * INT_W) + (12 + INT_W) + 12 + (12 + 3 * NUM_W) + (12 + INT_W));
+  free(m->flab), free(m->fkey);
+  m->fkey = NULL;
+  if (!(m->flab = malloc(2 * (size_t)m->ne * sizeof *m->flab)) || !(m->fkey = malloc(3 * (size_t)m->ne * sizeof *m->fkey)))
+    return NOMEM("the snapshot's fragment numbers");
   if (!(m->vbuf = malloc(m->vcap))) return NOMEM("the field snapshot buffer");
   char sub[4096];
   if (snprintf(sub, sizeof sub, "%s/fields", dir) >= (int)sizeof sub)
@@ -1960,6 +2146,10 @@ static int tri2d_fields_write(void *self, double t, shard_msg *msg) {
     element_stress(m, e, m->sys.u, eps, sg);
     put(b, cap, &len, &over, "          %.17g %.17g %.17g\n", sg[0], sg[1], sg[2]);
   }
+  /* the fragment of each triangle (fragments.csv's number) */
+  fragment_labels_in(m, m->flab, m->fkey, m->flab + m->ne);
+  put(b, cap, &len, &over, "        </DataArray>\n        <DataArray type=\"Int32\" Name=\"fragment\" format=\"ascii\">\n");
+  for (int32_t e = 0; e < m->ne; ++e) put(b, cap, &len, &over, "          %d\n", (int)m->flab[e]);
   put(b, cap, &len, &over, "        </DataArray>\n      </CellData>\n    </Piece>\n  </UnstructuredGrid>\n</VTKFile>\n");
   if (over)
     return shard_msg_set(msg, SHARD_ERR_INTERNAL, "field snapshot at t = %g: longer than its buffer of %zu bytes", t,
