@@ -1336,6 +1336,129 @@ def damaged_bar_drift(ctx: Context) -> str:
     return "\n".join(lines)
 
 
+# --------------------------------------------------------------------------- Fig. 9
+
+def damaged_bar_cost_data(c: Campaign) -> pd.DataFrame:
+    """One row per run of a cost study (cases/paper/damaged_bar_cost.yaml): the scheme
+    in words (NSN, or penalty α = a from contact.force.alpha), dt/dt_c of the scheme's
+    own stable step, the contact-node errors after rebound, the loop's CPU time, the
+    largest balance drift and the status. Failed runs are kept with their status (no errors)."""
+    t = c.table
+    need = ["status", "integrator.plugin", "time.dt_over_dt_c", "reference.eta_u", "reference.eta_v",
+            "cpu_time.loop", "energy.max_balance_drift"]
+    missing = [k for k in need if k not in t.columns]
+    if missing:
+        raise ShardDataError(f"{c.path / 'campaign.csv'}: no column {', '.join(missing)}")
+    alpha = t["contact.force.alpha"] if "contact.force.alpha" in t.columns else pd.Series(np.nan, index=t.index)
+
+    def scheme(plugin, a) -> str:
+        if plugin == "nsn":
+            return "NSN"
+        if plugin == "explicit_newmark" and pd.notna(a):
+            return f"penalty α = {float(a):g}"
+        return str(plugin)
+
+    num = lambda k: pd.to_numeric(t[k], errors="coerce")  # noqa: E731
+    d = pd.DataFrame({
+        "index": t["index"].astype(int),
+        "scheme": [scheme(p, a) for p, a in zip(t["integrator.plugin"], alpha)],
+        "alpha": pd.to_numeric(alpha, errors="coerce"),
+        "dt_over_dt_c": num("time.dt_over_dt_c"),
+        "eta_u": num("reference.eta_u"),
+        "eta_v": num("reference.eta_v"),
+        "cpu": num("cpu_time.loop"),
+        "steps": pd.to_numeric(t["steps"], errors="coerce") if "steps" in t.columns else np.nan,
+        "drift": num("energy.max_balance_drift"),
+        "status": t["status"].astype(str),
+    })
+    # NSN first, then the penalties by α; each scheme by its step, largest first
+    d["_order"] = d["alpha"].fillna(-1.0)
+    d = d.sort_values(["_order", "dt_over_dt_c"], ascending=[True, False]).drop(columns="_order")
+    return d.reset_index(drop=True)
+
+
+def cheapest_at_error(d: pd.DataFrame, error: str, target: float) -> pd.DataFrame:
+    """Per scheme, its cheapest ok run whose `error` column is at most `target`:
+    columns scheme, cpu, dt_over_dt_c, error (NaN cpu when no run of the scheme
+    reaches the target), cheapest first. The first row is the cheapest scheme at
+    that accuracy when its cpu is a number."""
+    rows = []
+    for s, g in d.groupby("scheme", sort=False):
+        ok = g[(g["status"] == "ok") & (g[error] <= target)]
+        if ok.empty:
+            rows.append({"scheme": s, "cpu": math.nan, "dt_over_dt_c": math.nan, "error": math.nan})
+        else:
+            best = ok.loc[ok["cpu"].idxmin()]
+            rows.append({"scheme": s, "cpu": float(best["cpu"]), "dt_over_dt_c": float(best["dt_over_dt_c"]),
+                         "error": float(best[error])})
+    out = pd.DataFrame(rows, columns=["scheme", "cpu", "dt_over_dt_c", "error"])
+    return out.sort_values("cpu", na_position="last", kind="stable").reset_index(drop=True)
+
+
+@_figure("damaged_bar_cost", "Fig. 9: contact-node errors after rebound against the loop's CPU time, NSN and "
+         "penalty α = 1, 10, 100 over dt/dt_c on the paper's damaged bar (the stored campaign "
+         "results/damaged_bar_cost; or --input damaged_bar_cost=DIR)")
+def damaged_bar_cost(ctx: Context) -> str:
+    c = load_campaign(ctx.stored("damaged_bar_cost"))
+    d = damaged_bar_cost_data(c)
+    _style()
+    fig, axs = plt.subplots(1, 2, figsize=(13.5, 5.2), constrained_layout=True)
+    cmap = plt.get_cmap("viridis")
+    alphas = sorted(a for a in d["alpha"].dropna().unique())
+    lines = ["| scheme | dt/dt_c | status | eta_u | eta_v | loop CPU [s] | CPU µs/step | max drift |",
+             "|---|---|---|---|---|---|---|---|"]
+    for s, g in d.groupby("scheme", sort=False):
+        a = g["alpha"].iloc[0]
+        kw = (dict(color="black", ls="--", marker="s", lw=2) if pd.isna(a)
+              else dict(color=cmap(0.9 * alphas.index(a) / max(len(alphas) - 1, 1)), marker="o", lw=1.5))
+        ok = g[(g["status"] == "ok") & g["cpu"].notna()].sort_values("cpu")
+        label = "NSN (capped law, e = 0)" if s == "NSN" else f"explicit Newmark + {s}"
+        for ax, key in zip(axs, ("eta_u", "eta_v")):
+            ax.plot(ok["cpu"], ok[key], label=label, **kw)
+            for _, r in ok.iterrows():
+                ax.annotate(f"{r['dt_over_dt_c']:.2g}", (r["cpu"], r[key]), textcoords="offset points",
+                            xytext=(4, 4), fontsize=7.5, color=kw["color"])
+        for _, r in g.iterrows():
+            per = r["cpu"] / r["steps"] * 1e6 if r["steps"] and r["steps"] > 0 else math.nan
+            err = (f"{r['eta_u']:.3g} | {r['eta_v']:.3g}" if r["status"] == "ok" else "- | -")
+            lines.append(f"| {s} | {r['dt_over_dt_c']:.3g} | {r['status']} | {err} | {r['cpu']:.3g} | "
+                         f"{per:.3g} | {r['drift']:.2g} |")
+    titles = ("(a) contact-node displacement after rebound", "(b) contact-node velocity after rebound")
+    ylabels = ("relative L1 error of u", "relative L1 error of v")
+    for ax, t, yl in zip(axs, titles, ylabels):
+        ax.set(xscale="log", yscale="log", xlabel="CPU time of the time loop [s]", ylabel=yl, title=t)
+        ax.margins(x=0.08)
+    failed = d[d["status"] != "ok"]
+    if len(failed):  # no error to draw: named in the legend
+        stopped = "; ".join(f"{s} at {', '.join(f'{x:.2g}' for x in g['dt_over_dt_c'])}"
+                            for s, g in failed.groupby("scheme", sort=False))
+        axs[1].plot([], [], " ", label=f"not drawn, stopped (exit 3):\n{stopped}")
+    axs[1].legend(loc="center left", bbox_to_anchor=(1.02, 0.5), title="labels: Δt / Δt_c of each scheme")
+    run = _first_case(c)
+    fig.suptitle(f"Damaged bar, {int(_need(run, 'model.elements'))} elements, "
+                 f"{int(_need(run, 'fracture.initial.count'))} damaged interfaces: cost at equal accuracy "
+                 "(paper Fig. 9)")
+    ok = d[d["status"] == "ok"]
+    for key in ("eta_u", "eta_v"):
+        nsn = ok[ok["scheme"] == "NSN"][key]
+        if nsn.empty:
+            continue
+        target = float(nsn.max())  # NSN's largest error: every NSN run reaches it
+        ch = cheapest_at_error(d, key, target)
+        best = ", ".join(f"{r.scheme} {r.cpu:.3g} s (Δt/Δt_c {r.dt_over_dt_c:.2g})" if pd.notna(r.cpu)
+                         else f"{r.scheme} never" for r in ch.itertuples())
+        lines.append(f"cheapest at {key} <= {target:.3g} (NSN's largest): {best}")
+        for s, g in ok[ok["scheme"] != "NSN"].groupby("scheme", sort=False):  # at each penalty's best accuracy
+            r = g.loc[g[key].idxmin()]
+            n = cheapest_at_error(d[d["scheme"] == "NSN"], key, float(r[key]))
+            nsn_cpu = n["cpu"].iloc[0] if len(n) else math.nan
+            lines.append(f"  {s} at its smallest {key} {r[key]:.3g} (Δt/Δt_c {r['dt_over_dt_c']:.2g}): {r['cpu']:.3g} s; "
+                         + (f"the cheapest NSN run at or below it: {nsn_cpu:.3g} s ({nsn_cpu / r['cpu']:.2g}x), "
+                            f"{key} {n['error'].iloc[0]:.3g}" if pd.notna(nsn_cpu) else "no NSN run reaches it"))
+    lines.append(f"wrote {_save(fig, ctx, 'damaged_bar_cost')}")
+    return "\n".join(lines)
+
+
 def r_alpha(run: Run) -> float:
     v = run.case_value("contact.force.alpha")
     return float(v) if isinstance(v, (int, float)) else math.nan

@@ -183,6 +183,46 @@ class FigureTables(unittest.TestCase):
         self.assertIn("| 10 | 2 | 60 / 52 | 56.0 |", text)
         self.assertTrue((self.tmp / "figs/confined_box_fragments.png").exists())
 
+    def test_damaged_bar_cost_cheapest_scheme_at_an_error(self):
+        # NSN: errors 0.004, 0.001 at 10 s, 40 s; penalty alpha = 1: 0.1, 0.09 at 2 s, 8 s; alpha = 10:
+        # 0.02 at 6 s and 0.003 at 50 s, and a failed run at 0.99 (no error, cheapest: must not count)
+        rows = [dict(index=i, status=st, **{"integrator.plugin": pl, "contact.force.alpha": a,
+                                            "time.dt_over_dt_c": f, "reference.eta_u": eu, "reference.eta_v": eu,
+                                            "cpu_time.loop": cpu, "steps": 1000, "energy.max_balance_drift": 1e-9})
+                for i, (st, pl, a, f, eu, cpu) in enumerate([
+                    ("ok", "nsn", None, 0.99, 0.004, 10.0), ("ok", "nsn", None, 0.2, 0.001, 40.0),
+                    ("ok", "explicit_newmark", 1, 0.99, 0.1, 2.0), ("ok", "explicit_newmark", 1, 0.2, 0.09, 8.0),
+                    ("ok", "explicit_newmark", 10, 0.5, 0.02, 6.0), ("ok", "explicit_newmark", 10, 0.1, 0.003, 50.0),
+                    ("numerical_failure", "explicit_newmark", 10, 0.99, None, 0.5)])]
+        c = write_campaign(self.tmp / "cost", rows,
+                           "model: {elements: 40}\nfracture: {initial: {count: 20}}\n")
+        d = figures.damaged_bar_cost_data(c)
+        self.assertEqual(list(d["scheme"]), ["NSN", "NSN", "penalty α = 1", "penalty α = 1", "penalty α = 10",
+                                             "penalty α = 10", "penalty α = 10"])
+        self.assertEqual(list(d["dt_over_dt_c"]), [0.99, 0.2, 0.99, 0.2, 0.99, 0.5, 0.1])
+        # at 0.005 only NSN (10 s) and alpha = 10 at 0.1 (50 s) qualify: NSN is the cheapest
+        ch = figures.cheapest_at_error(d, "eta_u", 0.005)
+        self.assertEqual(list(ch["scheme"][:2]), ["NSN", "penalty α = 10"])
+        self.assertEqual(list(ch["cpu"][:2]), [10.0, 50.0])
+        self.assertEqual(ch["dt_over_dt_c"].iloc[1], 0.1)
+        self.assertEqual(ch["scheme"].iloc[2], "penalty α = 1")
+        self.assertTrue(math.isnan(ch["cpu"].iloc[2]))
+        # at 0.02 alpha = 10 at 0.5 (6 s) beats NSN; the failed run (0.5 s) is not a candidate
+        ch = figures.cheapest_at_error(d, "eta_u", 0.02)
+        self.assertEqual((ch["scheme"].iloc[0], ch["cpu"].iloc[0], ch["error"].iloc[0]), ("penalty α = 10", 6.0, 0.02))
+        # at 0.1 alpha = 1 at 0.99 (2 s); at 0.0005 nobody
+        self.assertEqual(figures.cheapest_at_error(d, "eta_u", 0.1)["scheme"].iloc[0], "penalty α = 1")
+        self.assertTrue(figures.cheapest_at_error(d, "eta_u", 0.0005)["cpu"].isna().all())
+        # the figure draws them and prints the table, the failed run without errors
+        out = figures.damaged_bar_cost(figures.Context(out=self.tmp / "figs", inputs={"damaged_bar_cost": self.tmp / "cost"},
+                                                       log=lambda _m: None))
+        self.assertIn("| penalty α = 10 | 0.99 | numerical_failure | - | - | 0.5 | 500 | 1e-09 |", out)
+        self.assertIn("cheapest at eta_u <= 0.004 (NSN's largest): NSN 10 s (Δt/Δt_c 0.99), penalty α = 10 50 s "
+                      "(Δt/Δt_c 0.1), penalty α = 1 never", out)
+        self.assertIn("penalty α = 10 at its smallest eta_u 0.003 (Δt/Δt_c 0.1): 50 s; the cheapest NSN run at or "
+                      "below it: 40 s (0.8x), eta_u 0.001", out)
+        self.assertTrue((self.tmp / "figs/damaged_bar_cost.png").exists())
+
 
 if __name__ == "__main__":
     unittest.main()

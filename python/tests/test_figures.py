@@ -32,7 +32,7 @@ class Figures(unittest.TestCase):
         names = [line.split()[0] for line in p.stdout.splitlines() if line and not line.startswith(" ")]
         self.assertEqual(names, list(figures.FIGURES))
         for want in ("confined_length", "restitution", "restitution_seed1", "restitution_sizes", "free_ring",
-                     "free_ring_dt", "damaged_bar_study", "damaged_bar_drift"):
+                     "free_ring_dt", "damaged_bar_study", "damaged_bar_drift", "damaged_bar_cost"):
             self.assertIn(want, names)
 
     def test_every_figure_of_the_docs_has_its_function(self):
@@ -51,7 +51,8 @@ class Figures(unittest.TestCase):
     def test_stored_figures_and_their_numbers(self):
         p = module("stored", "--out", str(self.tmp))
         self.assertEqual(p.returncode, 0, p.stderr)
-        for name in ("confined_length", "restitution", "restitution_seed1", "restitution_sizes", "free_ring"):
+        for name in ("confined_length", "restitution", "restitution_seed1", "restitution_sizes", "free_ring",
+                     "damaged_bar_cost"):
             png = self.tmp / f"{name}.png"
             self.assertTrue(png.exists() and png.read_bytes()[:4] == b"\x89PNG", name)
         out = p.stdout
@@ -64,7 +65,11 @@ class Figures(unittest.TestCase):
                      "seed-paired, e = 0 minus e = 1, 8 seeds: N_f +12.1 ± 3.7 (higher at e = 0 in 8 of 8), "
                      "fracture energy -6595 ± 217 J",
                      "| e = 0.5 | 8 | 628 | 0.041 | 0.076 |",
-                     "| 1 | 3 | 0.809 ± 0.094 | 0.818 | 0.99 | 2.253 ± 0.197 | 1.222 | 26, 24, 26 |"):
+                     "| 1 | 3 | 0.809 ± 0.094 | 0.818 | 0.99 | 2.253 ± 0.197 | 1.222 | 26, 24, 26 |",
+                     "| NSN | 0.99 | ok | 0.00546 | 0.00747 | 11 | 110 | 4.4e-13 |",
+                     "| penalty α = 100 | 0.5 | numerical_failure | - | - | 25.4 | 45.4 | 1 |",
+                     "cheapest at eta_u <= 0.00546 (NSN's largest): NSN 11 s (Δt/Δt_c 0.99), penalty α = 100 73.9 s "
+                     "(Δt/Δt_c 0.2), penalty α = 1 never, penalty α = 10 never"):
             self.assertIn(line, out)
 
     def test_missing_store_is_a_clear_error(self):

@@ -52,7 +52,7 @@ same_run() { # DIR REF
   diff -q <(strip_summary "$1/summary.yaml") <(strip_summary "$2/summary.yaml") >/dev/null
 }
 # campaign.csv without its wall-time and host columns
-table() { awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) keep[i] = $i !~ /^(wall_time|host)/ }
+table() { awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) keep[i] = $i !~ /^(wall_time|cpu_time|host)/ }
   { s = ""; for (i = 1; i <= NF; i++) if (keep[i]) s = s $i ","; print s }' "$1"; }
 same_campaign() { # DIR REF: the same table and the same runs
   diff -q <(table "$1/campaign.csv") <(table "$2/campaign.csv") >/dev/null || return 1

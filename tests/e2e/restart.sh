@@ -24,6 +24,11 @@ strip() { grep -vE '^(\s+(total|setup|loop|per_step)|restarts):' "$1"; }
 diff <(strip "$tmp/full/summary.yaml") <(strip "$tmp/killed/summary.yaml") || { echo "FAIL: summary differs"; exit 1; }
 grep -qx 'restarts: 1' "$tmp/killed/summary.yaml" || { echo "FAIL: summary does not count the restart"; exit 1; }
 grep -q '^restarts:' "$tmp/full/summary.yaml" && { echo "FAIL: restarts in an uninterrupted run"; exit 1; }
+# the loop's CPU time is not checkpointed: a number in one attempt, ~ after a restart
+grep -A2 '^cpu_time:' "$tmp/full/summary.yaml" | grep -Eq '^  loop: [0-9]+\.[0-9]{6}$' ||
+  { echo "FAIL: no cpu_time.loop in the uninterrupted run"; exit 1; }
+grep -A2 '^cpu_time:' "$tmp/killed/summary.yaml" | grep -qx '  loop: ~' ||
+  { echo "FAIL: cpu_time.loop after a restart is not ~"; exit 1; }
 steps=$(grep -m1 '^steps:' "$tmp/full/summary.yaml")
 echo "restart: bit-for-bit identical ($steps, killed after the first checkpoint)"
 

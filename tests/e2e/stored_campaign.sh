@@ -27,7 +27,7 @@ export SHARD_PIN_ROOT=$T/pin SHARD_WORK_ROOT=$T/work
 sc="$repo/scripts/stored-campaign.sh"
 store=$T/results/stored
 work=$T/work/stored
-strip() { awk -F, 'NR==1{for(i=1;i<=NF;i++) if($i=="wall_time"||$i=="host"||$i ~ /^wall_time\./||$i=="restarts") d[i]=1}
+strip() { awk -F, 'NR==1{for(i=1;i<=NF;i++) if($i=="wall_time"||$i=="host"||$i ~ /^wall_time\./||$i ~ /^cpu_time\./||$i=="restarts") d[i]=1}
   {o="";for(i=1;i<=NF;i++) if(!d[i]) o=o (o==""?"":",") $i; print o}' "$1"; }
 
 "$sc" new "$store" tests/cases/fracture/stored_campaign.yaml HEAD >/dev/null || fail "new"

@@ -228,6 +228,15 @@ static void test_outputs_bar_reference_missing_errors(void) {
   const double ev = strtod(value_of(keys, m, "reference.eta_v"), NULL);
   CU_CHECK_MSG(eu > 0 && eu < 0.1 && ev > 0 && ev < 0.5, "eta_u %g eta_v %g", eu, ev);
   check_summary(out, flags);
+  /* the loop's CPU time: positive, at most its wall time (one thread; 10 ms for the clocks' grain),
+   * and per step the loop's over the steps */
+  const double cpu = strtod(value_of(keys, m, "cpu_time.loop"), NULL);
+  const double wall = strtod(value_of(keys, m, "wall_time.loop"), NULL);
+  const double cps = strtod(value_of(keys, m, "cpu_time.per_step"), NULL);
+  const double steps = strtod(value_of(keys, m, "steps"), NULL);
+  CU_CHECK_MSG(cpu > 0 && cpu <= wall + 0.01, "cpu_time.loop %g, wall_time.loop %g", cpu, wall);
+  CU_CHECK_MSG(steps > 0 && fabs(cps * steps - cpu) <= 1e-6 * cpu + 1e-6, "cpu_time.per_step %g x %g steps, loop %g",
+               cps, steps, cpu);
   /* a bar that starts on the wall (gap 0) and stops in contact: u_ref = 0 at
    * every step, so no relative error exists: ~ (formerly num / 1e-300, ~1e291) */
   const char *on_wall[] = {"time.end=1e-9"};

@@ -505,8 +505,10 @@ int shard_run_case(const shard_case *c, const shard_registry *reg, const shard_r
   r.wall_setup = now_s() - wall0;
   int64_t steps = 0;
   r.loop_t0 = now_s();
+  const double cpu0 = cpu_s();
   st = run_loop(&r, &steps, msg);
   r.wall_loop = r.wall_loop_prior + (now_s() - r.loop_t0);
+  r.cpu_loop = cpu_s() - cpu0;
   if (r.stopped && r.checkpoint_every > 0 && st == SHARD_OK) {
     /* the checkpoint at the last step and the partial history are the run so
      * far: no summary, nothing published, --resume continues it */

@@ -4,6 +4,7 @@
 #ifndef SHARD_RUN_STATE_H
 #define SHARD_RUN_STATE_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -28,6 +29,13 @@
 static inline double now_s(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* CPU time (user + system) of this process so far, s; NAN when the clock is unavailable */
+static inline double cpu_s(void) {
+  struct timespec ts;
+  if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return NAN;
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
@@ -112,6 +120,7 @@ typedef struct run {
   uint32_t hist_crc;    /* CRC-32 of the history's first hist_crc_len bytes (for the checkpoints) */
   int64_t hist_crc_len;
   double wall_setup, wall_loop;
+  double cpu_loop; /* CPU time of this attempt's loop (user + system) */
   double loop_t0, wall_loop_prior; /* this attempt's loop start; loop time of earlier attempts */
   int continuing;                   /* --restart, or --resume with a checkpoint of this run */
   int64_t k_start, checkpoint_every;

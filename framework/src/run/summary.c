@@ -108,6 +108,11 @@ int run_write_summary(run *r, FILE *f, const char *status, const char *message, 
   y_fixed6(&w, "wall_time.setup", r->wall_setup);
   y_fixed6(&w, "wall_time.loop", r->wall_loop);
   y_sci(&w, "wall_time.per_step", steps > 0 ? r->wall_loop / (double)steps : NAN);
+  /* CPU time is not checkpointed: after a restart the earlier attempts' share is unknown */
+  const double cpu_loop = r->restarts > 0 ? NAN : r->cpu_loop;
+  if (isfinite(cpu_loop)) y_fixed6(&w, "cpu_time.loop", cpu_loop);
+  else y_sci(&w, "cpu_time.loop", NAN);
+  y_sci(&w, "cpu_time.per_step", steps > 0 ? cpu_loop / (double)steps : NAN);
   y_num(&w, "energy.initial", r->E0);
   y_num(&w, "energy.kinetic", r->kinetic);
   y_num(&w, "energy.elastic", r->elastic);

@@ -12,7 +12,7 @@ wait_for() { for _ in $(seq 300); do [ -e "$1" ] && return 0; sleep 0.1; done; f
 [ -f "$PLUGINS/test_crash.so" ] || fail "$PLUGINS/test_crash.so not built (tests/plugins/CMakeLists.txt needs add_subdirectory(crash))"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-strip() { awk -F, 'NR==1{for(i=1;i<=NF;i++) if($i=="wall_time"||$i=="host"||$i ~ /^wall_time\./) d[i]=1}
+strip() { awk -F, 'NR==1{for(i=1;i<=NF;i++) if($i=="wall_time"||$i=="host"||$i ~ /^wall_time\./||$i ~ /^cpu_time\./) d[i]=1}
   {o="";for(i=1;i<=NF;i++) if(!d[i]) o=o (o==""?"":",") $i; print o}' "$1"; }
 # the value of column NAME in the row of run INDEX of a campaign.csv
 cell() { awk -F, -v idx="$2" -v name="$3" 'NR==1{for(i=1;i<=NF;i++) c[$i]=i; next} $1==idx{print $c[name]}' "$1"; }
