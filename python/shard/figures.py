@@ -1454,6 +1454,67 @@ def _source_tree() -> Optional[Path]:
     return root if (root / "cases").is_dir() and (root / "results").is_dir() else None
 
 
+def restitution_traces_table(c: Campaign, times_us: Sequence[float] = (5, 7, 8, 10, 12, 16.7, 25)):
+    """Seed means of N_f and of the fracture and contact dissipation [J] per e
+    on a time grid (every run held at its last row after it stopped), from the
+    runs' histories: (grid [s], {e: {column: array[seed, time]}}, Markdown lines)."""
+    cols = ["t", "fragments", "fracture_dissipation", "contact_dissipation"]
+    h = c.histories(cols, params=("contact.impact.restitution", "fracture.strength.seed"))
+    grid = np.linspace(0.0, float(h["t"].max()), 400)
+    grid = np.union1d(grid, np.asarray(times_us, dtype=float) * 1e-6)
+    traces: Dict[float, Dict[str, np.ndarray]] = {}
+    for e, g in h.groupby("contact.impact.restitution"):
+        per = {k: [] for k in cols[1:]}
+        for _, r in g.groupby("run"):
+            r = r.sort_values("t")
+            at = np.searchsorted(r["t"].to_numpy(), grid, side="right") - 1  # last row at or before
+            for k in per:
+                per[k].append(r[k].to_numpy(dtype=float)[np.clip(at, 0, None)])
+        traces[float(e)] = {k: np.array(v) for k, v in per.items()}
+    head = " | ".join(f"{t:g} µs" for t in times_us)
+    lines = [f"| e | runs | N_f at {head} |", "|---|---|" + "---|" * len(times_us)]
+    idx = [int(np.argmin(np.abs(grid - t * 1e-6))) for t in times_us]
+    for e, tr in traces.items():
+        lines.append(f"| {e:g} | {tr['fragments'].shape[0]} | " +
+                     " | ".join(f"{tr['fragments'][:, i].mean():.1f}" for i in idx) + " |")
+    lines += ["", f"| e | fracture dissipation [J] at {head} |", "|---|" + "---|" * len(times_us)]
+    for e, tr in traces.items():
+        lines.append(f"| {e:g} | " + " | ".join(f"{tr['fracture_dissipation'][:, i].mean():.0f}" for i in idx) + " |")
+    return grid, traces, lines
+
+
+@_figure("restitution_traces", "Fig. 14a: N_f, fracture and contact dissipation against time at every e, seed means "
+         "(results/restitution histories)")
+def restitution_traces(ctx: Context) -> str:
+    c = load_campaign(ctx.stored("restitution"))
+    grid, traces, lines = restitution_traces_table(c)
+    _style()
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4.8), constrained_layout=True)
+    cmap = plt.get_cmap("viridis")
+    es = sorted(traces)
+    for i, e in enumerate(es):
+        col = cmap(i / max(len(es) - 1, 1))
+        tr = traces[e]
+        n = tr["fragments"].shape[0]
+        axes[0].plot(grid * 1e6, tr["fragments"].mean(axis=0), color=col, label=f"e = {e:g} ({n} seeds)")
+        axes[1].plot(grid * 1e6, tr["fracture_dissipation"].mean(axis=0) / 1e3, color=col)
+        axes[2].plot(grid * 1e6, tr["contact_dissipation"].mean(axis=0) / 1e3, color=col)
+    for ax, lab in zip(axes, ("fragments N_f", "fracture dissipation [kJ]", "contact dissipation [kJ]")):
+        ax.set_xlabel("time [µs]")
+        ax.set_ylabel(lab)
+        ax.set_ylim(0, None)
+    axes[0].legend(loc="lower right", fontsize=8)
+    axes[0].set_title("fragments")
+    axes[1].set_title("fracture dissipation (per m² of section)")
+    axes[2].set_title("contact dissipation (per m² of section)")
+    run = _first_case(c)
+    fig.suptitle(f"Confined bar, {_need(run, 'model.length') * 1e3:g} mm, {int(_need(run, 'model.elements'))} elements "
+                 "(paper Fig. 14a): seed means over time, each run held at its last value after it settled")
+    lines.append(f"wrote {_save(fig, ctx, 'restitution_traces')}")
+    return "\n".join(lines)
+
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     src = _source_tree()
     ap = argparse.ArgumentParser(prog="python3 -m shard.figures", description=__doc__.split("\n\n")[0],
