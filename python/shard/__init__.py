@@ -8,6 +8,6 @@ python3-pandas, python3-matplotlib, python3-yaml).
 """
 from .io import Campaign, Run, ShardDataError, load_campaign, load_run
 from .cli import ShardError
-from . import fit, probes, stats
+from . import fit, stats
 
-__all__ = ["Campaign", "Run", "ShardDataError", "ShardError", "load_campaign", "load_run", "fit", "probes", "stats"]
+__all__ = ["Campaign", "Run", "ShardDataError", "ShardError", "load_campaign", "load_run", "fit", "stats"]

@@ -133,24 +133,29 @@ def run_statistics(facets: pd.DataFrame, spectrum: Tuple[np.ndarray, np.ndarray]
            "excursion_mean": float(live["time_above"].sum() / n_ex) if n_ex else float("nan"),
            "time_above_per_facet": float(live["time_above"].mean())}
     for cls in ("broke", "damaged", "intact"):
-        out[f"facets_{cls}"] = int((live["class"] == cls).sum())
+        g = live[live["class"] == cls]
+        out[f"facets_{cls}"] = len(g)
+        out[f"high_share_{cls}"] = float(g["high_share"].mean()) if len(g) else float("nan")
+        out[f"excursions_per_facet_{cls}"] = float(g["excursions"].mean()) if len(g) else float("nan")
     return out
 
 
 WAVE_SPEED_PAPER_BAR = (370e9 / 3900) ** 0.5  # c = sqrt(E / rho) of cases/paper/confined_case.yaml [m/s]
 
 
-def lowpass_tables(runs: Dict[Tuple[float, int], PathLike], f_cut: float,
-                   extra_cuts: Tuple[float, ...] = ()) -> Tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+def lowpass_tables(runs: Dict[Tuple[float, int], PathLike], f_cut: float, extra_cuts: Tuple[float, ...] = (),
+                   t_max: float = float("inf")) -> Tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """The low-pass-filter test's tables from runs {(e, seed): run directory}
     with probes.csv and history.csv: per facet (facet_statistics with e, seed),
     per run (run_statistics, N_f at the window's ends from the history, and
     the pooled share above each of extra_cuts as high_share_<MHz>), and the
     pooled spectrum of each run (share of its power per frequency bin, over
-    the facets not broken before the window)."""
+    the facets not broken before the window). Samples after t_max are left
+    out (runs probed over different windows compared over the common one)."""
     fac, per_run, spectra = [], [], []
     for (e, seed), d in sorted(runs.items()):
         df = read_probes(d)
+        df = df[df["t"] <= t_max]
         fs = facet_statistics(df, f_cut)
         fs.insert(0, "seed", seed)
         fs.insert(0, "e", e)
@@ -182,6 +187,7 @@ def main(argv=None) -> int:
     ap.add_argument("--out", required=True, type=Path)
     ap.add_argument("--fragment-size", type=float, default=70e-6,
                     help="s̄ of the cut-off c / (2 s̄) [m] (default 70e-6: the paper's bar's final fragments)")
+    ap.add_argument("--until", type=float, default=float("inf"), help="leave out the samples after this time [s]")
     a = ap.parse_args(argv)
     runs = {}
     for spec in a.runs:
@@ -191,7 +197,7 @@ def main(argv=None) -> int:
             ap.error(f"{spec}: expected E:SEED=DIR")
         runs[(float(e), int(seed))] = d
     f_cut = WAVE_SPEED_PAPER_BAR / (2 * a.fragment_size)
-    fac, per_run, spectra = lowpass_tables(runs, f_cut, extra_cuts=(0.5 * f_cut, 2 * f_cut))
+    fac, per_run, spectra = lowpass_tables(runs, f_cut, extra_cuts=(0.5 * f_cut, 2 * f_cut), t_max=a.until)
     a.out.mkdir(parents=True, exist_ok=True)
     fac.to_csv(a.out / "facets.csv", index=False, float_format="%.6g")
     per_run.to_csv(a.out / "runs.csv", index=False, float_format="%.6g")
