@@ -1514,6 +1514,84 @@ def restitution_traces(ctx: Context) -> str:
     return "\n".join(lines)
 
 
+def lowpass_table(d: pd.DataFrame) -> List[str]:
+    """The low-pass test's run table (results/lowpass/runs.csv) as Markdown: per
+    e the seed means with 95% intervals, then e = 0 minus e = 1 paired by seed."""
+    cols = [("fragments_start", "N_f at the window's start", "{:.1f}"), ("fragments_end", "N_f at its end", "{:.1f}"),
+            ("pooled_high_share", "power share above f_c", "{:.3f}"),
+            ("mean_high_share", "mean facet share above f_c", "{:.3f}"),
+            ("excursions_per_facet", "excursions per facet", "{:.3f}"),
+            ("excursion_mean", "mean excursion [ns]", "{:.2f}"), ("facets_broke", "probed facets broken in window", "{:.1f}")]
+    scale = {"excursion_mean": 1e9}
+    lines = ["| e | runs | " + " | ".join(c[1] for c in cols) + " |", "|---" * (len(cols) + 2) + "|"]
+    for e, g in d.groupby("e"):
+        cells = []
+        for key, _, fmt in cols:
+            m = mean_ci(g[key] * scale.get(key, 1.0))
+            cells.append((fmt + " ± " + fmt).format(m.mean, m.ci95) if len(g) > 1 else fmt.format(m.mean))
+        lines.append(f"| {e:g} | {len(g)} | " + " | ".join(cells) + " |")
+    a = d[d["e"] == 0].set_index("seed")
+    b = d[d["e"] == 1].set_index("seed")
+    seeds = sorted(set(a.index) & set(b.index))
+    if len(seeds) > 1:
+        cells = []
+        for key, _, fmt in cols:
+            diff = paired_difference(a.loc[seeds, key] * scale.get(key, 1.0), b.loc[seeds, key] * scale.get(key, 1.0))
+            cells.append((fmt + " ± " + fmt).format(diff.mean, diff.ci95))
+        lines.append(f"| 0 − 1, paired | {len(seeds)} | " + " | ".join(cells) + " |")
+    return lines
+
+
+@_figure("lowpass_spectra", "the low-pass-filter test: pooled stress spectra of the facets, e = 0 against e = 1, "
+         "7-10 µs on the paper's confined bar (results/lowpass)")
+def lowpass_spectra(ctx: Context) -> str:
+    if ctx.results is None:
+        raise ShardDataError("no results directory: pass --results DIR (the repository's results/)")
+    base = ctx.results / "lowpass"
+    try:
+        runs = pd.read_csv(base / "runs.csv")
+        spectra = pd.read_csv(base / "spectra.csv")
+    except OSError as e:
+        raise ShardDataError(f"{base}: cannot read the low-pass test's tables ({e})") from None
+    f_cut = float(runs["f_cut"].iloc[0])
+    _style()
+    fig, (a, b) = plt.subplots(1, 2, figsize=(12.5, 4.8), constrained_layout=True)
+    colors = {0.0: "#cb181d", 1.0: "#2171b5"}
+    df = np.diff(np.sort(spectra["f"].unique()))[0]  # the resolution: log bins from 20 of it, each >= 2 wide
+    edges = np.geomspace(max(spectra["f"].min(), 20 * df), spectra["f"].max() * 1.0001, 40)
+    for e, g in spectra.groupby("e"):
+        per_seed = []
+        for seed, h in g.groupby("seed"):
+            h = h[h["f"] >= edges[0]]
+            idx = np.digitize(h["f"], edges) - 1
+            share = np.bincount(idx, weights=h["share"], minlength=len(edges) - 1)[:len(edges) - 1]
+            dens = share / np.diff(edges) * 1e6  # share per MHz
+            per_seed.append(dens)
+            a.loglog(np.sqrt(edges[:-1] * edges[1:]) / 1e6, np.where(dens > 0, dens, np.nan), color=colors.get(e, "k"),
+                     lw=0.7, alpha=0.4)
+        mean = np.mean(per_seed, axis=0)
+        a.loglog(np.sqrt(edges[:-1] * edges[1:]) / 1e6, np.where(mean > 0, mean, np.nan), color=colors.get(e, "k"), lw=2,
+                 label=f"e = {e:g}: mean of {len(per_seed)} seeds (thin: each seed)")
+        # share of the power above f, per run
+        for seed, h in g.groupby("seed"):
+            above = 1.0 - np.cumsum(h["share"].to_numpy())
+            b.semilogx(h["f"] / 1e6, above, color=colors.get(e, "k"), lw=1, alpha=0.8,
+                       label=f"e = {e:g}" if seed == g["seed"].min() else None)
+    for ax in (a, b):
+        ax.axvline(f_cut / 1e6, color="black", dashes=(5, 3), lw=1, label=f"c/(2 s̄) = {f_cut / 1e6:.0f} MHz")
+        ax.set_xlabel("frequency [MHz]")
+    a.set_ylabel("share of the pooled stress power per MHz")
+    a.set_title("pooled spectrum of the facets' stress over the probe window")
+    b.set_ylabel("share of the power above f")
+    b.set_title("cumulative: power above f, each run")
+    a.legend(loc="lower left", fontsize=8)
+    b.legend(loc="upper right", fontsize=8)
+    fig.suptitle("Low-pass-filter test on the paper's confined bar (5 mm, 5000 elements): every 5th facet not broken "
+                 "at 7 µs, 1 ns samples")
+    lines = lowpass_table(runs)
+    lines.append(f"wrote {_save(fig, ctx, 'lowpass_spectra')}")
+    return "\n".join(lines)
+
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     src = _source_tree()
