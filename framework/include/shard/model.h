@@ -234,7 +234,7 @@ typedef struct shard_model_ops {
   void (*ck_write)(void *self, const shard_model_ck_io *io);
   int (*ck_read)(void *self, const shard_model_ck_io *io, int64_t step, double dt, shard_msg *msg);
 
-  /* Stress probes (output.probes; appended in ABI 2.1, so the host reads
+  /* Stress probes (output.probes; appended after ck_read, so the host reads
    * them only from an ops table whose ops_size holds them): all three or
    * none (NULL: the model has no probes). open: the probe file in dir for
    * every `stride`-th facet (0, stride, 2 stride, ... of info.n_facets),
