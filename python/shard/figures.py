@@ -1830,6 +1830,145 @@ def _source_tree() -> Optional[Path]:
     return root if (root / "cases").is_dir() and (root / "results").is_dir() else None
 
 
+def restitution_traces_table(c: Campaign, times_us: Sequence[float] = (5, 7, 8, 10, 12, 16.7, 25)):
+    """Seed means of N_f and of the fracture and contact dissipation [J] per e
+    on a time grid (every run held at its last row after it stopped), from the
+    runs' histories: (grid [s], {e: {column: array[seed, time]}}, Markdown lines)."""
+    cols = ["t", "fragments", "fracture_dissipation", "contact_dissipation"]
+    h = c.histories(cols, params=("contact.impact.restitution", "fracture.strength.seed"))
+    grid = np.linspace(0.0, float(h["t"].max()), 400)
+    grid = np.union1d(grid, np.asarray(times_us, dtype=float) * 1e-6)
+    traces: Dict[float, Dict[str, np.ndarray]] = {}
+    for e, g in h.groupby("contact.impact.restitution"):
+        per = {k: [] for k in cols[1:]}
+        for _, r in g.groupby("run"):
+            r = r.sort_values("t")
+            at = np.searchsorted(r["t"].to_numpy(), grid, side="right") - 1  # last row at or before
+            for k in per:
+                per[k].append(r[k].to_numpy(dtype=float)[np.clip(at, 0, None)])
+        traces[float(e)] = {k: np.array(v) for k, v in per.items()}
+    head = " | ".join(f"{t:g} µs" for t in times_us)
+    lines = [f"| e | runs | N_f at {head} |", "|---|---|" + "---|" * len(times_us)]
+    idx = [int(np.argmin(np.abs(grid - t * 1e-6))) for t in times_us]
+    for e, tr in traces.items():
+        lines.append(f"| {e:g} | {tr['fragments'].shape[0]} | " +
+                     " | ".join(f"{tr['fragments'][:, i].mean():.1f}" for i in idx) + " |")
+    lines += ["", f"| e | fracture dissipation [J] at {head} |", "|---|" + "---|" * len(times_us)]
+    for e, tr in traces.items():
+        lines.append(f"| {e:g} | " + " | ".join(f"{tr['fracture_dissipation'][:, i].mean():.0f}" for i in idx) + " |")
+    return grid, traces, lines
+
+
+@_figure("restitution_traces", "Fig. 14a: N_f, fracture and contact dissipation against time at every e, seed means "
+         "(results/restitution histories)")
+def restitution_traces(ctx: Context) -> str:
+    c = load_campaign(ctx.stored("restitution"))
+    grid, traces, lines = restitution_traces_table(c)
+    _style()
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4.8), constrained_layout=True)
+    cmap = plt.get_cmap("viridis")
+    es = sorted(traces)
+    for i, e in enumerate(es):
+        col = cmap(i / max(len(es) - 1, 1))
+        tr = traces[e]
+        n = tr["fragments"].shape[0]
+        axes[0].plot(grid * 1e6, tr["fragments"].mean(axis=0), color=col, label=f"e = {e:g} ({n} seeds)")
+        axes[1].plot(grid * 1e6, tr["fracture_dissipation"].mean(axis=0) / 1e3, color=col)
+        axes[2].plot(grid * 1e6, tr["contact_dissipation"].mean(axis=0) / 1e3, color=col)
+    for ax, lab in zip(axes, ("fragments N_f", "fracture dissipation [kJ]", "contact dissipation [kJ]")):
+        ax.set_xlabel("time [µs]")
+        ax.set_ylabel(lab)
+        ax.set_ylim(0, None)
+    axes[0].legend(loc="lower right", fontsize=8)
+    axes[0].set_title("fragments")
+    axes[1].set_title("fracture dissipation (per m² of section)")
+    axes[2].set_title("contact dissipation (per m² of section)")
+    run = _first_case(c)
+    fig.suptitle(f"Confined bar, {_need(run, 'model.length') * 1e3:g} mm, {int(_need(run, 'model.elements'))} elements "
+                 "(paper Fig. 14a): seed means over time, each run held at its last value after it settled")
+    lines.append(f"wrote {_save(fig, ctx, 'restitution_traces')}")
+    return "\n".join(lines)
+
+
+def lowpass_table(d: pd.DataFrame) -> List[str]:
+    """The low-pass test's run table (results/lowpass/runs.csv) as Markdown: per
+    e the seed means with 95% intervals, then e = 0 minus e = 1 paired by seed."""
+    cols = [("fragments_start", "N_f at the window's start", "{:.1f}"), ("fragments_end", "N_f at its end", "{:.1f}"),
+            ("pooled_high_share", "power share above f_c", "{:.3f}"),
+            ("mean_high_share", "mean facet share above f_c", "{:.3f}"),
+            ("excursions_per_facet", "excursions per facet", "{:.3f}"),
+            ("excursion_mean", "mean excursion [ns]", "{:.2f}"), ("facets_broke", "probed facets broken in window", "{:.1f}")]
+    scale = {"excursion_mean": 1e9}
+    lines = ["| e | runs | " + " | ".join(c[1] for c in cols) + " |", "|---" * (len(cols) + 2) + "|"]
+    for e, g in d.groupby("e"):
+        cells = []
+        for key, _, fmt in cols:
+            m = mean_ci(g[key] * scale.get(key, 1.0))
+            cells.append((fmt + " ± " + fmt).format(m.mean, m.ci95) if len(g) > 1 else fmt.format(m.mean))
+        lines.append(f"| {e:g} | {len(g)} | " + " | ".join(cells) + " |")
+    a = d[d["e"] == 0].set_index("seed")
+    b = d[d["e"] == 1].set_index("seed")
+    seeds = sorted(set(a.index) & set(b.index))
+    if len(seeds) > 1:
+        cells = []
+        for key, _, fmt in cols:
+            diff = paired_difference(a.loc[seeds, key] * scale.get(key, 1.0), b.loc[seeds, key] * scale.get(key, 1.0))
+            cells.append((fmt + " ± " + fmt).format(diff.mean, diff.ci95))
+        lines.append(f"| 0 − 1, paired | {len(seeds)} | " + " | ".join(cells) + " |")
+    return lines
+
+
+@_figure("lowpass_spectra", "the low-pass-filter test: pooled stress spectra of the facets, e = 0 against e = 1, "
+         "7-10 µs on the paper's confined bar (results/lowpass)")
+def lowpass_spectra(ctx: Context) -> str:
+    if ctx.results is None:
+        raise ShardDataError("no results directory: pass --results DIR (the repository's results/)")
+    base = ctx.results / "lowpass"
+    try:
+        runs = pd.read_csv(base / "runs.csv")
+        spectra = pd.read_csv(base / "spectra.csv")
+    except OSError as e:
+        raise ShardDataError(f"{base}: cannot read the low-pass test's tables ({e})") from None
+    f_cut = float(runs["f_cut"].iloc[0])
+    _style()
+    fig, (a, b) = plt.subplots(1, 2, figsize=(12.5, 4.8), constrained_layout=True)
+    colors = {0.0: "#cb181d", 1.0: "#2171b5"}
+    df = np.diff(np.sort(spectra["f"].unique()))[0]  # the resolution: log bins from 20 of it, each >= 2 wide
+    edges = np.geomspace(max(spectra["f"].min(), 20 * df), spectra["f"].max() * 1.0001, 40)
+    for e, g in spectra.groupby("e"):
+        per_seed = []
+        for seed, h in g.groupby("seed"):
+            h = h[h["f"] >= edges[0]]
+            idx = np.digitize(h["f"], edges) - 1
+            share = np.bincount(idx, weights=h["share"], minlength=len(edges) - 1)[:len(edges) - 1]
+            dens = share / np.diff(edges) * 1e6  # share per MHz
+            per_seed.append(dens)
+            a.loglog(np.sqrt(edges[:-1] * edges[1:]) / 1e6, np.where(dens > 0, dens, np.nan), color=colors.get(e, "k"),
+                     lw=0.7, alpha=0.4)
+        mean = np.mean(per_seed, axis=0)
+        a.loglog(np.sqrt(edges[:-1] * edges[1:]) / 1e6, np.where(mean > 0, mean, np.nan), color=colors.get(e, "k"), lw=2,
+                 label=f"e = {e:g}: mean of {len(per_seed)} seeds (thin: each seed)")
+        # share of the power above f, per run
+        for seed, h in g.groupby("seed"):
+            above = 1.0 - np.cumsum(h["share"].to_numpy())
+            b.semilogx(h["f"] / 1e6, above, color=colors.get(e, "k"), lw=1, alpha=0.8,
+                       label=f"e = {e:g}" if seed == g["seed"].min() else None)
+    for ax in (a, b):
+        ax.axvline(f_cut / 1e6, color="black", dashes=(5, 3), lw=1, label=f"c/(2 s̄) = {f_cut / 1e6:.0f} MHz")
+        ax.set_xlabel("frequency [MHz]")
+    a.set_ylabel("share of the pooled stress power per MHz")
+    a.set_title("pooled spectrum of the facets' stress over the probe window")
+    b.set_ylabel("share of the power above f")
+    b.set_title("cumulative: power above f, each run")
+    a.legend(loc="lower left", fontsize=8)
+    b.legend(loc="upper right", fontsize=8)
+    fig.suptitle("Low-pass-filter test on the paper's confined bar (5 mm, 5000 elements): every 5th facet not broken "
+                 "at 7 µs, 1 ns samples")
+    lines = lowpass_table(runs)
+    lines.append(f"wrote {_save(fig, ctx, 'lowpass_spectra')}")
+    return "\n".join(lines)
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     src = _source_tree()
     ap = argparse.ArgumentParser(prog="python3 -m shard.figures", description=__doc__.split("\n\n")[0],

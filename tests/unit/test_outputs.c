@@ -297,7 +297,7 @@ static void test_outputs_fracture_run(void) {
 static void test_outputs_tables_documented(void) {
   const shard_out_table *all[] = {&shard_out_history,    &shard_line_history,       &shard_line_fragments,
                                   &shard_line_fragment_sizes, &shard_line_fragment_histogram, &shard_line_interfaces,
-                                  &shard_out_summary,    &shard_line_summary,       &shard_out_campaign_runs,
+                                  &shard_line_probes,    &shard_out_summary,    &shard_line_summary,       &shard_out_campaign_runs,
                                   &shard_out_statistics, &shard_out_pooled_sizes};
   char *md = NULL;
   size_t len = 0;
@@ -316,7 +316,7 @@ static void test_outputs_tables_documented(void) {
   /* the plugin's copy of the tables this suite links */
   CU_ASSERT(models[0].history->n_fields == shard_line_history.n_fields &&
             strcmp(models[0].history->description, shard_line_history.description) == 0 &&
-            models[0].summary->n_fields == shard_line_summary.n_fields && models[0].n_files == 4);
+            models[0].summary->n_fields == shard_line_summary.n_fields && models[0].n_files == 5);
   CU_ASSERT_EQUAL(shard_out_write_markdown(f, models, nm), SHARD_OK);
   fclose(f);
   const shard_out_table *tabs[32];

@@ -233,6 +233,18 @@ typedef struct shard_model_ops {
   uint32_t (*ck_sections)(void *self);
   void (*ck_write)(void *self, const shard_model_ck_io *io);
   int (*ck_read)(void *self, const shard_model_ck_io *io, int64_t step, double dt, shard_msg *msg);
+
+  /* Stress probes (output.probes; appended after ck_read, so the host reads
+   * them only from an ops table whose ops_size holds them): all three or
+   * none (NULL: the model has no probes). open: the probe file in dir for
+   * every `stride`-th facet (0, stride, 2 stride, ... of info.n_facets),
+   * allocating all it needs; write: one sample of every probed facet at t
+   * (allocates nothing); close: publish the file (done != 0: the run went
+   * to its end or stopped normally) or remove it, and free. close(NULL-ish
+   * state) after a failed open is fine. */
+  int (*probe_open)(void *self, const char *dir, int32_t stride, shard_msg *msg);
+  int (*probe_write)(void *self, double t, shard_msg *msg);
+  int (*probe_close)(void *self, int done, shard_msg *msg);
 } shard_model_ops;
 
 #ifdef __cplusplus

@@ -31,7 +31,8 @@ enum {
   SHARD_OUT_FRACTURE = 1u << 2,  /* a `fracture` section */
   SHARD_OUT_LOADING = 1u << 5,   /* prescribed motion that is released (model.loading) */
   SHARD_OUT_STOP = 1u << 6,      /* time.stop: dissipation_settled */
-  SHARD_OUT_SOMETIMES = 1u << 7  /* not in every such run (see the description) */
+  SHARD_OUT_SOMETIMES = 1u << 7, /* not in every such run (see the description) */
+  SHARD_OUT_PROBES = 1u << 8     /* output.probes */
 };
 #define SHARD_OUT_MODEL_BIT(k) (1u << (16 + (k)))
 #define SHARD_OUT_MODEL_BITS 16

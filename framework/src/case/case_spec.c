@@ -80,6 +80,13 @@ static const shard_param_spec output_specs[] = {
      "every interval of time (absent: none)"},
     {"spacetime", B, "false", 0, 0, "", 0, 0,
      "bar: record stress and damage at every history row and render spacetime.png (gnuplot) at the end"},
+    {"probes.from", R, 0, 0, SHARD_INF, "s", 0, 0,
+     "bar with fracture: start of the stress-probe window (probes.csv: every probed facet's stress and damage; "
+     "with probes.to and probes.interval; absent: no probes)"},
+    {"probes.to", R, 0, 0, SHARD_INF, "s", POS, 0, "end of the stress-probe window (after probes.from)"},
+    {"probes.interval", R, 0, 0, SHARD_INF, "s", POS, 0,
+     "time between two probe samples (at least time.dt: a sample is the state at the end of a step)"},
+    {"probes.stride", I, "1", 1, 2147483647, "1", 0, 0, "probe every N-th facet (facets 0, N, 2N, ...)"},
     {"progress", C, "auto", 0, 0, "", 0, "auto|always|never", "progress line on stderr (auto: when a terminal)"},
 };
 

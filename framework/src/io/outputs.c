@@ -272,7 +272,8 @@ static void md_when(FILE *f, unsigned when, const char *const *model_words) {
   static const struct {
     unsigned bit;
     const char *word;
-  } words[] = {{FRAC, "fracture"}, {LOAD, "loading"}, {STOP, "time.stop"}, {SOME, "sometimes"}};
+  } words[] = {{FRAC, "fracture"}, {LOAD, "loading"}, {STOP, "time.stop"}, {SHARD_OUT_PROBES, "output.probes"},
+               {SOME, "sometimes"}};
   int first = 1;
   for (unsigned k = 0; k < SHARD_OUT_MODEL_BITS; ++k)
     if (when & SHARD_OUT_MODEL_BIT(k)) {

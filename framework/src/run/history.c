@@ -20,6 +20,7 @@ unsigned run_out_flags(const run *r) {
   unsigned f = r->info.out_flags; /* the model's columns and keys */
   if (r->info.n_presc) f |= SHARD_OUT_LOADING;
   if (r->stop_interval > 0) f |= SHARD_OUT_STOP;
+  if (r->probes) f |= SHARD_OUT_PROBES;
   return f;
 }
 

@@ -184,6 +184,13 @@ int run_loop(run *r, int64_t *out_steps, shard_msg *msg) {
         break;
       }
     }
+    if (r->probe_open && t >= r->probe_next - 1e-12 * r->dt && r->probe_next <= r->probe_to + 1e-12 * r->dt) {
+      r->probe_next = r->probe_from + (double)++r->probe_k * r->probe_interval;
+      if ((st = mo->probe_write(model, t, msg)) != SHARD_OK) {
+        shard_msg_prepend(msg, "step %lld (t = %.9g s): probes", (long long)k, t);
+        break;
+      }
+    }
     const double E = r->kinetic + r->elastic + r->penalty + r->coh_rev;
     const double injected = fmax(r->E0 + r->W_abs, 1e-300); /* energy brought in so far, |dW| summed */
     /* A stable run of a Newmark-form scheme conserves 𝓗 = E - dt^2/8 a'Ma,

@@ -374,6 +374,81 @@ static int setup_time(run *r, shard_msg *msg) {
  * the reference, the output keys, the integrator's set-up and start
  * (a0 = M^-1 f(u0)). `shard validate` runs exactly this (shard_run_check):
  * whatever a run refuses before its first step, validate refuses too. */
+/* output.probes: the window, the interval and the stride, checked against
+ * the time stepping and the model (docs/cases.md, `output`). */
+static int setup_probes(run *r, shard_msg *msg) {
+  static const char *const keys[3] = {"output.probes.from", "output.probes.to", "output.probes.interval"};
+  int have = 0;
+  for (int i = 0; i < 3; ++i) have += shard_case_has(r->c, keys[i]);
+  if (!have) return SHARD_OK; /* (probes.stride alone has its default: no probes) */
+  if (have < 3) {
+    const char *at = NULL, *missing = NULL;
+    for (int i = 0; i < 3; ++i) {
+      if (!shard_case_has(r->c, keys[i]) && !missing) missing = keys[i];
+      if (shard_case_has(r->c, keys[i]) && !at) at = keys[i];
+    }
+    shard_case_error_at(r->c, at, r->diag, "'output.probes' needs from, to and interval: '%s' is missing", missing);
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "invalid output.probes");
+  }
+  shard_scope sc = run_scope(r);
+  double v[3];
+  long long stride = 1;
+  int st = SHARD_OK;
+  for (int i = 0; i < 3; ++i)
+    if (shard_case_real(r->c, keys[i], &sc, &v[i], r->diag) != SHARD_OK) st = SHARD_ERR_INPUT;
+  if (shard_case_int(r->c, "output.probes.stride", &sc, &stride, r->diag) != SHARD_OK) st = SHARD_ERR_INPUT;
+  if (st != SHARD_OK) return shard_msg_set(msg, st, "invalid output.probes");
+  const double from = v[0], to = v[1], interval = v[2];
+  const shard_plugin *d = r->model_pi.lp->desc;
+  const int has_ops = d->ops_size >= offsetof(shard_model_ops, probe_close) + sizeof r->mops->probe_close &&
+                      r->mops->probe_open && r->mops->probe_write && r->mops->probe_close;
+  const char *why = NULL;
+  char buf[400];
+  if (!has_ops) {
+    snprintf(buf, sizeof buf, "'output.probes': model '%s' has no stress probes", r->info.name);
+    why = keys[0];
+  } else if (r->info.n_facets < 1) {
+    snprintf(buf, sizeof buf, "'output.probes': model '%s' has no facet to probe here (probes need a fracture section)",
+             r->info.name);
+    why = keys[0];
+  } else if (!(to > from)) {
+    snprintf(buf, sizeof buf, "'output.probes.to' = %.6g s is not after 'output.probes.from' = %.6g s", to, from);
+    why = keys[1];
+  } else if (from > r->T) {
+    snprintf(buf, sizeof buf, "'output.probes.from' = %.6g s is after time.end = %.6g s: the window holds no sample",
+             from, r->T);
+    why = keys[0];
+  } else if (interval < r->dt * (1.0 - 1e-12)) {
+    snprintf(buf, sizeof buf,
+             "'output.probes.interval' = %.6g s is shorter than time.dt = %.6g s: a sample is the state at the end "
+             "of a step, so at most one a step",
+             interval, r->dt);
+    why = keys[2];
+  } else if (r->checkpoint_every > 0) {
+    snprintf(buf, sizeof buf,
+             "'output.probes' with time.checkpoint_every: a run continued from a checkpoint would lose the samples "
+             "written before it; probe a run without checkpoints");
+    why = keys[0];
+  } else {
+    const double samples = floor((fmin(to, r->T) - from) / interval) + 1.0;
+    const double facets = ceil((double)r->info.n_facets / (double)stride);
+    if (samples * facets > 1e8) {
+      snprintf(buf, sizeof buf,
+               "'output.probes' would write %.3g rows (%.0f samples of %.0f facets), more than 1e8: shorten the "
+               "window, or raise output.probes.interval or output.probes.stride",
+               samples * facets, samples, facets);
+      why = keys[2];
+    }
+  }
+  if (why) {
+    shard_case_error_at(r->c, why, r->diag, "%s", buf);
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "invalid output.probes");
+  }
+  r->probes = 1, r->probe_from = from, r->probe_to = to, r->probe_interval = interval;
+  r->probe_stride = (int32_t)stride;
+  return SHARD_OK;
+}
+
 static int run_setup(run *r, shard_msg *msg) {
   shard_scope sc = run_scope(r);
   if (!(r->model_pi.lp = shard_model_plugin_for(r->c, r->reg, msg))) return SHARD_ERR_INPUT;
@@ -412,6 +487,7 @@ static int run_setup(run *r, shard_msg *msg) {
       shard_case_real(r->c, "output.fields_interval", &sc, &r->fields_interval, r->diag) != SHARD_OK)
     return shard_msg_set(msg, SHARD_ERR_INPUT, "invalid output.fields_interval");
   r->spacetime = shard_case_bool(r->c, "output.spacetime");
+  if ((st = setup_probes(r, msg)) != SHARD_OK) return st;
   shard_system *sys = r->sys;
   /* integrator set-up: aux vectors, a0 = M^-1 f(u0) */
   const uint32_t n_aux = shard_integrator_n_aux(r->iops, r->integ.self);
@@ -480,6 +556,19 @@ int shard_run_case(const shard_case *c, const shard_registry *reg, const shard_r
   }
   if (r.fields_on && r.fields_interval > 0 && (st = r.mops->fields_write(r.model, 0.0, msg)) != SHARD_OK) goto done;
   r.fields_next = r.fields_interval;
+  if (r.probes) {
+    if (r.continuing) { /* refused with checkpoints at set-up: a checkpoint of another case's run */
+      st = shard_msg_set(msg, SHARD_ERR_INPUT, "output.probes: a run continued from a checkpoint cannot write probes");
+      goto done;
+    }
+    if ((st = r.mops->probe_open(r.model, opt->out_dir, r.probe_stride, msg)) != SHARD_OK) goto done;
+    r.probe_open = 1;
+    r.probe_next = r.probe_from;
+    if (r.probe_from <= 0.0) { /* the initial state is the first sample */
+      if ((st = r.mops->probe_write(r.model, 0.0, msg)) != SHARD_OK) goto done;
+      r.probe_next = r.probe_from + r.probe_interval, r.probe_k = 1;
+    }
+  }
   if (r.continuing) {
     if ((st = run_checkpoint_restore(&r, msg)) != SHARD_OK) goto done;
     if (opt->continued_from) *opt->continued_from = r.k_start;
@@ -528,6 +617,11 @@ int shard_run_case(const shard_case *c, const shard_registry *reg, const shard_r
   if (hst != SHARD_OK && st == SHARD_OK) st = shard_msg_set(msg, hst, "%s", io.text);
   if (r.fields_on && st == SHARD_OK && r.mops->fields_finish(r.model, &io) != SHARD_OK)
     st = shard_msg_set(msg, SHARD_ERR_IO, "%s", io.text);
+  if (r.probe_open) { /* kept on failure too, like the history: the samples up to it */
+    r.probe_open = 0;
+    const int pst = r.mops->probe_close(r.model, 1, &io);
+    if (pst != SHARD_OK && st == SHARD_OK) st = shard_msg_set(msg, pst, "%s", io.text);
+  }
   /* the other outputs first: the summary's status says whether they were written */
   {
     const int st2 = r.mops->files(r.model, opt->out_dir, run_out_flags(&r), &io);

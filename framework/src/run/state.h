@@ -127,6 +127,12 @@ typedef struct run {
   int fields_on;         /* the model writes field snapshots / the space-time record */
   double fields_interval, fields_next;
   int spacetime;
+  int probes;                                  /* output.probes given: the model writes probes.csv */
+  double probe_from, probe_to, probe_interval; /* the window [s] and the time between samples */
+  double probe_next;                           /* time of the next sample: probe_from + probe_k probe_interval */
+  int64_t probe_k;
+  int32_t probe_stride;
+  int probe_open; /* the model's probe file is open */
   double stop_interval; /* > 0: dissipation_settled stopping rule */
   char run_hash[65];
   int stopped; /* stopped on request (opt->stop) after the last step */

@@ -13,6 +13,7 @@
 #include "io/checkpoint.h"
 #include "io/fsio.h"
 #include "io/outputs.h"
+#include "probe.h"
 #include "snapshot.h"
 #include "line_outputs.h"
 #include "model.h"
@@ -91,6 +92,7 @@ typedef struct line {
   line_ref ref, ref_set; /* current; as set up (what a checkpoint is checked against) */
   shard_snapshots *snap;
   int spacetime;
+  shard_probes *probes; /* output.probes */
 } line;
 
 static int line_create(const shard_model_args *a, void **out_self, shard_system **out_sys, shard_msg *msg) {
@@ -129,6 +131,7 @@ static void line_destroy(void *self) {
   line *l = self;
   if (!l) return;
   shard_snapshots_close(l->snap);
+  shard_probes_close(l->probes, 0, NULL); /* not closed by the run: its file is not published */
   shard_model_destroy(l->m);
   free(l);
 }
@@ -559,6 +562,25 @@ static const char *line_fields_note(const void *self) {
   return l->snap ? shard_snapshots_note(l->snap) : NULL;
 }
 
+/* ---- stress probes (bar with facets only) ------------------------------------------------ */
+
+static int line_probe_open(void *self, const char *dir, int32_t stride, shard_msg *msg) {
+  line *l = self;
+  return shard_probes_open(&l->probes, dir, l->m, stride, msg);
+}
+
+static int line_probe_write(void *self, double t, shard_msg *msg) {
+  line *l = self;
+  return l->probes ? shard_probes_write(l->probes, t, l->m, msg) : SHARD_OK;
+}
+
+static int line_probe_close(void *self, int done, shard_msg *msg) {
+  line *l = self;
+  const int st = shard_probes_close(l->probes, done, msg);
+  l->probes = NULL;
+  return st;
+}
+
 /* ---- checkpoints ------------------------------------------------------------------- */
 
 static uint32_t line_ck_sections(void *self) { return shard_model_checkpoint_sections(((line *)self)->m) + 1u; }
@@ -595,7 +617,8 @@ static int line_ck_read(void *self, const shard_model_ck_io *io, int64_t step, d
 }
 
 static const shard_out_table *const line_files_tables[] = {&shard_line_fragments, &shard_line_fragment_sizes,
-                                                            &shard_line_fragment_histogram, &shard_line_interfaces};
+                                                            &shard_line_fragment_histogram, &shard_line_interfaces,
+                                                            &shard_line_probes};
 /* the space-time picture (snapshot.c) */
 static const char *const line_extra_files[] = {"spacetime_stress.dat", "spacetime_damage.dat", "spacetime.gp",
                                                "spacetime.png", NULL};
@@ -637,6 +660,9 @@ const shard_model_ops shard_line_model_ops = {
     .ck_sections = line_ck_sections,
     .ck_write = line_ck_write,
     .ck_read = line_ck_read,
+    .probe_open = line_probe_open,
+    .probe_write = line_probe_write,
+    .probe_close = line_probe_close,
 };
 
 /* ---- the plugins: one engine, two models -------------------------------------------------- */
@@ -672,7 +698,8 @@ static const shard_plugin bar_plugin = {
            "extrinsic cohesive interface is inserted when the stress reaches the facet's strength: the node is "
            "split into two DOFs (momentum kept) joined by the TSL and by a contact row. References: the "
            "impacting bar (reference.type bar_impact). Outputs: the contact node's state, momentum, fracture "
-           "counts and energies, fragments and interfaces files, ParaView snapshots and a space-time picture.",
+           "counts and energies, fragments and interfaces files, ParaView snapshots, a space-time picture and stress "
+           "probes (output.probes: facet stress and damage over a time window).",
 };
 
 static const shard_plugin *const line_plugins[] = {&particle_plugin, &bar_plugin};

@@ -132,4 +132,20 @@ const shard_out_table shard_line_interfaces = {
     "One row per cohesive interface inserted during the run (or placed at the start).", iface_fields,
     N_(iface_fields), FRAC};
 
+static const shard_out_field probe_fields[] = {
+    {"t", R_, "s", 0, "%.12g", "time of the sample (a step's end)"},
+    {"facet", I_, "", 0, NULL, "facet number: interior node facet + 1, from 0 at the left (every output.probes.stride-th)"},
+    {"stress", R_, "Pa", 0, "%.9g",
+     "normal stress at the facet: the mean of the two element stresses E (u_b - u_a) / h_e beside it (the "
+     "insertion criterion's stress)"},
+    {"damage", R_, "1", 0, "%.9g", "damage d = min(delta_max / delta_c, 1) of the facet's interface (0 without one)"},
+    {"sigma_c", R_, "Pa", 0, "%.9g", "the facet's strength; its current strength is sigma_c (1 - damage)"},
+};
+const shard_out_table shard_line_probes = {
+    "probes.csv", "stress probes",
+    "One row per probed facet and sample: every output.probes.interval from output.probes.from to "
+    "output.probes.to (at the first step at or after each sample time), rows of one time together, facets "
+    "ascending.",
+    probe_fields, N_(probe_fields), SHARD_OUT_PROBES};
+
 const char *const shard_line_when_words[SHARD_OUT_MODEL_BITS] = {"particle", "bar", "ball reference", "bar reference"};

@@ -54,13 +54,14 @@ enum shard_line_history_column { SHARD_LINE_HISTORY_COLUMNS(SHARD_LINE_ID_) SHAR
 #undef SHARD_LINE_ID_
 
 /* history.csv (the model's columns), summary.yaml (its keys), and its files:
- * fragments.csv, fragment_sizes.csv, fragment_histogram.csv, interfaces.csv */
+ * fragments.csv, fragment_sizes.csv, fragment_histogram.csv, interfaces.csv, probes.csv */
 extern const shard_out_table shard_line_history;
 extern const shard_out_table shard_line_summary;
 extern const shard_out_table shard_line_fragments;
 extern const shard_out_table shard_line_fragment_sizes;
 extern const shard_out_table shard_line_fragment_histogram;
 extern const shard_out_table shard_line_interfaces;
+extern const shard_out_table shard_line_probes;
 /* the words of the bits above for the docs */
 extern const char *const shard_line_when_words[SHARD_OUT_MODEL_BITS];
 
