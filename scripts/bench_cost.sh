@@ -136,8 +136,10 @@ for fac in $factors; do
     sn0=$(awk '/^steps:/ {print $2}' "$tmp/nsn0/summary.yaml")
     sp=$(awk '/^steps:/ {print $2}' "$tmp/pen/summary.yaml")
     sp0=$(awk '/^steps:/ {print $2}' "$tmp/pen0/summary.yaml")
-    wn=$(awk '/per_step:/ {print $2}' "$tmp/nsn/summary.yaml")
-    wp=$(awk '/per_step:/ {print $2}' "$tmp/pen/summary.yaml")
+    # the run's own wall time per step (summary.yaml also has cpu_time.per_step)
+    wall_per_step() { awk '/^[a-z]/ {w = /^wall_time:/} w && /^  per_step:/ {print $2}' "$1"; }
+    wn=$(wall_per_step "$tmp/nsn/summary.yaml")
+    wp=$(wall_per_step "$tmp/pen/summary.yaml")
     dofs=$((2 * ne))
     act=$(awk '/max_active:/ {print $2}' "$tmp/nsn/summary.yaml")
     blocks=$(awk -v s="$sn" '/^  blocks:/ {printf "%.0f", $2 / s}' "$tmp/nsn/summary.yaml")

@@ -16,7 +16,7 @@ for b in "$@"; do
   "$b/bin/shard" run "$root/cases/paper/confined_case.yaml" -o "$tmp/r$i" --no-progress \
     --set model.length=1e-3 --set model.origin=-0.5e-3 --set model.elements=1000 \
     --set time.stop=end --set time.end=300*t0 >/dev/null
-  awk -v b="$b" '/^steps:/ {n=$2} /^  loop:/ {l=$2} /^  per_step:/ {p=$2} /^  fragments:/ {f=$2}
+  awk -v b="$b" '/^[a-z]/ {w = /^wall_time:/} /^steps:/ {n=$2} w && /^  loop:/ {l=$2} w && /^  per_step:/ {p=$2} /^  fragments:/ {f=$2}
                  /^  dissipation:/ {g=$2}
                  END {printf "%-40s %10.1f %12.1f %10d %10d %12.1f\n", b, l, p * 1e6, n, f, g}' "$tmp/r$i/summary.yaml"
 done

@@ -53,7 +53,7 @@ static void energy_increments(run *r) {
   if (sys->stats->energy_form != SHARD_ENERGY_NEWMARK) { /* the scheme's own contact work */
     dc = -sys->stats->contact_work;
     r->D_num += sys->stats->numerical_dissipation;
-  } else {
+  } else if (r->impulses) { /* force-law schemes publish no impulses: their contact forces are in the stored energy */
     const shard_csr *h = sys->h;
     for (int32_t i = 0; i < sys->ncon; ++i) {
       const double p = sys->impulse[i];

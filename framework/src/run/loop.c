@@ -106,7 +106,7 @@ int run_loop(run *r, int64_t *out_steps, shard_msg *msg) {
       memcpy(r->u_prev, sys->u, (size_t)sys->ndof * sizeof(double));
     else
       for (int32_t i = 0; i < mi->n_presc; ++i) r->u_prev[mi->presc_dof[i]] = sys->u[mi->presc_dof[i]];
-    memcpy(r->v_prev, sys->v, (size_t)sys->ndof * sizeof(double));
+    if (r->impulses) memcpy(r->v_prev, sys->v, (size_t)sys->ndof * sizeof(double));
     /* sys->impulse keeps the last step's impulses: integrators warm-start
      * their LCP from them and overwrite every entry */
     memset(sys->stats, 0, sizeof *sys->stats);

@@ -137,6 +137,7 @@ static int build_plugins(run *r, shard_msg *msg) {
   const shard_plugin *ip = r->integ.lp->desc;
   r->iops = shard_integrator_ops_of(ip);
   const uint64_t fam = ip->caps & (SHARD_CAP_IMPACT_LAW | SHARD_CAP_FORCE_LAW);
+  r->impulses = fam == SHARD_CAP_IMPACT_LAW;
   const char *slot = fam == SHARD_CAP_IMPACT_LAW ? "contact.impact" : "contact.force";
   plugin_inst *law = fam == SHARD_CAP_IMPACT_LAW ? &r->impact : &r->force;
   if (!shard_case_has(r->c, slot)) {

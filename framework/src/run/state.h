@@ -88,6 +88,7 @@ typedef struct run {
   /* previous state for increments */
   double *u_prev, *v_prev, *gap;
   int fext_any; /* a body force: the external work needs every DOF's du (else only the driven ones') */
+  int impulses; /* impact-law integrator: its impulses' work needs v_prev (force-law ones publish none) */
 
   /* energies */
   double E0, W_ext, W_abs, C_dis, H0, B0, drift_max, energy_max;
