@@ -395,7 +395,7 @@ typedef struct known_integ {
 
 /* the explicit schemes are conditionally stable (the host refuses dt > dt_c); Moreau-Jean is implicit */
 static const known_integ known[] = {
-    {"nsn", SHARD_CAP_IMPACT_LAW | SHARD_CAP_NEEDS_LCP | SHARD_CAP_TOPOLOGY | SHARD_CAP_CONDITIONALLY_STABLE, 1, 0,
+    {"nsn", SHARD_CAP_IMPACT_LAW | SHARD_CAP_NEEDS_LCP | SHARD_CAP_TOPOLOGY | SHARD_CAP_CONDITIONALLY_STABLE, 2, 0,
      {0.08, 0.06}, {0.062, 0.046}, 2.0},
     {"moreau_jean", SHARD_CAP_IMPACT_LAW | SHARD_CAP_NEEDS_LCP, 1, 0, {0.08, 0.06}, {0.062, 0.046}, 3.0},
     {"cd_lagrange", SHARD_CAP_IMPACT_LAW | SHARD_CAP_NEEDS_LCP | SHARD_CAP_TOPOLOGY | SHARD_CAP_CONDITIONALLY_STABLE,
