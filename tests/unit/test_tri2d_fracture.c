@@ -395,11 +395,67 @@ static void test_tri2d_fracture_bad(void) {
   }
 }
 
+/* (m) NSN's energy identity when a cohesive facet closes and reopens: the
+ * block of cases/examples/tri2d_crack_pull.yaml squeezed (strain rate
+ * -1000/s) across its fresh cohesive crack (capped, alpha 1), e = 1. At the
+ * predictor the rows are closed (normal traction and secant zero); the
+ * rebound reopens them within the step, where the capped law pulls with
+ * sigma_c (1 - d) at once: the normal traction jumps at delta_n = 0, which
+ * no K linearises. NSN's linearised a_{n+1} then misses that force and the
+ * balance drifts by 8.7e-4; with integrator.consistent_acceleration (a_{n+1}
+ * = M^-1 f(u_{n+1})) it holds to round-off, and the rebound's mismatch
+ * appears as contact work of the impulses (> 0 at e = 1). docs/theory.md
+ * §14, "Energy with cohesive facets in contact". */
+static void test_tri2d_reopening_energy(void) {
+  const char *sets[] = {"model.initial.strain_rate=-1000", "contact.impact.restitution=1", "fracture.cap.alpha=1",
+                        NULL};
+  const char *modes[] = {"integrator.consistent_acceleration=false", "integrator.consistent_acceleration=true"};
+  double drift[2], cdis[2];
+  for (int i = 0; i < 2; ++i) {
+    char out[512], tag[16];
+    snprintf(tag, sizeof tag, "reopen%d", i);
+    sets[3] = modes[i];
+    CU_ASSERT_EQUAL_FATAL(rh_run("cases/examples/tri2d_crack_pull", tag, sets, 4, out, sizeof out, NULL, 0), 0);
+    drift[i] = rh_summary(out, "energy.max_balance_drift");
+    cdis[i] = rh_summary(out, "energy.contact_dissipation");
+    printf("\n  %-42s balance drift %.2g, contact dissipation %.3g J", modes[i], drift[i], cdis[i]);
+    CU_ASSERT_EQUAL(rh_summary(out, "fracture.broken"), 4);
+  }
+  CU_CHECK_MSG(drift[0] > 1e-4, "linearised acceleration: drift %.3g, the case no longer reopens a closed facet", drift[0]);
+  CU_CHECK_MSG(drift[1] <= 1e-12, "consistent acceleration: balance drift %.3g", drift[1]);
+  CU_CHECK_MSG(cdis[1] > 0, "consistent acceleration: contact dissipation %.3g J", cdis[1]);
+}
+
+/* (n) Explicit Newmark + penalty on the block of
+ * cases/examples/tri2d_crack_pull.yaml (uncapped law), its right half
+ * pushed into the crack and along it (v = [-0.5, 1] m/s): the facets close,
+ * slide, reopen, and hold (nothing breaks in 2e-4 s). The fracture
+ * dissipation (cohesive work minus reversible energy) cannot be negative.
+ * It was -3.5e-3 J while the model also zeroed the tangential traction and
+ * its reversible energy in compression under a penalty: each reopening then
+ * switched the tangential spring on at the sliding accumulated while
+ * closed, energy no work had stored (docs/theory.md §14). */
+static void test_tri2d_sliding_dissipation(void) {
+  const char *sets[] = {"integrator.plugin=explicit_newmark", "model.initial.strain_rate=0",
+                        "model.initial.velocity=[-0.5, 1]", "model.initial.region=[0.01, 0, 0.02, 0.01]",
+                        "time.end=2e-4", "time.dt=0.5 * dt_c"};
+  char out[512];
+  CU_ASSERT_EQUAL_FATAL(rh_run("cases/examples/tri2d_crack_pull", "slide", sets, 6, out, sizeof out, NULL, 0), 0);
+  const double d = rh_summary(out, "fracture.dissipation"), w = rh_summary(out, "fracture.cohesive_work");
+  const double rev = rh_summary(out, "fracture.reversible");
+  printf("\n  dissipation %.4g J, cohesive work %.4g J, reversible %.4g J", d, w, rev);
+  CU_ASSERT_EQUAL(rh_summary(out, "fracture.broken"), 0);
+  CU_CHECK_MSG(d > 0, "negative fracture dissipation %.4g J", d);
+  CU_ASSERT(rev > 0);
+}
+
 static const cu_test_def tests[] = {
     {"test_tri2d_crack_split", test_tri2d_crack_split},
     {"test_tri2d_crack_impact", test_tri2d_crack_impact},
     {"test_tri2d_crack_pull", test_tri2d_crack_pull},
     {"test_tri2d_insertion", test_tri2d_insertion},
+    {"test_tri2d_reopening_energy", test_tri2d_reopening_energy},
+    {"test_tri2d_sliding_dissipation", test_tri2d_sliding_dissipation},
     {"test_tri2d_insertion_explicit", test_tri2d_insertion_explicit},
     {"test_tri2d_fragments_file", test_tri2d_fragments_file},
     {"test_tri2d_fracture_bad", test_tri2d_fracture_bad},

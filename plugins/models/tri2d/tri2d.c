@@ -280,7 +280,12 @@ static void penalty_at(tri2d *m, const double *u) {
 /* the cohesive points at u: openings in the facet frame (n_f, tau_f =
  * (-n_y, n_x)) of c+ relative to c-, the law's tractions and secants (per
  * unit area); commit updates the history. In compression the normal
- * traction and secant are zero (the contact rows hold the faces apart). */
+ * traction and secant are zero (the contact rows hold the faces apart), under
+ * an impact law and under a penalty alike; the tangential part stays the
+ * law's. Zeroing it too under a penalty (zero_in_compression, the 1D rule)
+ * switched a stretched tangential spring off at each closing and on again
+ * at each reopening, at the sliding accumulated meanwhile: energy that no
+ * work had stored, given back to the body (docs/theory.md §14). */
 static void cohesive_eval(tri2d *m, const double *u, int commit) {
   const int32_t n = m->npt;
   if (!n || !m->tsl) return;
@@ -300,10 +305,7 @@ static void cohesive_eval(tri2d *m, const double *u, int commit) {
                              .delta_t = m->pt_dt, .traction_t = m->pt_tt, .stiffness_t = m->pt_kt};
   shard_tsl_evaluate(m->tsl, m->tsl_self, &b, commit);
   for (int32_t i = 0; i < n; ++i)
-    if (m->pt_dn[i] < 0) {
-      m->pt_tn[i] = 0.0, m->pt_kn[i] = 0.0;
-      if (m->tsl_zic) m->pt_tt[i] = m->pt_kt[i] = m->pt_rev[i] = 0.0;
-    }
+    if (m->pt_dn[i] < 0) m->pt_tn[i] = 0.0, m->pt_kn[i] = 0.0;
 }
 
 static int sys_force(shard_system *sys, double t, const double *u, double *f, shard_msg *msg) {
