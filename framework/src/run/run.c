@@ -370,11 +370,6 @@ static int setup_time(run *r, shard_msg *msg) {
   return SHARD_OK;
 }
 
-/* Everything a run does before its first step that writes nothing: the
- * model, the plugins and the LCP policy, the time step and its stability,
- * the reference, the output keys, the integrator's set-up and start
- * (a0 = M^-1 f(u0)). `shard validate` runs exactly this (shard_run_check):
- * whatever a run refuses before its first step, validate refuses too. */
 /* output.probes: the window, the interval and the stride, checked against
  * the time stepping and the model (docs/cases.md, `output`). */
 static int setup_probes(run *r, shard_msg *msg) {
@@ -450,6 +445,11 @@ static int setup_probes(run *r, shard_msg *msg) {
   return SHARD_OK;
 }
 
+/* Everything a run does before its first step that writes nothing: the
+ * model, the plugins and the LCP policy, the time step and its stability,
+ * the reference, the output keys, the integrator's set-up and start
+ * (a0 = M^-1 f(u0)). `shard validate` runs exactly this (shard_run_check):
+ * whatever a run refuses before its first step, validate refuses too. */
 static int run_setup(run *r, shard_msg *msg) {
   shard_scope sc = run_scope(r);
   if (!(r->model_pi.lp = shard_model_plugin_for(r->c, r->reg, msg))) return SHARD_ERR_INPUT;
