@@ -490,17 +490,11 @@ static void finish_insertions(shard_model *m) {
 int32_t shard_model_insert(shard_model *m, int32_t *first_dof) {
   *first_dof = m->ndof;
   if (!m->fracture || !m->insertion) return 0;
-  const double *u = m->sys.u;
-  const double E = m->scales.young;
   int32_t n = 0;
   for (int32_t f = 0; f < m->nfacet; ++f) {
     if (m->facet_iface[f] >= 0) continue;
-    const int32_t j = f + 1;
-    const int32_t el = j - 1, er = j; /* elements left and right of node j */
-    const double sl = E * (u[m->el_b[el]] - u[m->el_a[el]]) / m->el_h[el];
-    const double sr = E * (u[m->el_b[er]] - u[m->el_a[er]]) / m->el_h[er];
-    const double sf = 0.5 * (sl + sr);
-    if (sf > m->facet_strength[f]) split_node(m, j, sf, 0.0), ++n;
+    const double sf = shard_model_facet_stress(m, f);
+    if (sf > m->facet_strength[f]) split_node(m, f + 1, sf, 0.0), ++n;
   }
   if (n) finish_insertions(m);
   return n;

@@ -184,4 +184,23 @@ double shard_model_contact_force(const shard_model *m, int32_t i, double dt);
 double shard_model_momentum(const shard_model *m, const double *v);
 double shard_model_total_mass(const shard_model *m);
 
+/* Facet f (interior node f + 1, between elements f and f + 1): its normal
+ * stress, the mean of the two element stresses E (u_b - u_a) / h_e beside it
+ * (what the insertion criterion compares with its strength), and its damage
+ * min(delta_max / delta_c, 1), 0 without an interface. */
+static inline double shard_model_facet_stress(const shard_model *m, int32_t f) {
+  const double E = m->scales.young, *u = m->sys.u;
+  const int32_t el = f, er = f + 1;
+  const double sl = E * (u[m->el_b[el]] - u[m->el_a[el]]) / m->el_h[el];
+  const double sr = E * (u[m->el_b[er]] - u[m->el_a[er]]) / m->el_h[er];
+  return 0.5 * (sl + sr);
+}
+
+static inline double shard_model_facet_damage(const shard_model *m, int32_t f) {
+  const int32_t i = m->facet_iface[f];
+  if (i < 0) return 0.0;
+  if (m->if_dmax[i] >= m->if_deltac[i]) return 1.0;
+  return m->if_dmax[i] / m->if_deltac[i];
+}
+
 #endif

@@ -22,20 +22,6 @@ struct shard_probes {
   char dir[4096], tmp[4096], final[4096];
 };
 
-double shard_probe_stress(const shard_model *m, int32_t facet) {
-  const double E = m->scales.young, *u = m->sys.u;
-  const int32_t el = facet, er = facet + 1; /* elements left and right of node facet + 1 */
-  const double sl = E * (u[m->el_b[el]] - u[m->el_a[el]]) / m->el_h[el];
-  const double sr = E * (u[m->el_b[er]] - u[m->el_a[er]]) / m->el_h[er];
-  return 0.5 * (sl + sr);
-}
-
-double shard_probe_damage(const shard_model *m, int32_t facet) {
-  const int32_t i = m->facet_iface[facet];
-  if (i < 0) return 0.0;
-  return m->if_dmax[i] >= m->if_deltac[i] ? 1.0 : m->if_dmax[i] / m->if_deltac[i];
-}
-
 int shard_probes_open(shard_probes **out, const char *dir, const shard_model *m, int32_t stride, shard_msg *msg) {
   *out = NULL;
   if (m->kind != SHARD_MODEL_BAR || m->nfacet < 1 || stride < 1)
@@ -68,7 +54,7 @@ int shard_probes_open(shard_probes **out, const char *dir, const shard_model *m,
 int shard_probes_write(shard_probes *p, double t, const shard_model *m, shard_msg *msg) {
   errno = 0;
   for (int32_t f = 0; f < m->nfacet; f += p->stride)
-    fprintf(p->f, "%.12g,%d,%.9g,%.9g,%.9g\n", t, (int)f, shard_probe_stress(m, f), shard_probe_damage(m, f),
+    fprintf(p->f, "%.12g,%d,%.9g,%.9g,%.9g\n", t, (int)f, shard_model_facet_stress(m, f), shard_model_facet_damage(m, f),
             m->facet_strength[f]);
   if (ferror(p->f))
     return shard_msg_set(msg, SHARD_ERR_IO, "cannot write '%s': %s", p->tmp, strerror(errno ? errno : EIO));

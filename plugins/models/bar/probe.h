@@ -27,8 +27,4 @@ int shard_probes_write(shard_probes *p, double t, const shard_model *m, shard_ms
 /* done: publish DIR/probes.csv; otherwise remove the temporary. Frees p (NULL is fine). */
 int shard_probes_close(shard_probes *p, int done, shard_msg *msg);
 
-/* the facet's normal stress [Pa] and damage (see above) */
-double shard_probe_stress(const shard_model *m, int32_t facet);
-double shard_probe_damage(const shard_model *m, int32_t facet);
-
 #endif

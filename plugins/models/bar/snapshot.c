@@ -73,13 +73,6 @@ static void put(shard_snapshots *s, const char *fmt, ...) {
 
 /* ---- element fields ---------------------------------------------------------- */
 
-static double facet_damage(const shard_model *m, int32_t f) {
-  const int32_t i = m->facet_iface[f];
-  if (i < 0) return 0.0;
-  if (m->if_dmax[i] >= m->if_deltac[i]) return 1.0;
-  return m->if_dmax[i] / m->if_deltac[i];
-}
-
 static int facet_broken(const shard_model *m, int32_t f) {
   const int32_t i = m->facet_iface[f];
   return i >= 0 && m->if_dmax[i] >= m->if_deltac[i];
@@ -93,8 +86,8 @@ static void element_fields(shard_snapshots *s, const shard_model *m) {
   for (int32_t e = 0; e < m->nel; ++e) {
     const double strain = (u[m->el_b[e]] - u[m->el_a[e]]) / m->el_h[e];
     double d = 0.0;
-    if (e >= 1 && e - 1 < m->nfacet) d = fmax(d, facet_damage(m, e - 1));
-    if (e < m->nfacet) d = fmax(d, facet_damage(m, e));
+    if (e >= 1 && e - 1 < m->nfacet) d = fmax(d, shard_model_facet_damage(m, e - 1));
+    if (e < m->nfacet) d = fmax(d, shard_model_facet_damage(m, e));
     s->el_strain[e] = strain;
     s->el_stress[e] = E * strain;
     s->el_damage[e] = d;
