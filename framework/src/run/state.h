@@ -26,18 +26,17 @@
 
 /* ---- files ---------------------------------------------------------------- */
 
-static inline double now_s(void) {
+/* a clock's time in s; NAN when the clock is unavailable */
+static inline double clock_s(clockid_t id) {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  if (clock_gettime(id, &ts) != 0) return NAN;
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* CPU time (user + system) of this process so far, s; NAN when the clock is unavailable */
-static inline double cpu_s(void) {
-  struct timespec ts;
-  if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return NAN;
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+static inline double now_s(void) { return clock_s(CLOCK_MONOTONIC); }
+
+/* CPU time (user + system) of this process so far, s */
+static inline double cpu_s(void) { return clock_s(CLOCK_PROCESS_CPUTIME_ID); }
 
 /* ---- the run context -------------------------------------------------------- */
 
