@@ -1358,7 +1358,9 @@ def contact_history_numbers(t, u, v, force, v_ref, t_c: float, t_b: float, v0: f
       exact node and the run's node are on the wall, t_c < t < min(t_c + t_b,
       rebound) [m/s] (a time rms when the rows are evenly spaced; a rebound early or
       late is the rebound time's error, not counted twice), and rms_v_contact_rel,
-      the same over v0."""
+      the same over v0;
+    - rms_v_after: the same after both rebounds, over the rows t > max(rebound,
+      t_c + t_b) to the end of the run [m/s]; NaN without rebound."""
     t, u, v, f, vr = (np.asarray(x, dtype=float) for x in (t, u, v, force, v_ref))
     if not (len(t) == len(u) == len(v) == len(f) == len(vr)) or len(t) == 0:
         raise ValueError("contact_history_numbers: t, u, v, force and v_ref must be non-empty and of one length")
@@ -1383,6 +1385,8 @@ def contact_history_numbers(t, u, v, force, v_ref, t_c: float, t_b: float, v0: f
     rms = float(np.sqrt(np.mean((v[during] - vr[during]) ** 2))) if during.any() else math.nan
     out["rms_v_contact"] = rms
     out["rms_v_contact_rel"] = rms / v0
+    after = t > max(rebound, t_c + t_b) if rebound == rebound else np.zeros(len(t), dtype=bool)
+    out["rms_v_after"] = float(np.sqrt(np.mean((v[after] - vr[after]) ** 2))) if after.any() else math.nan
     return out
 
 
@@ -1423,7 +1427,8 @@ def damaged_bar_histories(ctx: Context) -> str:
     t_osc = 0.1e-6  # the middle of the contact
     lines = [f"2L/c = {t_b * 1e6:.5f} µs, v0 = {v0:g} m/s; rows every {HISTORY_INTERVAL * 1e12:g} ps",
              "| scheme | Δt/Δt_c | rebound [µs] | vs 2L/c | v after rebound / v0 | largest penetration [nm] | "
-             "rms(v - v_ref) in contact [m/s] | / v0 |", "|---|---|---|---|---|---|---|---|"]
+             "rms(v - v_ref) in contact [m/s] | / v0 | rms(v - v_ref) after rebound [m/s] |",
+             "|---|---|---|---|---|---|---|---|---|"]
     ref_drawn = False
     for (label, r), col in zip(runs, colours):
         k = _bar_scales(r)
@@ -1454,7 +1459,7 @@ def damaged_bar_histories(ctx: Context) -> str:
                     marker="." if not nsn else None, ms=2.5, zorder=z)
         lines.append(f"| {label} | {ratio:.2g} | {n['rebound'] * 1e6:.4f} | {100 * n['rebound_late']:+.1f}% | "
                      f"{n['rebound_velocity']:.3f} | {n['penetration'] * 1e9:.3g} | {n['rms_v_contact']:.3g} | "
-                     f"{n['rms_v_contact_rel']:.3f} |")
+                     f"{n['rms_v_contact_rel']:.3f} | {n['rms_v_after']:.3g} |")
     # the reference in the 0.5 ns window, in that window's time
     ref_osc = iv_osc.get_lines()[0]
     ref_osc.set_xdata((np.asarray(ref_osc.get_xdata()) - t_osc * 1e6) * 1e3)

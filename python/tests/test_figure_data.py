@@ -257,6 +257,8 @@ class FigureTables(unittest.TestCase):
         # the rows of (t_c, t_c + t_b): 511 rows, 32 whole periods of the sine but its first zero
         self.assertAlmostEqual(n["rms_v_contact"], 2 * math.sqrt(256 / 511), places=12)
         self.assertAlmostEqual(n["rms_v_contact_rel"], 2 * math.sqrt(256 / 511) / 5, places=12)
+        # after the rebound: 1280 rows in (0.75, 2], 256 of them 1 m/s below v_ref
+        self.assertAlmostEqual(n["rms_v_after"], math.sqrt(256 / 1280), places=14)
         # an early rebound (at 0.5 < t_c + t_b) ends the window: 383 rows, 24 periods
         t, u, v, f, vr, k = self.contact_history(late_end=0.5)
         n = figures.contact_history_numbers(t, u, v, f, vr, **k)
@@ -274,7 +276,7 @@ class FigureTables(unittest.TestCase):
             t, u, v, f, vr, k = self.contact_history(late_end=end)
             n = figures.contact_history_numbers(t, u, v, f, vr, **k)
             self.assertTrue(math.isnan(n["rebound"]) and math.isnan(n["rebound_late"])
-                            and math.isnan(n["rebound_velocity"]), (end, n))
+                            and math.isnan(n["rebound_velocity"]) and math.isnan(n["rms_v_after"]), (end, n))
         # never in contact: no rebound either
         t, u, v, f, vr, k = self.contact_history()
         self.assertTrue(math.isnan(figures.contact_history_numbers(t, u, v, 0 * f, vr, **k)["rebound"]))
@@ -302,7 +304,7 @@ class FigureTables(unittest.TestCase):
                           "v_ref": vr}).to_csv(d / "history.csv", index=False)
             inputs[key] = d
         out = figures.damaged_bar_histories(figures.Context(out=self.tmp / "figs", inputs=inputs, log=lambda _m: None))
-        self.assertIn("| NSN (capped law, e = 0) | 0.99 | 750000.0000 | +25.0% | 0.900 | 3e+06 | 1.42 | 0.283 |", out)
+        self.assertIn("| NSN (capped law, e = 0) | 0.99 | 750000.0000 | +25.0% | 0.900 | 3e+06 | 1.42 | 0.283 | 0.447 |", out)
         self.assertIn("| explicit Newmark + penalty α = 100 | 0.2 |", out)
         self.assertTrue((self.tmp / "figs/damaged_bar_histories.png").exists())
 
