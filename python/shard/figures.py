@@ -1359,6 +1359,8 @@ def contact_history_numbers(t, u, v, force, v_ref, t_c: float, t_b: float, v0: f
       rebound) [m/s] (a time rms when the rows are evenly spaced; a rebound early or
       late is the rebound time's error, not counted twice), and rms_v_contact_rel,
       the same over v0;
+    - contact_share: the share of those rows with a contact force (1: the node never
+      leaves the wall during the contact; a penalty node bouncing on it, less);
     - rms_v_after: the same after both rebounds, over the rows t > max(rebound,
       t_c + t_b) to the end of the run [m/s]; NaN without rebound."""
     t, u, v, f, vr = (np.asarray(x, dtype=float) for x in (t, u, v, force, v_ref))
@@ -1385,6 +1387,7 @@ def contact_history_numbers(t, u, v, force, v_ref, t_c: float, t_b: float, v0: f
     rms = float(np.sqrt(np.mean((v[during] - vr[during]) ** 2))) if during.any() else math.nan
     out["rms_v_contact"] = rms
     out["rms_v_contact_rel"] = rms / v0
+    out["contact_share"] = float(np.mean(f[during] > 0)) if during.any() else math.nan
     after = t > max(rebound, t_c + t_b) if rebound == rebound else np.zeros(len(t), dtype=bool)
     out["rms_v_after"] = float(np.sqrt(np.mean((v[after] - vr[after]) ** 2))) if after.any() else math.nan
     return out
@@ -1399,15 +1402,16 @@ HISTORY_ALPHAS = (1, 10, 100)
 @_figure("damaged_bar_histories", "Fig. 8b-c: the contact node's displacement and velocity against time on the "
          "paper's damaged bar, NSN (0.99 Δt_c) and penalty α = 1, 10, 100 (0.2 Δt_c(α)), beside the 1D wave "
          "solution (runs the 4 cases; or --input nsn=RUN --input penalty_1=RUN ...)",
-         cost="about 3 CPU-minutes: cases/paper/damaged_bar.yaml and damaged_bar_penalty.yaml at α = 1, 10, 100, "
-              "a history row every 5 ps")
+         cost="about 2.3 CPU-minutes: cases/paper/damaged_bar.yaml and damaged_bar_penalty.yaml at α = 1, 10, 100, "
+              "a history row every 5 ps (30-60 MB of history each)")
 def damaged_bar_histories(ctx: Context) -> str:
     """Fig. 8b-c at the paper's size (2000 elements, 1000 damaged interfaces, T = 1 µs):
     NSN at 0.99 Δt_c, explicit Newmark + penalty at α = 1, 10, 100 each at 0.2 Δt_c(α)
     (its own stable step with the penalty springs; α = 100 leaves the balance at 0.5),
     history rows every 5 ps. Inputs: --input nsn=RUN and penalty_1, penalty_10,
-    penalty_100 = RUN (run directories), else the four cases are run, one after the other,
-    about 3 CPU-minutes in all (most of it α = 100's 1.7 million steps)."""
+    penalty_100 = RUN (run directories), else the four cases are run, one after the other
+    on one core: 135 s of CPU in all, half of it α = 100's 1.7 million steps (measured
+    with /usr/bin/time; loop CPU 13, 22, 31, 67 s for NSN and α = 1, 10, 100)."""
     every = {"output.interval": HISTORY_INTERVAL, "output.events": False}
     runs = [("NSN (capped law, e = 0)", _run_input(ctx, "nsn", "cases/paper/damaged_bar.yaml", every))]
     for a in HISTORY_ALPHAS:
@@ -1427,8 +1431,8 @@ def damaged_bar_histories(ctx: Context) -> str:
     t_osc = 0.1e-6  # the middle of the contact
     lines = [f"2L/c = {t_b * 1e6:.5f} µs, v0 = {v0:g} m/s; rows every {HISTORY_INTERVAL * 1e12:g} ps",
              "| scheme | Δt/Δt_c | rebound [µs] | vs 2L/c | v after rebound / v0 | largest penetration [nm] | "
-             "rms(v - v_ref) in contact [m/s] | / v0 | rms(v - v_ref) after rebound [m/s] |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "rms(v - v_ref) in contact [m/s] | / v0 | force on in contact | rms(v - v_ref) after rebound [m/s] |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     ref_drawn = False
     for (label, r), col in zip(runs, colours):
         k = _bar_scales(r)
@@ -1459,13 +1463,14 @@ def damaged_bar_histories(ctx: Context) -> str:
                     marker="." if not nsn else None, ms=2.5, zorder=z)
         lines.append(f"| {label} | {ratio:.2g} | {n['rebound'] * 1e6:.4f} | {100 * n['rebound_late']:+.1f}% | "
                      f"{n['rebound_velocity']:.3f} | {n['penetration'] * 1e9:.3g} | {n['rms_v_contact']:.3g} | "
-                     f"{n['rms_v_contact_rel']:.3f} | {n['rms_v_after']:.3g} |")
+                     f"{n['rms_v_contact_rel']:.3f} | {100 * n['contact_share']:.0f}% | {n['rms_v_after']:.3g} |")
     # the reference in the 0.5 ns window, in that window's time
     ref_osc = iv_osc.get_lines()[0]
     ref_osc.set_xdata((np.asarray(ref_osc.get_xdata()) - t_osc * 1e6) * 1e3)
     iu_pen.set(xlim=(0, 1.3 * t_b * 1e6), ylim=(-0.4, 0.15), title="u [nm] during the contact (< 0: in the wall)")
     iu_reb.set(xlim=(0.95 * t_b * 1e6, 1.35 * t_b * 1e6), ylim=(-20, 250), title="the rebound [nm]")
-    iv_osc.set(xlim=(0, 0.5), ylim=(-7, 7), title=f"0.5 ns of the contact, from {t_osc * 1e6:g} µs (t − {t_osc * 1e6:g} µs [ns])")
+    iv_osc.set(xlim=(0, 0.5), ylim=(-7, 7),
+               title=f"0.5 ns of the contact, from {t_osc * 1e6:g} µs (t − {t_osc * 1e6:g} µs [ns])")
     iv_reb.set(xlim=(0.9 * t_b * 1e6, 1.45 * t_b * 1e6), ylim=(-1, 6.5), title="the rebound")
     for ins in (iu_pen, iu_reb, iv_osc, iv_reb):
         ins.tick_params(labelsize=7)

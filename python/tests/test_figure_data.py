@@ -257,6 +257,8 @@ class FigureTables(unittest.TestCase):
         # the rows of (t_c, t_c + t_b): 511 rows, 32 whole periods of the sine but its first zero
         self.assertAlmostEqual(n["rms_v_contact"], 2 * math.sqrt(256 / 511), places=12)
         self.assertAlmostEqual(n["rms_v_contact_rel"], 2 * math.sqrt(256 / 511) / 5, places=12)
+        # the force is off over the 10 rows of [0.3, 0.31) (t = 308/1024 ... 317/1024) of those 511
+        self.assertAlmostEqual(n["contact_share"], 501 / 511, places=14)
         # after the rebound: 1280 rows in (0.75, 2], 256 of them 1 m/s below v_ref
         self.assertAlmostEqual(n["rms_v_after"], math.sqrt(256 / 1280), places=14)
         # an early rebound (at 0.5 < t_c + t_b) ends the window: 383 rows, 24 periods
@@ -283,6 +285,8 @@ class FigureTables(unittest.TestCase):
         # the exact node: at rest on the wall, no penetration, no velocity error
         n = figures.contact_history_numbers(t, np.maximum(u, -k["gap"]), vr, f, vr, **k)
         self.assertEqual((n["penetration"], n["rms_v_contact"]), (0.0, 0.0))
+        self.assertEqual(figures.contact_history_numbers(t, u, v, np.where(t > 0.125, 1.0, 0.0), vr,
+                                                         **k)["contact_share"], 1.0)
         with self.assertRaises(ValueError):
             figures.contact_history_numbers(t, u[:-1], v, f, vr, **k)
 
@@ -304,7 +308,8 @@ class FigureTables(unittest.TestCase):
                           "v_ref": vr}).to_csv(d / "history.csv", index=False)
             inputs[key] = d
         out = figures.damaged_bar_histories(figures.Context(out=self.tmp / "figs", inputs=inputs, log=lambda _m: None))
-        self.assertIn("| NSN (capped law, e = 0) | 0.99 | 750000.0000 | +25.0% | 0.900 | 3e+06 | 1.42 | 0.283 | 0.447 |", out)
+        self.assertIn("| NSN (capped law, e = 0) | 0.99 | 750000.0000 | +25.0% | 0.900 | 3e+06 | 1.42 | 0.283 | 98% "
+                      "| 0.447 |", out)
         self.assertIn("| explicit Newmark + penalty α = 100 | 0.2 |", out)
         self.assertTrue((self.tmp / "figs/damaged_bar_histories.png").exists())
 
