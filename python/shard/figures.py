@@ -1410,8 +1410,8 @@ def damaged_bar_histories(ctx: Context) -> str:
     (its own stable step with the penalty springs; α = 100 leaves the balance at 0.5),
     history rows every 5 ps. Inputs: --input nsn=RUN and penalty_1, penalty_10,
     penalty_100 = RUN (run directories), else the four cases are run, one after the other
-    on one core: 135 s of CPU in all, half of it α = 100's 1.7 million steps (measured
-    with /usr/bin/time; loop CPU 13, 22, 31, 67 s for NSN and α = 1, 10, 100)."""
+    on one core: 137-139 s of CPU in all, half of it α = 100's 1.7 million steps (measured
+    with /usr/bin/time; loop CPU 13, 22, 31, 67-68 s for NSN and α = 1, 10, 100)."""
     every = {"output.interval": HISTORY_INTERVAL, "output.events": False}
     runs = [("NSN (capped law, e = 0)", _run_input(ctx, "nsn", "cases/paper/damaged_bar.yaml", every))]
     for a in HISTORY_ALPHAS:
