@@ -1336,6 +1336,160 @@ def damaged_bar_drift(ctx: Context) -> str:
     return "\n".join(lines)
 
 
+# --------------------------------------------------------------------------- Fig. 8b-c
+
+def contact_history_numbers(t, u, v, force, v_ref, t_c: float, t_b: float, v0: float, gap: float = 0.0,
+                            hold: Optional[float] = None) -> Dict[str, float]:
+    """What a contact-node history shows (the damaged bar, paper Fig. 8b-c), from
+    its rows t, u, v, force, v_ref (arrays of one length, t increasing), the time of
+    first contact t_c, the exact contact duration t_b = 2L/c, the impact speed v0 and
+    the wall's gap (the node touches the wall at u = -gap):
+
+    - rebound: the time the node leaves the wall for good, the first row with zero
+      force after the first contact that is followed by no force for at least `hold`
+      (default t_b / 4; shorter losses of contact, a penalty node bouncing on the
+      wall, do not count); NaN when the force never stops for that long before
+      the run ends;
+    - rebound_late: (rebound - t_c) / t_b - 1, the relative delay against 2L/c;
+    - rebound_velocity: the node's mean velocity over the rows in (rebound,
+      rebound + t_b], over v0 (1: released at the impact speed); NaN without rebound;
+    - penetration: the largest penetration into the wall, max(0, -(u + gap)) [m];
+    - rms_v_contact: the root mean square of v - v_ref over the rows where both the
+      exact node and the run's node are on the wall, t_c < t < min(t_c + t_b,
+      rebound) [m/s] (a time rms when the rows are evenly spaced; a rebound early or
+      late is the rebound time's error, not counted twice), and rms_v_contact_rel,
+      the same over v0;
+    - contact_share: the share of those rows with a contact force (1: the node never
+      leaves the wall during the contact; a penalty node bouncing on it, less);
+    - rms_v_after: the same after both rebounds, over the rows t > max(rebound,
+      t_c + t_b) to the end of the run [m/s]; NaN without rebound."""
+    t, u, v, f, vr = (np.asarray(x, dtype=float) for x in (t, u, v, force, v_ref))
+    if not (len(t) == len(u) == len(v) == len(f) == len(vr)) or len(t) == 0:
+        raise ValueError("contact_history_numbers: t, u, v, force and v_ref must be non-empty and of one length")
+    hold = t_b / 4 if hold is None else hold
+    rebound = math.nan
+    on = np.flatnonzero(f > 0)
+    if len(on):
+        # the last contact row of the first episode: the first contact row whose next contact row is more than
+        # `hold` later (or that has none, and the run goes on for `hold` without force)
+        gaps = np.append(t[on[1:]] - t[on[:-1]], t[-1] - t[on[-1]])
+        last = np.flatnonzero(gaps > hold)
+        if len(last) and on[last[0]] + 1 < len(t):
+            rebound = float(t[on[last[0]] + 1])
+    out = {"rebound": rebound, "rebound_late": (rebound - t_c) / t_b - 1 if rebound == rebound else math.nan,
+           "rebound_velocity": math.nan}
+    if rebound == rebound:
+        after = (t > rebound) & (t <= rebound + t_b)
+        if after.any():
+            out["rebound_velocity"] = float(v[after].mean()) / v0
+    out["penetration"] = float(max(0.0, float(np.max(-(u + gap)))))
+    during = (t > t_c) & (t < min(t_c + t_b, rebound if rebound == rebound else math.inf))
+    rms = float(np.sqrt(np.mean((v[during] - vr[during]) ** 2))) if during.any() else math.nan
+    out["rms_v_contact"] = rms
+    out["rms_v_contact_rel"] = rms / v0
+    out["contact_share"] = float(np.mean(f[during] > 0)) if during.any() else math.nan
+    after = t > max(rebound, t_c + t_b) if rebound == rebound else np.zeros(len(t), dtype=bool)
+    out["rms_v_after"] = float(np.sqrt(np.mean((v[after] - vr[after]) ** 2))) if after.any() else math.nan
+    return out
+
+
+# the runs of Fig. 8b-c: NSN at its case's 0.99 dt_c, penalty at 0.2 dt_c(alpha) (damaged_bar_penalty.yaml);
+# a history row every 5 ps resolves the penalty's bouncing at alpha = 100 (period about 70 ps)
+HISTORY_INTERVAL = 5e-12
+HISTORY_ALPHAS = (1, 10, 100)
+
+
+@_figure("damaged_bar_histories", "Fig. 8b-c: the contact node's displacement and velocity against time on the "
+         "paper's damaged bar, NSN (0.99 Δt_c) and penalty α = 1, 10, 100 (0.2 Δt_c(α)), beside the 1D wave "
+         "solution (runs the 4 cases; or --input nsn=RUN --input penalty_1=RUN ...)",
+         cost="about 2.3 CPU-minutes: cases/paper/damaged_bar.yaml and damaged_bar_penalty.yaml at α = 1, 10, 100, "
+              "a history row every 5 ps (30-60 MB of history each)")
+def damaged_bar_histories(ctx: Context) -> str:
+    """Fig. 8b-c at the paper's size (2000 elements, 1000 damaged interfaces, T = 1 µs):
+    NSN at 0.99 Δt_c, explicit Newmark + penalty at α = 1, 10, 100 each at 0.2 Δt_c(α)
+    (its own stable step with the penalty springs; α = 100 leaves the balance at 0.5),
+    history rows every 5 ps. Inputs: --input nsn=RUN and penalty_1, penalty_10,
+    penalty_100 = RUN (run directories), else the four cases are run, one after the other
+    on one core: 137-139 s of CPU in all, half of it α = 100's 1.7 million steps (measured
+    with /usr/bin/time; loop CPU 13, 22, 31, 67-68 s for NSN and α = 1, 10, 100)."""
+    every = {"output.interval": HISTORY_INTERVAL, "output.events": False}
+    runs = [("NSN (capped law, e = 0)", _run_input(ctx, "nsn", "cases/paper/damaged_bar.yaml", every))]
+    for a in HISTORY_ALPHAS:
+        runs.append((f"explicit Newmark + penalty α = {a:g}",
+                     _run_input(ctx, f"penalty_{a:g}", "cases/paper/damaged_bar_penalty.yaml",
+                                {**every, "contact.force.alpha": a, "time.dt": "0.2 * dt_c"})))
+    cmap = plt.get_cmap("viridis")
+    colours = ["#08519c"] + [cmap(x) for x in (0.9, 0.55, 0.15)]
+    _style()
+    fig, (au, av) = plt.subplots(2, 1, figsize=(11, 9.5), sharex=True, constrained_layout=True)
+    iu_pen = au.inset_axes([0.06, 0.52, 0.32, 0.40])  # the contact: penetration in nm
+    iu_reb = au.inset_axes([0.44, 0.52, 0.20, 0.40])  # the rebound in nm
+    iv_osc = av.inset_axes([0.36, 0.06, 0.30, 0.40])  # 0.5 ns of the contact
+    iv_reb = av.inset_axes([0.72, 0.06, 0.26, 0.40])  # the rebound
+    k0 = _bar_scales(runs[0][1])
+    t_b, v0 = k0["t_b"], k0["v0"]
+    t_osc = 0.1e-6  # the middle of the contact
+    lines = [f"2L/c = {t_b * 1e6:.5f} µs, v0 = {v0:g} m/s; rows every {HISTORY_INTERVAL * 1e12:g} ps",
+             "| scheme | Δt/Δt_c | rebound [µs] | vs 2L/c | v after rebound / v0 | largest penetration [nm] | "
+             "rms(v - v_ref) in contact [m/s] | / v0 | force on in contact | rms(v - v_ref) after rebound [m/s] |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    ref_drawn = False
+    for (label, r), col in zip(runs, colours):
+        k = _bar_scales(r)
+        gap = _need(r, "model.walls.left.gap")
+        t_c = gap / k["v0"]
+        h = r.table("history", usecols=["t", "u_contact", "v_contact", "force_contact", "u_ref", "v_ref"])
+        n = contact_history_numbers(h["t"], h["u_contact"], h["v_contact"], h["force_contact"], h["v_ref"],
+                                    t_c, k["t_b"], k["v0"], gap=gap)
+        ratio = r.value("time.dt_over_dt_c")
+        nsn = r.case_value("integrator.plugin") == "nsn"
+        lab = f"{label}, Δt = {ratio:.2g} Δt_c" + ("" if nsn else "(α)")
+        lw = 2.2 if nsn else 0.9
+        # NSN above the penalties, the narrow bands of small α above the wide ones of large α
+        z = 6 if nsn else 4 - HISTORY_ALPHAS.index(r_alpha(r)) if r_alpha(r) in HISTORY_ALPHAS else 1
+        tt = h["t"] * 1e6
+        if not ref_drawn:
+            for ax, col_ref, sc in ((au, "u_ref", 1e6), (av, "v_ref", 1.0), (iu_pen, "u_ref", 1e9),
+                                    (iu_reb, "u_ref", 1e9), (iv_osc, "v_ref", 1.0), (iv_reb, "v_ref", 1.0)):
+                ax.plot(tt, h[col_ref] * sc, color="black", lw=1.3, dashes=(5, 3), zorder=7,
+                        label="1D wave solution (reference)")
+            ref_drawn = True
+        au.plot(tt, h["u_contact"] * 1e6, color=col, lw=lw, zorder=z, label=lab)
+        av.plot(tt, h["v_contact"], color=col, lw=lw, zorder=z, label=lab)
+        for ax, y in ((iu_pen, h["u_contact"] * 1e9), (iu_reb, h["u_contact"] * 1e9), (iv_reb, h["v_contact"])):
+            ax.plot(tt, y, color=col, lw=1.6 if nsn else 0.8, zorder=z)
+        sel = (h["t"] >= t_osc) & (h["t"] <= t_osc + 0.5e-9)
+        iv_osc.plot((h["t"][sel] - t_osc) * 1e9, h["v_contact"][sel], color=col, lw=1.6 if nsn else 1.0,
+                    marker="." if not nsn else None, ms=2.5, zorder=z)
+        lines.append(f"| {label} | {ratio:.2g} | {n['rebound'] * 1e6:.4f} | {100 * n['rebound_late']:+.1f}% | "
+                     f"{n['rebound_velocity']:.3f} | {n['penetration'] * 1e9:.3g} | {n['rms_v_contact']:.3g} | "
+                     f"{n['rms_v_contact_rel']:.3f} | {100 * n['contact_share']:.0f}% | {n['rms_v_after']:.3g} |")
+    # the reference in the 0.5 ns window, in that window's time
+    ref_osc = iv_osc.get_lines()[0]
+    ref_osc.set_xdata((np.asarray(ref_osc.get_xdata()) - t_osc * 1e6) * 1e3)
+    iu_pen.set(xlim=(0, 1.3 * t_b * 1e6), ylim=(-0.4, 0.15), title="u [nm] during the contact (< 0: in the wall)")
+    iu_reb.set(xlim=(0.95 * t_b * 1e6, 1.35 * t_b * 1e6), ylim=(-20, 250), title="the rebound [nm]")
+    iv_osc.set(xlim=(0, 0.5), ylim=(-7, 7),
+               title=f"0.5 ns of the contact, from {t_osc * 1e6:g} µs (t − {t_osc * 1e6:g} µs [ns])")
+    iv_reb.set(xlim=(0.9 * t_b * 1e6, 1.45 * t_b * 1e6), ylim=(-1, 6.5), title="the rebound")
+    for ins in (iu_pen, iu_reb, iv_osc, iv_reb):
+        ins.tick_params(labelsize=7)
+        ins.title.set_fontsize(8)
+    au.set(ylabel="contact-node displacement u [µm]", ylim=(-0.3, 4.6),
+           title="(b) displacement of the contact node (the wall at u = 0; u < 0 is penetration)")
+    av.set(xlabel="time t [µs]", ylabel="contact-node velocity v [m/s]", ylim=(-7.5, 7.5),
+           title="(c) velocity of the contact node (in contact the exact node rests; the penalty node bounces on "
+                 "its springs)")
+    au.legend(loc="lower right")
+    av.set_xlim(0, _need(runs[0][1], "time.end") * 1e6)
+    run = runs[0][1]
+    fig.suptitle(f"Damaged bar, {int(_need(run, 'model.elements'))} elements, "
+                 f"{int(_need(run, 'fracture.initial.count'))} damaged interfaces, v0 = {v0:g} m/s onto the wall "
+                 "(paper Fig. 8b-c)")
+    lines.append(f"wrote {_save(fig, ctx, 'damaged_bar_histories')}")
+    return "\n".join(lines)
+
+
 # --------------------------------------------------------------------------- Fig. 9
 
 def damaged_bar_cost_data(c: Campaign) -> pd.DataFrame:

@@ -224,5 +224,94 @@ class FigureTables(unittest.TestCase):
         self.assertTrue((self.tmp / "figs/damaged_bar_cost.png").exists())
 
 
+    # ------------------------------------------------------------------ Fig. 8b-c: contact-node histories
+
+    @staticmethod
+    def contact_history(n=2049, late_end=0.75, chatter=(0.3, 0.31)):
+        """A contact node on the wall (gap 0.625, v0 = 5, t_c = 0.125, t_b = 0.5), rows every
+        1/1024 (exact in binary) up to t = 2: force from t_c to late_end except over `chatter`
+        (shorter than t_b / 4), the velocity 2 sin(2π 64 (t - t_c)) around v_ref = 0 in contact
+        (32 whole periods in [t_c, t_c + t_b), 16 rows each), then
+        4 m/s over (late_end, late_end + 0.25] and 5 m/s after; one row 3e-3 into the wall."""
+        t = np.arange(n) / 1024
+        t_c, t_b, v0, gap = 0.125, 0.5, 5.0, 0.625
+        force = np.where((t >= t_c) & (t < late_end), 1.0, 0.0)
+        force[(t >= chatter[0]) & (t < chatter[1])] = 0.0
+        v_ref = np.where(t < t_c, -v0, np.where(t <= t_c + t_b, 0.0, v0))
+        v = v_ref.copy()
+        during = (t >= t_c) & (t <= t_c + t_b)
+        v[during] += 2 * np.sin(2 * np.pi * 64 * (t[during] - t_c))
+        v[(t > late_end) & (t <= late_end + 0.25)] = 4.0
+        v[t > late_end + 0.25] = 5.0
+        u = np.where(t < t_c, -v0 * t, -gap) + np.where(t > late_end, t - late_end, 0.0)
+        u[200] = -gap - 3e-3
+        return t, u, v, force, v_ref, dict(t_c=t_c, t_b=t_b, v0=v0, gap=gap)
+
+    def test_contact_history_numbers_known_answers(self):
+        t, u, v, f, vr, k = self.contact_history()
+        n = figures.contact_history_numbers(t, u, v, f, vr, **k)
+        self.assertEqual(n["rebound"], 0.75)                      # the chatter at 0.3 is no rebound
+        self.assertAlmostEqual(n["rebound_late"], 0.25, places=14)  # (0.75 - 0.125) / 0.5 - 1
+        self.assertAlmostEqual(n["rebound_velocity"], 0.9, places=14)  # (256 rows at 4 + 256 at 5) / 512 / 5
+        self.assertAlmostEqual(n["penetration"], 3e-3, places=14)
+        # the rows of (t_c, t_c + t_b): 511 rows, 32 whole periods of the sine but its first zero
+        self.assertAlmostEqual(n["rms_v_contact"], 2 * math.sqrt(256 / 511), places=12)
+        self.assertAlmostEqual(n["rms_v_contact_rel"], 2 * math.sqrt(256 / 511) / 5, places=12)
+        # the force is off over the 10 rows of [0.3, 0.31) (t = 308/1024 ... 317/1024) of those 511
+        self.assertAlmostEqual(n["contact_share"], 501 / 511, places=14)
+        # after the rebound: 1280 rows in (0.75, 2], 256 of them 1 m/s below v_ref
+        self.assertAlmostEqual(n["rms_v_after"], math.sqrt(256 / 1280), places=14)
+        # an early rebound (at 0.5 < t_c + t_b) ends the window: 383 rows, 24 periods
+        t, u, v, f, vr, k = self.contact_history(late_end=0.5)
+        n = figures.contact_history_numbers(t, u, v, f, vr, **k)
+        self.assertEqual(n["rebound"], 0.5)
+        self.assertAlmostEqual(n["rebound_late"], -0.25, places=14)
+        self.assertAlmostEqual(n["rms_v_contact"], 2 * math.sqrt(192 / 383), places=12)
+        # a loss of contact longer than the hold is the rebound; a longer hold bridges it
+        t, u, v, f, vr, k = self.contact_history(chatter=(0.3125, 0.46875))
+        self.assertEqual(figures.contact_history_numbers(t, u, v, f, vr, **k)["rebound"], 0.3125)
+        self.assertEqual(figures.contact_history_numbers(t, u, v, f, vr, hold=0.2, **k)["rebound"], 0.75)
+
+    def test_contact_history_numbers_no_rebound_and_exact_node(self):
+        # the force until the end, or stopping less than t_b / 4 before it: no rebound in the run
+        for end in (3.0, 2.0 - 0.1):
+            t, u, v, f, vr, k = self.contact_history(late_end=end)
+            n = figures.contact_history_numbers(t, u, v, f, vr, **k)
+            self.assertTrue(math.isnan(n["rebound"]) and math.isnan(n["rebound_late"])
+                            and math.isnan(n["rebound_velocity"]) and math.isnan(n["rms_v_after"]), (end, n))
+        # never in contact: no rebound either
+        t, u, v, f, vr, k = self.contact_history()
+        self.assertTrue(math.isnan(figures.contact_history_numbers(t, u, v, 0 * f, vr, **k)["rebound"]))
+        # the exact node: at rest on the wall, no penetration, no velocity error
+        n = figures.contact_history_numbers(t, np.maximum(u, -k["gap"]), vr, f, vr, **k)
+        self.assertEqual((n["penetration"], n["rms_v_contact"]), (0.0, 0.0))
+        self.assertEqual(figures.contact_history_numbers(t, u, v, np.where(t > 0.125, 1.0, 0.0), vr,
+                                                         **k)["contact_share"], 1.0)
+        with self.assertRaises(ValueError):
+            figures.contact_history_numbers(t, u[:-1], v, f, vr, **k)
+
+    def test_damaged_bar_histories_from_given_runs(self):
+        # four run directories as --input: the figure reads them, prints the numbers of each, draws the PNG
+        t, u, v, f, vr, k = self.contact_history()
+        L = 1.25  # t_b = 2 L / c = 0.5 with c = 5 (young 25, density 1)
+        inputs = {}
+        for key, plugin, ratio in (("nsn", "nsn", 0.99), ("penalty_1", "explicit_newmark", 0.2),
+                                   ("penalty_10", "explicit_newmark", 0.2), ("penalty_100", "explicit_newmark", 0.2)):
+            d = self.tmp / "histories" / key
+            d.mkdir(parents=True, exist_ok=True)
+            (d / "case.resolved.yaml").write_text(
+                f"model: {{length: {L}, young: 25, density: 1, area: 1, elements: 40, "
+                f"initial: {{velocity: -5}}, walls: {{left: {{gap: {k['gap']}}}}}}}\n"
+                f"fracture: {{initial: {{count: 20}}}}\nintegrator: {{plugin: {plugin}}}\ntime: {{end: 2.0}}\n")
+            (d / "summary.yaml").write_text(f"status: ok\ntime: {{dt_over_dt_c: {ratio}}}\n")
+            pd.DataFrame({"t": t, "u_contact": u, "v_contact": v, "force_contact": f, "u_ref": np.maximum(u, -k["gap"]),
+                          "v_ref": vr}).to_csv(d / "history.csv", index=False)
+            inputs[key] = d
+        out = figures.damaged_bar_histories(figures.Context(out=self.tmp / "figs", inputs=inputs, log=lambda _m: None))
+        self.assertIn("| NSN (capped law, e = 0) | 0.99 | 750000.0000 | +25.0% | 0.900 | 3e+06 | 1.42 | 0.283 | 98% "
+                      "| 0.447 |", out)
+        self.assertIn("| explicit Newmark + penalty α = 100 | 0.2 |", out)
+        self.assertTrue((self.tmp / "figs/damaged_bar_histories.png").exists())
+
 if __name__ == "__main__":
     unittest.main()
