@@ -15,7 +15,8 @@
  * copies, with one contact row of four entries per facet end across it and,
  * with a fracture section, a cohesive point there under the TSL; with
  * fracture.insertion, facets break during the run and the vertices split
- * the same way (docs/theory.md, "Two-dimensional model"). */
+ * the same way; every copy on a crack gets a row on each wall (docs/theory.md,
+ * "Two-dimensional model"). */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -2596,7 +2597,8 @@ static const shard_plugin tri2d_plugin = {
            "rho t A / 3 per vertex, on a structured rectangle or annulus (two triangles per cell, alternating "
            "diagonals, interior nodes optionally perturbed) or the triangles of a Gmsh file (ASCII 2.2 or 4.1). Node i carries DOFs 2i (x) and 2i+1 (y). Rigid walls are "
            "half-planes (left, right, bottom, top relative to the mesh, and one oblique wall), one constraint row "
-           "per boundary node facing them. A straight crack given in the case splits the vertices on it into "
+           "per boundary node facing them and one per wall at every vertex copy on a crack. A straight crack "
+           "given in the case splits the vertices on it into "
            "copies, with contact rows across it and, with a fracture section, cohesive points at its facet ends; "
            "with fracture.insertion, facets break during the run where the mean stress of their two triangles "
            "reaches their strength. `cases/examples/tri2d_block_wall.yaml` runs a block "
