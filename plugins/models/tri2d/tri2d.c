@@ -1349,17 +1349,15 @@ static void edge_facets(tri2d *m) {
 /* Wall rows for the copies on a crack. A vertex split by broken facets has
  * copies on the crack's faces, which face a wall once their piece moves:
  * every copy a crack row holds (its c-, c+) gets a row on each wall it has
- * none on yet (the set-up rows stay), appended. Its penalty weight is the
- * copy's share of the boundary when the row is made, half its edges on the
- * outer boundary or on a broken facet, over h_mean, fixed from then on. An
- * interior vertex no crack has split stays inside its piece, behind the
- * boundary vertices, and needs none. Nothing is allocated. */
+ * none on yet (appended). The penalty weight of every wall row at such a
+ * copy (a set-up row included) is the copy's share of the boundary, half
+ * its edges on the outer boundary or on a broken facet, over h_mean, set
+ * again after each insertion. An interior vertex no crack has split stays
+ * inside its piece, behind the boundary vertices, and needs none. Nothing
+ * is allocated. */
+#define ON_CRACK 0x80u /* scratch bit of wall_mask: the copy is held by a crack row */
 static void add_wall_rows(tri2d *m) {
-  if (!m->wall_mask) return;
-  int need = 0;
-  for (int32_t i = 0; i < m->ncrack_rows && !need; ++i)
-    for (int c = 0; c < 2; ++c) need |= (m->wall_mask[m->row_c[2 * m->crack_row[i] + c]] & m->wall_bits) != m->wall_bits;
-  if (!need) return;
+  if (!m->wall_mask || !m->ncrack_rows) return;
   memset(m->wshare, 0, (size_t)m->nn * sizeof *m->wshare);
   for (int32_t e = 0; e < m->ne; ++e)
     for (int k = 0; k < 3; ++k) {
@@ -1370,6 +1368,11 @@ static void add_wall_rows(tri2d *m) {
       m->wshare[a] += half, m->wshare[b] += half;
     }
   for (int32_t i = 0; i < m->ncrack_rows; ++i)
+    for (int c = 0; c < 2; ++c) m->wall_mask[m->row_c[2 * m->crack_row[i] + c]] |= ON_CRACK;
+  for (int32_t r = 0; r < m->ncon; ++r)
+    if (m->row_pt[r] < 0 && (m->wall_mask[m->row_c[2 * r + 1]] & ON_CRACK))
+      m->row_w[r] = m->wshare[m->row_c[2 * r + 1]] / m->h_mean;
+  for (int32_t i = 0; i < m->ncrack_rows; ++i)
     for (int c = 0; c < 2; ++c) {
       const int32_t v = m->row_c[2 * m->crack_row[i] + c];
       for (int s = 0; s < W_N; ++s)
@@ -1379,6 +1382,8 @@ static void add_wall_rows(tri2d *m) {
           m->impulse[r] = 0.0;
         }
     }
+  for (int32_t i = 0; i < m->ncrack_rows; ++i)
+    for (int c = 0; c < 2; ++c) m->wall_mask[m->row_c[2 * m->crack_row[i] + c]] &= (unsigned char)~ON_CRACK;
   m->h.nrows = m->ncon;
 }
 
@@ -1420,19 +1425,20 @@ static int row_springs(tri2d *m, shard_msg *msg) {
       if (m->fracture) m->coh_per_mass = fmax(m->coh_per_mass, 2.0 * 0.5 * m->thick * l / mc);
     }
   }
-  /* Walls: a copy of the vertex v (as at set-up: copies only ever split
-   * further) has at most one row per wall, of weight at most the set-up
-   * row's or its boundary share when made, both at most B_v / h_mean with
-   * B_v half the two edges at each corner of v summed over its corners,
-   * and a mass at least the lightest corner's; its crack rows as above at
-   * most the largest of its corners'. Bounded once, at set-up. */
+  /* Walls: a copy on a crack has at most one row per wall, of weight its
+   * boundary share over h_mean, at most half the two edges at each of its
+   * corners summed over them, on a mass that is the sum of its corners':
+   * its wall springs per mass are at most the largest over its corners of
+   * n_walls (l1 + l2) / (2 h_mean m_c), its crack springs at most the
+   * largest of its corners' above; both bounded per vertex v (as at set-up:
+   * copies only ever split further) and added. A vertex no crack holds
+   * keeps its set-up rows and mass, counted above. Bounded once, at set-up. */
   if (m->nwalls && !(m->wall_spm > 0)) {
-    double *bv = calloc(3 * (size_t)m->nn, sizeof *bv), *mv = bv + m->nn, *cv = mv + m->nn;
-    if (!bv) {
+    double *wv = calloc(2 * (size_t)m->nn, sizeof *wv), *cv = wv + m->nn;
+    if (!wv) {
       free(acc);
       return NOMEM("the contact rows");
     }
-    for (int32_t i = 0; i < m->nn; ++i) mv[i] = INFINITY;
     for (int32_t e = 0; e < m->ne; ++e) {
       const double mc = m->rho * m->thick * m->geo[7 * e + 6] / 3.0;
       const int32_t *t = m->tri + 3 * e;
@@ -1440,13 +1446,12 @@ static int row_springs(tri2d *m, shard_msg *msg) {
         const int32_t a = t[k], b = t[(k + 1) % 3], c = t[(k + 2) % 3];
         const double lab = hypot(m->X[2 * a] - m->X[2 * b], m->X[2 * a + 1] - m->X[2 * b + 1]);
         const double lac = hypot(m->X[2 * a] - m->X[2 * c], m->X[2 * a + 1] - m->X[2 * c + 1]);
-        bv[a] += 0.5 * (lab + lac), mv[a] = fmin(mv[a], mc);
+        wv[a] = fmax(wv[a], m->nwalls * 0.5 * (lab + lac) / m->h_mean / mc);
         cv[a] = fmax(cv[a], 2.0 * 0.5 * acc[3 * (size_t)e + k] / m->h_mean / mc);
       }
     }
-    for (int32_t i = 0; i < m->nn; ++i)
-      m->wall_spm = fmax(m->wall_spm, m->nwalls * bv[i] / m->h_mean / mv[i] + cv[i]);
-    free(bv);
+    for (int32_t i = 0; i < m->nn; ++i) m->wall_spm = fmax(m->wall_spm, wv[i] + cv[i]);
+    free(wv);
   }
   m->spring_per_mass = fmax(m->spring_per_mass, m->wall_spm);
   free(acc);
@@ -2420,7 +2425,7 @@ static int ck_read_topology(tri2d *m, const shard_model_ck_io *io, shard_msg *ms
     }
     for (int32_t r = 0; r < ncon && st == SHARD_OK; ++r) {
       if (r < m->nwall_rows) {
-        if (kind[r] != m->row_wall[r] || node[2 * r + 1] != m->row_c[2 * r + 1] || wgt[r] != m->row_w[r])
+        if (kind[r] != m->row_wall[r] || node[2 * r + 1] != m->row_c[2 * r + 1] || !(isfinite(wgt[r]) && wgt[r] >= 0))
           st = shard_msg_set(msg, SHARD_ERR_INPUT, "row_wall[%d]: not the set-up wall row of this case", (int)r);
       } else if (kind[r] >= 0) {
         if (kind[r] >= W_N || !m->has_wall[kind[r]] || node[2 * r + 1] < 0 || node[2 * r + 1] >= nn ||
@@ -2459,7 +2464,8 @@ static int ck_read_topology(tri2d *m, const shard_model_ck_io *io, shard_msg *ms
   m->ncon = ncon, m->h_rowptr[m->nwall_rows] = 2 * m->nwall_rows, m->ncrack_rows = 0;
   if (m->wall_mask) {
     memset(m->wall_mask, 0, (size_t)m->nn_max);
-    for (int32_t r = 0; r < m->nwall_rows; ++r) m->wall_mask[m->row_c[2 * r + 1]] |= (unsigned char)(1u << m->row_wall[r]);
+    for (int32_t r = 0; r < m->nwall_rows; ++r) /* the set-up rows: their weights as the run left them */
+      m->wall_mask[m->row_c[2 * r + 1]] |= (unsigned char)(1u << m->row_wall[r]), m->row_w[r] = wgt[r];
   }
   for (int32_t r = m->nwall_rows; r < ncon; ++r) {
     m->h_rowptr[r + 1] = m->h_rowptr[r] + (kind[r] >= 0 ? 2 : 4);
