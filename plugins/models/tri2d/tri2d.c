@@ -209,9 +209,9 @@ typedef struct tri2d {
   int32_t ncrack_rows, *row_pt, *crack_row;
   /* walls with a crack: per copy, a bit per wall it has a row on; per
    * corner edge, its facet (-1 on the outer boundary); per copy, its
-   * boundary share (scratch); the walls' bits; with insertion, the wall
-   * springs' bound per mass of the stable step */
-  unsigned char *wall_mask, wall_bits;
+   * boundary share (scratch); with insertion, the wall springs' bound per
+   * mass of the stable step; how many walls */
+  unsigned char *wall_mask;
   int32_t *edge_fac;
   double *wshare, wall_spm;
   int nwalls;
@@ -1629,7 +1629,7 @@ static int tri2d_create(const shard_model_args *a, void **out_self, shard_system
   for (int s = 0; s < W_N; ++s)
     for (int32_t i = 0; m->has_wall[s] && i < nn; ++i) ncon += on_side(m, i, s);
   m->nwall_rows = ncon;
-  for (int s = 0; s < W_N; ++s) m->nwalls += m->has_wall[s], m->wall_bits |= (unsigned char)(m->has_wall[s] << s);
+  for (int s = 0; s < W_N; ++s) m->nwalls += m->has_wall[s];
   /* crack rows: one per facet end whose two sides hold different copies
    * (inserting: room for both ends of every facet) */
   int32_t ncrack = 0;
