@@ -21,14 +21,14 @@
  * rows, one per node at x = 0) cut along its whole length at y = 0.005:
  * the 9 vertices on the cut split into two copies each (9 new), 8 facets x
  * 2 ends = 16 crack rows, and every copy on the cut gets a row on the left
- * wall: the 18 copies less the one at x = 0 that had its row from the
- * set-up, 17 rows. So 3 + 16 + 17 = 36 rows (the old code gave the copies
- * none: 19), each copy on the cut exactly one wall row, of entries (1, 0)
+ * wall: the two at x = 0 from the set-up (the new copy lies on the side
+ * too), the 16 others appended. So 4 + 16 + 16 = 36 rows (the old code gave
+ * the 16 none: 20), each copy on the cut exactly one wall row, of entries (1, 0)
  * on its DOFs and gap X - x_wall = X; four rows touch the wall at once
  * (gap 0): the three set-up nodes at x = 0 and the new copy there, which
  * holds the half of the strip's end the original does not. A wall 1 mm
- * away on the right: the copies get a row there too (17 more: the one at
- * x = 0.2 had its own), each with gap 0.201 - X, of entries (-1, 0). */
+ * away on the right: the copies get a row there too (4 at x = 0.2 from the
+ * set-up, 16 appended), each with gap 0.201 - X, of entries (-1, 0). */
 static void test_tri2d_wall_rows(void) {
   const kv keys[] = {{"plane", "stress"}, {"young", "2e11"}, {"poisson", "0"}, {"density", "8000"},
                      {"thickness", "0.01"}, {"mesh.shape", "rectangle"}, {"mesh.width", "0.2"},
@@ -42,7 +42,7 @@ static void test_tri2d_wall_rows(void) {
     CU_CHECK_MSG(st == SHARD_OK, "%s", msg.text);
     CU_ASSERT_EQUAL_FATAL(st, SHARD_OK);
     const shard_csr *h = b.sys->h;
-    const int32_t want = both ? 3 + 3 + 16 + 17 + 17 : 36;
+    const int32_t want = both ? 4 + 4 + 16 + 16 + 16 : 4 + 16 + 16;
     CU_ASSERT_EQUAL_FATAL(b.sys->ndof, 2 * (27 + 9));
     CU_ASSERT_EQUAL_FATAL(b.sys->ncon, want);
     CU_ASSERT_EQUAL(b.sys->ncon_max, want);
@@ -309,8 +309,185 @@ static void test_tri2d_wall_fragmentation(void) {
   CU_ASSERT(cdis >= 0);
 }
 
+/* an in-memory checkpoint of any section type, read back in order */
+typedef struct ck_sec {
+  char name[24];
+  uint32_t type;
+  uint64_t count, size;
+  unsigned char *data;
+} ck_sec;
+typedef struct ck_store {
+  ck_sec sec[24];
+  int n, next;
+} ck_store;
+
+static size_t ck_elem(uint32_t type) {
+  return type == SHARD_MODEL_CK_I32 ? 4 : type == SHARD_MODEL_CK_BYTES ? 1 : 8;
+}
+
+static void store_put(void *ctx, const char *name, uint32_t type, const void *data, uint64_t count) {
+  ck_store *c = ctx;
+  if (c->n >= 24) return;
+  ck_sec *s = &c->sec[c->n++];
+  snprintf(s->name, sizeof s->name, "%s", name);
+  s->type = type, s->count = count, s->size = count * ck_elem(type);
+  s->data = malloc(s->size ? s->size : 1);
+  if (s->data) memcpy(s->data, data, s->size);
+}
+
+static int store_get(void *ctx, const char *name, uint32_t type, void *dst, uint64_t count, shard_msg *msg) {
+  ck_store *c = ctx;
+  if (c->next >= c->n) return shard_msg_set(msg, SHARD_ERR_INPUT, "no section '%s'", name);
+  const ck_sec *s = &c->sec[c->next++];
+  if (strcmp(s->name, name) != 0 || s->type != type || s->count != count || !s->data)
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "section '%s' where '%s' was expected", s->name, name);
+  memcpy(dst, s->data, s->size);
+  return SHARD_OK;
+}
+
+static ck_sec *store_find(ck_store *c, const char *name) {
+  for (int i = 0; i < c->n; ++i)
+    if (strcmp(c->sec[i].name, name) == 0) return &c->sec[i];
+  return NULL;
+}
+
+/* Create tri2d as the host does (tri2d_build.h's build) with a fracture
+ * section of g_c = 100 and insertion on, without a law: nothing breaks,
+ * the case's crack is there. */
+static int build_inserting(const kv *keys, int n, built *b, shard_msg *msg) {
+  const shard_loaded_plugin *lp = shard_registry_find(rh_registry(), SHARD_KIND_MODEL, "tri2d");
+  if (!lp) return shard_msg_set(msg, SHARD_ERR_INPUT, "no tri2d plugin in %s", SHARD_PLUGIN_DIR);
+  const shard_plugin *d = lp->desc;
+  static shard_param_value vals[64];
+  static double lists[64][2];
+  memset(vals, 0, sizeof vals);
+  for (uint32_t i = 0; i < d->n_params; ++i)
+    for (int k = 0; k < n; ++k) {
+      if (strcmp(d->params[i].key, keys[k].key) != 0) continue;
+      shard_param_value *v = &vals[i];
+      v->set = 1;
+      if (d->params[i].type == SHARD_PARAM_CHOICE || d->params[i].type == SHARD_PARAM_STRING) {
+        v->string = keys[k].text;
+      } else if (keys[k].text[0] == '[') {
+        sscanf(keys[k].text, "[%lf,%lf]", &lists[i][0], &lists[i][1]);
+        v->list = lists[i], v->n_list = 2, v->real = lists[i][0];
+      } else {
+        v->real = strtod(keys[k].text, NULL), v->integer = (long long)v->real;
+        lists[i][0] = v->real, v->list = lists[i], v->n_list = 1;
+      }
+    }
+  static const shard_param_spec fr_specs[] = {
+      {"g_c", SHARD_PARAM_REAL, 0, 0, SHARD_INF, "J/m^2", 0, 0, "fracture energy"},
+      {"insertion", SHARD_PARAM_BOOL, 0, 0, 0, "", 0, 0, "insertion"},
+  };
+  static shard_param_value fr_vals[2];
+  memset(fr_vals, 0, sizeof fr_vals);
+  fr_vals[0].set = 1, fr_vals[0].real = 100, fr_vals[1].set = 1, fr_vals[1].boolean = 1;
+  static shard_params p, fr;
+  p = (shard_params){d->params, d->n_params, vals};
+  fr = (shard_params){fr_specs, 2, fr_vals};
+  const shard_model_args a = {"tri2d", &p, &fr, "test.yaml"};
+  b->ops = d->ops;
+  return b->ops->create(&a, &b->self, &b->sys, msg);
+}
+
+/* (d) The checkpoint with walls and insertion: the strip of (a) with
+ * insertion on has room for a wall row at every triangle corner (1 wall x
+ * 96 corners) besides two crack rows per facet; ck_write puts u, v, a, the
+ * impulses and nine topology sections, among them the rows' kinds
+ * (row_wall: the wall, -1 for a crack row), the wall rows' copies
+ * (row_node) and weights (row_weight). A model built from the same keys
+ * (its crack's facets given the strength a law would have set)
+ * takes them back with the same H, gaps and impulses. Refused, naming the
+ * row: a wall row on a wall the case does not have, on a vertex out of
+ * range, with a weight not finite; a second row of a copy on the same
+ * wall; a crack row's facet end given a wall row; a set-up wall row that
+ * is not the case's. */
+static void test_tri2d_wall_checkpoint(void) {
+  const kv keys[] = {{"plane", "stress"}, {"young", "2e11"}, {"poisson", "0"}, {"density", "8000"},
+                     {"thickness", "0.01"}, {"mesh.shape", "rectangle"}, {"mesh.width", "0.2"},
+                     {"mesh.height", "0.01"}, {"mesh.nx", "8"}, {"mesh.ny", "2"}, {"mesh.perturbation", "0"},
+                     {"mesh.seed", "1"}, {"initial.strain_rate", "0"}, {"walls.left.gap", "0"},
+                     {"crack.from", "[0,0.005]"}, {"crack.to", "[0.2,0.005]"}};
+  const int nk = sizeof keys / sizeof keys[0];
+  built a, b;
+  shard_msg msg = {{0}};
+  int st = build_inserting(keys, nk, &a, &msg);
+  CU_CHECK_MSG(st == SHARD_OK, "%s", msg.text);
+  CU_ASSERT_EQUAL_FATAL(st, SHARD_OK);
+  CU_ASSERT_EQUAL_FATAL(build_inserting(keys, nk, &b, &msg), SHARD_OK);
+  CU_ASSERT_EQUAL(a.sys->ncon, 36);
+  CU_ASSERT_EQUAL(a.sys->ncon_max, 96 + 2 * 38); /* 38 interior edges: 8 + 14 cell sides, 16 diagonals */
+  for (int32_t d = 0; d < a.sys->ndof; ++d) a.sys->u[d] = 1e-6 * sin(d), a.sys->v[d] = cos(d);
+  for (int32_t r = 0; r < a.sys->ncon; ++r) a.sys->impulse[r] = 0.25 * r;
+  static ck_store mem;
+  memset(&mem, 0, sizeof mem);
+  const shard_model_ck_io io = {&mem, store_put, store_get};
+  CU_ASSERT_EQUAL(a.ops->ck_sections(a.self), 4u + 9u);
+  a.ops->ck_write(a.self, &io);
+  CU_ASSERT_EQUAL_FATAL(mem.n, 13);
+  ck_sec *kind = store_find(&mem, "row_wall"), *node = store_find(&mem, "row_node"), *wgt = store_find(&mem, "row_weight");
+  CU_ASSERT_FATAL(kind && node && wgt && kind->count == (uint64_t)a.sys->ncon_max);
+  /* the crack's facets broke at the nominal strength a law would have given them */
+  ck_sec *sig = store_find(&mem, "facet_sigma");
+  CU_ASSERT_FATAL(sig != NULL);
+  for (uint64_t f = 0; f < sig->count; ++f)
+    if (((double *)sig->data)[f] == 0) ((double *)sig->data)[f] = 50e6;
+  CU_ASSERT_EQUAL(b.ops->ck_read(b.self, &io, 10, 1e-6, &msg), SHARD_OK);
+  CU_ASSERT_EQUAL_FATAL(b.sys->ncon, a.sys->ncon);
+  const shard_csr *ha = a.sys->h, *hb = b.sys->h;
+  CU_ASSERT(memcmp(ha->rowptr, hb->rowptr, ((size_t)a.sys->ncon + 1) * sizeof(int32_t)) == 0);
+  CU_ASSERT(memcmp(ha->colind, hb->colind, (size_t)ha->rowptr[a.sys->ncon] * sizeof(int32_t)) == 0);
+  CU_ASSERT(memcmp(ha->val, hb->val, (size_t)ha->rowptr[a.sys->ncon] * sizeof(double)) == 0);
+  CU_ASSERT(memcmp(a.sys->impulse, b.sys->impulse, (size_t)a.sys->ncon * sizeof(double)) == 0);
+  double ga[64], gb[64];
+  a.sys->ops->gaps(a.sys, a.sys->u, ga);
+  b.sys->ops->gaps(b.sys, b.sys->u, gb);
+  CU_ASSERT(memcmp(ga, gb, (size_t)a.sys->ncon * sizeof(double)) == 0);
+  /* a wall row of a copy (appended) and a crack row */
+  int32_t *k = (int32_t *)kind->data, *nd = (int32_t *)node->data;
+  double *w = (double *)wgt->data;
+  int32_t rw = -1, rc = -1, rw2 = -1;
+  for (int32_t r = 0; r < a.sys->ncon; ++r) { /* the set-up rows, then the crack rows, then the copies' */
+    if (k[r] == -1 && rc < 0) rc = r;
+    if (k[r] == 0 && rc >= 0 && rw < 0) rw = r;
+    else if (k[r] == 0 && rc >= 0 && rw2 < 0) rw2 = r;
+  }
+  CU_ASSERT_FATAL(rw > 0 && rw2 > 0 && rc > 0);
+  struct {
+    int32_t *at, value;
+    double *wat, wvalue;
+    const char *expect;
+  } bad[] = {
+      {&k[rw], 3, NULL, 0, "is not a wall row here"},
+      {&nd[2 * rw + 1], 100000, NULL, 0, "is not a wall row here"},
+      {NULL, 0, &w[rw], NAN, "is not a wall row here"},
+      {&nd[2 * rw + 1], nd[2 * rw2 + 1], NULL, 0, "has a row on wall 0 already"},
+      {&k[rc], 0, NULL, 0, "is a wall row"},
+      {&k[0], -1, NULL, 0, "row_wall[0]: not the set-up wall row of this case"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+    int32_t keep = bad[i].at ? *bad[i].at : 0;
+    double wkeep = bad[i].wat ? *bad[i].wat : 0;
+    if (bad[i].at) *bad[i].at = bad[i].value;
+    if (bad[i].wat) *bad[i].wat = bad[i].wvalue;
+    mem.next = 0;
+    CU_ASSERT_EQUAL(b.ops->ck_read(b.self, &io, 10, 1e-6, &msg), SHARD_ERR_INPUT);
+    CU_CHECK_MSG(strstr(msg.text, bad[i].expect) != NULL, "case %d: %.400s", (int)i, msg.text);
+    if (bad[i].at) *bad[i].at = keep;
+    if (bad[i].wat) *bad[i].wat = wkeep;
+  }
+  mem.next = 0; /* the good checkpoint again */
+  CU_ASSERT_EQUAL(b.ops->ck_read(b.self, &io, 10, 1e-6, &msg), SHARD_OK);
+  b.sys->ops->gaps(b.sys, b.sys->u, gb);
+  CU_ASSERT(memcmp(ga, gb, (size_t)a.sys->ncon * sizeof(double)) == 0);
+  for (int i = 0; i < mem.n; ++i) free(mem.sec[i].data);
+  a.ops->destroy(a.self), b.ops->destroy(b.self);
+}
+
 static const cu_test_def tests[] = {
     {"test_tri2d_wall_rows", test_tri2d_wall_rows},
+    {"test_tri2d_wall_checkpoint", test_tri2d_wall_checkpoint},
     {"test_tri2d_wall_precracked", test_tri2d_wall_precracked},
     {"test_tri2d_wall_fragmentation", test_tri2d_wall_fragmentation},
     {NULL, NULL},
