@@ -373,15 +373,14 @@ static void test_tri2d_insertion(void) {
 }
 
 /* (k) refused: the 1D bar's initial interfaces, several damages for the
- * crack, walls together with insertion, the defect model of strengths */
+ * crack, the defect model of strengths (walls together with insertion:
+ * test_tri2d_walls.c) */
 static void test_tri2d_fracture_bad(void) {
   static const struct {
     const char *sets[2], *expect;
   } bad[] = {
       {{"fracture.initial.position=[0.01]", NULL}, "fracture.initial.position places interfaces on the 1D bar's nodes"},
       {{"fracture.initial.damage=[0, 1]", NULL}, "fracture.initial.damage has 2 values: the tri2d model's crack takes one"},
-      {{"fracture.insertion=true", "model.walls.left.gap=0"},
-       "model.walls: the tri2d model does not combine walls with fracture.insertion yet"},
       {{"fracture.insertion=true", "fracture.strength.distribution=defects"},
        "fracture.strength.distribution 'defects': the tri2d model draws constant, uniform or weibull strengths"},
   };

@@ -15,7 +15,8 @@
  * copies, with one contact row of four entries per facet end across it and,
  * with a fracture section, a cohesive point there under the TSL; with
  * fracture.insertion, facets break during the run and the vertices split
- * the same way (docs/theory.md, "Two-dimensional model"). */
+ * the same way; every copy on a crack gets a row on each wall (docs/theory.md,
+ * "Two-dimensional model"). */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -198,9 +199,22 @@ typedef struct tri2d {
   /* walls and their rows */
   int has_wall[W_N];
   double wn[W_N][2], woff[W_N];
-  /* rows: walls first (row_c[2r] = -1, row_c[2r+1] = the node, 2 entries), then
-   * crack facet ends (row_c = c-, c+, 4 entries: -n at c-, +n at c+) */
+  /* rows: the walls' at set-up first (row_c[2r] = -1, row_c[2r+1] = the node,
+   * 2 entries), then crack facet ends (row_c = c-, c+, 4 entries: -n at c-,
+   * +n at c+) and the wall rows of the copies on a crack, appended as they
+   * come (row_wall: the wall, -1 for a crack row) */
   int32_t ncon, nwall_rows, *row_c, *row_wall, *h_rowptr, *h_col, row_degree;
+  /* the crack rows in their order: row_pt[r] = the crack row's number (its
+   * cohesive point), -1 for a wall row; crack_row[i] = its row */
+  int32_t ncrack_rows, *row_pt, *crack_row;
+  /* walls with a crack: per copy, a bit per wall it has a row on; per
+   * corner edge, its facet (-1 on the outer boundary); per copy, its
+   * boundary share (scratch); with insertion, the wall springs' bound per
+   * mass of the stable step; how many walls */
+  unsigned char *wall_mask;
+  int32_t *edge_fac;
+  double *wshare, wall_spm;
+  int nwalls;
   double *h_val, *g0, *row_w; /* row_w: tributary boundary length / h_mean (penalty weight) */
   shard_csr h;
   const shard_contact_law_ops *force_law;
@@ -222,7 +236,7 @@ typedef struct tri2d {
   double *sig_el;      /* insertion: the elements' stresses (3 per element) */
   double *sshare; /* rectangle with a crack: per node and side, half its boundary edges on that side */
   /* cohesive fracture: the fracture section, the law, and one cohesive point
-   * per crack row (point i is row nwall_rows + i: its copies c-, c+) with the
+   * per crack row (point i is row crack_row[i]: its copies c-, c+) with the
    * weight w = t l_f / 2, normal n_f, strength, critical opening, history,
    * openings (normal, tangential), tractions, secants, reversible energy,
    * the last committed openings and tractions and the work [J/m^2] */
@@ -290,7 +304,7 @@ static void cohesive_eval(tri2d *m, const double *u, int commit) {
   const int32_t n = m->npt;
   if (!n || !m->tsl) return;
   for (int32_t i = 0; i < n; ++i) {
-    const int32_t r = m->nwall_rows + i, cm = m->row_c[2 * r], cp = m->row_c[2 * r + 1];
+    const int32_t r = m->crack_row[i], cm = m->row_c[2 * r], cp = m->row_c[2 * r + 1];
     const double dx = u[2 * cp] - u[2 * cm], dy = u[2 * cp + 1] - u[2 * cm + 1];
     const double nx = m->pt_n[2 * i], ny = m->pt_n[2 * i + 1];
     m->pt_dn[i] = nx * dx + ny * dy, m->pt_dt[i] = -ny * dx + nx * dy;
@@ -331,7 +345,7 @@ static int sys_force(shard_system *sys, double t, const double *u, double *f, sh
   if (m->tsl && m->npt) { /* w T on c-, -w T on c+ (T pulls the faces together when they open) */
     cohesive_eval(m, u, 0);
     for (int32_t i = 0; i < m->npt; ++i) {
-      const int32_t r = m->nwall_rows + i, cm = m->row_c[2 * r], cp = m->row_c[2 * r + 1];
+      const int32_t r = m->crack_row[i], cm = m->row_c[2 * r], cp = m->row_c[2 * r + 1];
       const double nx = m->pt_n[2 * i], ny = m->pt_n[2 * i + 1], w = m->pt_w[i];
       const double tx = w * (m->pt_tn[i] * nx - m->pt_tt[i] * ny), ty = w * (m->pt_tn[i] * ny + m->pt_tt[i] * nx);
       f[2 * cm] += tx, f[2 * cm + 1] += ty, f[2 * cp] -= tx, f[2 * cp + 1] -= ty;
@@ -346,14 +360,16 @@ static int sys_stiffness(shard_system *sys, const double *u, const shard_csr **o
   memcpy(m->k_val, m->k_base, (size_t)m->k_rowptr[m->ndof] * sizeof *m->k_val);
   if (m->force_law) {
     penalty_at(m, u);
-    for (int32_t r = 0; r < m->nwall_rows; ++r) {
+    for (int32_t r = 0; r < m->ncon; ++r) {
+      if (m->row_pt[r] >= 0) continue;
       const int32_t *b = m->nblock + 4 * m->row_c[2 * r + 1];
-      const double nx = m->h_val[2 * r], ny = m->h_val[2 * r + 1], k = m->pen_k[r];
+      const double nx = m->h_val[m->h_rowptr[r]], ny = m->h_val[m->h_rowptr[r] + 1], k = m->pen_k[r];
       m->k_val[b[0]] += k * nx * nx, m->k_val[b[1]] += k * nx * ny;
       m->k_val[b[2]] += k * ny * nx, m->k_val[b[3]] += k * ny * ny;
     }
     /* crack rows: k h h^T over the DOFs of c- and c+ (their coupling is in the pattern) */
-    for (int32_t r = m->nwall_rows; r < m->ncon; ++r) {
+    for (int32_t i = 0; i < m->ncrack_rows; ++i) {
+      const int32_t r = m->crack_row[i];
       const double k = m->pen_k[r];
       if (k == 0.0) continue;
       for (int32_t p = m->h_rowptr[r]; p < m->h_rowptr[r + 1]; ++p)
@@ -364,7 +380,7 @@ static int sys_stiffness(shard_system *sys, const double *u, const shard_csr **o
   if (m->tsl && m->npt) { /* w [[C, -C], [-C, C]] on (c-, c+), C = k_n n n^T + k_t tau tau^T */
     cohesive_eval(m, u, 0);
     for (int32_t i = 0; i < m->npt; ++i) {
-      const int32_t r = m->nwall_rows + i, c[2] = {m->row_c[2 * r], m->row_c[2 * r + 1]};
+      const int32_t r = m->crack_row[i], c[2] = {m->row_c[2 * r], m->row_c[2 * r + 1]};
       const double nx = m->pt_n[2 * i], ny = m->pt_n[2 * i + 1], kn = m->pt_kn[i], kt = m->pt_kt[i], w = m->pt_w[i];
       if (kn == 0.0 && kt == 0.0) continue;
       const double C[2][2] = {{w * (kn * nx * nx + kt * ny * ny), w * (kn - kt) * nx * ny},
@@ -402,6 +418,7 @@ static void tri2d_destroy(void *self) {
       free(m->bf_len), free(m->sshare), free(m->coh);
   free(m->bf_row), free(m->bf_state), free(m->bf_sc), free(m->bf_strength), free(m->pt_fac), free(m->sig_el);
   free(m->h_rowptr), free(m->h_col), free(m->h_val), free(m->g0), free(m->row_w);
+  free(m->row_pt), free(m->crack_row), free(m->wall_mask), free(m->edge_fac), free(m->wshare);
   free(m->pen_f), free(m->pen_k), free(m->pen_e), free(m->gap), free(m->impulse);
   free(m->dir), free(m->vbuf), free(m->pbuf), free(m->times), free(m->flab), free(m->fkey);
   free(m);
@@ -476,7 +493,8 @@ static int build_stiffness(tri2d *m, shard_msg *msg) {
   if (!cnt) return NOMEM("the stiffness pattern");
   for (int32_t e = 0; e < ne; ++e)
     for (int k = 0; k < 3; ++k) cnt[m->tri[3 * e + k] + 1] += 2;
-  for (int32_t r = m->nwall_rows; r < m->ncon; ++r) cnt[m->row_c[2 * r] + 1]++, cnt[m->row_c[2 * r + 1] + 1]++;
+  for (int32_t i = 0; i < m->ncrack_rows; ++i)
+    cnt[m->row_c[2 * m->crack_row[i]] + 1]++, cnt[m->row_c[2 * m->crack_row[i] + 1] + 1]++;
   for (int32_t i = 0; i < nn; ++i) cnt[i + 1] += cnt[i] + 1; /* room: the node itself + 2 per element */
   adj = malloc((size_t)cnt[nn] * sizeof *adj), deg = calloc((size_t)nn, sizeof *deg);
   if (!adj || !deg) {
@@ -493,9 +511,9 @@ static int build_stiffness(tri2d *m, shard_msg *msg) {
         if (!found) adj[cnt[i] + deg[i]++] = j;
       }
   /* the two copies of a crack row are coupled by its penalty spring */
-  for (int32_t r = m->nwall_rows; r < m->ncon; ++r)
+  for (int32_t p = 0; p < m->ncrack_rows; ++p)
     for (int s = 0; s < 2; ++s) {
-      const int32_t i = m->row_c[2 * r + s], j = m->row_c[2 * r + 1 - s];
+      const int32_t r = m->crack_row[p], i = m->row_c[2 * r + s], j = m->row_c[2 * r + 1 - s];
       int found = 0;
       for (int32_t q = 0; q < deg[i] && !found; ++q) found = adj[cnt[i] + q] == j;
       if (!found) adj[cnt[i] + deg[i]++] = j;
@@ -539,6 +557,7 @@ static int build_stiffness(tri2d *m, shard_msg *msg) {
      * a vertex couples with the rows of its neighbourhood, whichever way
      * the vertex splits later */
     int32_t worst = 1;
+    for (size_t c = 0; m->nwalls && c < 3 * (size_t)m->ne; ++c) rows_at[m->tri[c]] += m->nwalls; /* every corner a copy on every wall */
     for (int32_t f = 0; f < m->nfac; ++f)
       for (int k = 0; k < 2; ++k) {
         const int32_t cm = m->tri[3 * m->bf_em[f] + m->bf_loc[4 * f + k]];
@@ -1265,6 +1284,7 @@ static void fill_row(tri2d *m, int32_t r, int32_t f, int k) {
   const double nx = m->bf_n[2 * f], ny = m->bf_n[2 * f + 1];
   const int32_t q = m->h_rowptr[r];
   m->row_c[2 * r] = cm, m->row_c[2 * r + 1] = cp, m->row_wall[r] = -1;
+  if (m->row_pt[r] < 0) m->row_pt[r] = m->ncrack_rows, m->crack_row[m->ncrack_rows++] = r; /* a new crack row */
   const int lo = cm < cp ? 0 : 2;
   m->h_col[q + lo] = 2 * cm, m->h_col[q + lo + 1] = 2 * cm + 1;
   m->h_col[q + 2 - lo] = 2 * cp, m->h_col[q + 3 - lo] = 2 * cp + 1;
@@ -1274,7 +1294,7 @@ static void fill_row(tri2d *m, int32_t r, int32_t f, int k) {
   m->row_w[r] = 0.5 * m->bf_len[f] / m->h_mean;
   m->bf_row[2 * f + k] = r;
   if (m->coh) {
-    const int32_t i = r - m->nwall_rows;
+    const int32_t i = m->row_pt[r];
     m->pt_fac[i] = f, m->pt_n[2 * i] = nx, m->pt_n[2 * i + 1] = ny, m->pt_w[i] = 0.5 * m->thick * m->bf_len[f];
   }
 }
@@ -1293,11 +1313,77 @@ static void add_crack_rows(tri2d *m) {
       if (m->tri[3 * m->bf_em[f] + m->bf_loc[4 * f + k]] == m->tri[3 * m->bf_ep[f] + m->bf_loc[4 * f + 2 + k]])
         continue;
       const int32_t r = m->ncon++;
+      m->row_pt[r] = -1;
       fill_row(m, r, f, k);
       m->impulse[r] = 0.0;
     }
   }
-  if (m->coh) m->npt = m->ncon - m->nwall_rows;
+  if (m->coh) m->npt = m->ncrack_rows;
+  m->h.nrows = m->ncon;
+}
+
+/* row r: the wall row of copy c on wall s, penalty weight w (the rows
+ * before it in place) */
+static void fill_wall_row(tri2d *m, int32_t r, int s, int32_t c, double w) {
+  const int32_t q = m->h_rowptr[r];
+  const double nx = m->wn[s][0], ny = m->wn[s][1];
+  m->row_c[2 * r] = -1, m->row_c[2 * r + 1] = c, m->row_wall[r] = s, m->row_pt[r] = -1;
+  m->h_col[q] = 2 * c, m->h_col[q + 1] = 2 * c + 1, m->h_val[q] = nx, m->h_val[q + 1] = ny;
+  m->h_rowptr[r + 1] = q + 2;
+  m->g0[r] = nx * m->X[2 * c] + ny * m->X[2 * c + 1] - m->woff[s];
+  m->row_w[r] = w;
+  m->wall_mask[c] |= (unsigned char)(1u << s);
+}
+
+/* The facet of each corner's edge (edge k of e: corner k to k + 1), -1 on
+ * the outer boundary; walls with a crack only. */
+static void edge_facets(tri2d *m) {
+  for (size_t c = 0; c < 3 * (size_t)m->ne; ++c) m->edge_fac[c] = -1;
+  for (int32_t f = 0; f < m->nfac; ++f) {
+    const int la = m->bf_loc[4 * f + 2], lb = m->bf_loc[4 * f + 3];
+    m->edge_fac[3 * (size_t)m->bf_em[f] + m->bf_loc[4 * f]] = f; /* a -> b in e- */
+    m->edge_fac[3 * (size_t)m->bf_ep[f] + ((lb + 1) % 3 == la ? lb : la)] = f; /* b -> a in e+ */
+  }
+}
+
+/* Wall rows for the copies on a crack. A vertex split by broken facets has
+ * copies on the crack's faces, which face a wall once their piece moves:
+ * every copy a crack row holds (its c-, c+) gets a row on each wall it has
+ * none on yet (appended). The penalty weight of every wall row at such a
+ * copy (a set-up row included) is the copy's share of the boundary, half
+ * its edges on the outer boundary or on a broken facet, over h_mean, set
+ * again after each insertion. An interior vertex no crack has split stays
+ * inside its piece, behind the boundary vertices, and needs none. Nothing
+ * is allocated. */
+#define ON_CRACK 0x80u /* scratch bit of wall_mask: the copy is held by a crack row */
+static void add_wall_rows(tri2d *m) {
+  if (!m->wall_mask || !m->ncrack_rows) return;
+  memset(m->wshare, 0, (size_t)m->nn * sizeof *m->wshare);
+  for (int32_t e = 0; e < m->ne; ++e)
+    for (int k = 0; k < 3; ++k) {
+      const int32_t f = m->edge_fac[3 * (size_t)e + k];
+      if (f >= 0 && !m->bf_state[f]) continue;
+      const int32_t a = m->tri[3 * e + k], b = m->tri[3 * e + (k + 1) % 3];
+      const double half = 0.5 * hypot(m->X[2 * a] - m->X[2 * b], m->X[2 * a + 1] - m->X[2 * b + 1]);
+      m->wshare[a] += half, m->wshare[b] += half;
+    }
+  for (int32_t i = 0; i < m->ncrack_rows; ++i)
+    for (int c = 0; c < 2; ++c) m->wall_mask[m->row_c[2 * m->crack_row[i] + c]] |= ON_CRACK;
+  for (int32_t r = 0; r < m->ncon; ++r)
+    if (m->row_pt[r] < 0 && (m->wall_mask[m->row_c[2 * r + 1]] & ON_CRACK))
+      m->row_w[r] = m->wshare[m->row_c[2 * r + 1]] / m->h_mean;
+  for (int32_t i = 0; i < m->ncrack_rows; ++i)
+    for (int c = 0; c < 2; ++c) {
+      const int32_t v = m->row_c[2 * m->crack_row[i] + c];
+      for (int s = 0; s < W_N; ++s)
+        if (m->has_wall[s] && !(m->wall_mask[v] & (1u << s))) {
+          const int32_t r = m->ncon++;
+          fill_wall_row(m, r, s, v, m->wshare[v] / m->h_mean);
+          m->impulse[r] = 0.0;
+        }
+    }
+  for (int32_t i = 0; i < m->ncrack_rows; ++i)
+    for (int c = 0; c < 2; ++c) m->wall_mask[m->row_c[2 * m->crack_row[i] + c]] &= (unsigned char)~ON_CRACK;
   m->h.nrows = m->ncon;
 }
 
@@ -1309,9 +1395,9 @@ static int row_springs(tri2d *m, shard_msg *msg) {
   if (!wsum) return NOMEM("the contact rows");
   for (int32_t q = 0; q < m->ncon; ++q)
     for (int c = 0; c < 2; ++c)
-      if (m->row_c[2 * q + c] >= 0) wsum[m->row_c[2 * q + c]] += (q < m->nwall_rows ? 1.0 : 2.0) * m->row_w[q];
+      if (m->row_c[2 * q + c] >= 0) wsum[m->row_c[2 * q + c]] += (m->row_pt[q] < 0 ? 1.0 : 2.0) * m->row_w[q];
   for (int32_t i = 0; i < m->npt; ++i)
-    for (int c = 0; c < 2; ++c) csum[m->row_c[2 * (m->nwall_rows + i) + c]] += 2.0 * m->pt_w[i];
+    for (int c = 0; c < 2; ++c) csum[m->row_c[2 * m->crack_row[i] + c]] += 2.0 * m->pt_w[i];
   m->spring_per_mass = m->coh_per_mass = 0;
   for (int32_t i = 0; i < m->nn; ++i) {
     m->spring_per_mass = fmax(m->spring_per_mass, wsum[i] / m->mass[2 * i]);
@@ -1339,6 +1425,35 @@ static int row_springs(tri2d *m, shard_msg *msg) {
       if (m->fracture) m->coh_per_mass = fmax(m->coh_per_mass, 2.0 * 0.5 * m->thick * l / mc);
     }
   }
+  /* Walls: a copy on a crack has at most one row per wall, of weight its
+   * boundary share over h_mean, at most half the two edges at each of its
+   * corners summed over them, on a mass that is the sum of its corners':
+   * its wall springs per mass are at most the largest over its corners of
+   * n_walls (l1 + l2) / (2 h_mean m_c), its crack springs at most the
+   * largest of its corners' above; both bounded per vertex v (as at set-up:
+   * copies only ever split further) and added. A vertex no crack holds
+   * keeps its set-up rows and mass, counted above. Bounded once, at set-up. */
+  if (m->nwalls && !(m->wall_spm > 0)) {
+    double *wv = calloc(2 * (size_t)m->nn, sizeof *wv), *cv = wv + m->nn;
+    if (!wv) {
+      free(acc);
+      return NOMEM("the contact rows");
+    }
+    for (int32_t e = 0; e < m->ne; ++e) {
+      const double mc = m->rho * m->thick * m->geo[7 * e + 6] / 3.0;
+      const int32_t *t = m->tri + 3 * e;
+      for (int k = 0; k < 3; ++k) {
+        const int32_t a = t[k], b = t[(k + 1) % 3], c = t[(k + 2) % 3];
+        const double lab = hypot(m->X[2 * a] - m->X[2 * b], m->X[2 * a + 1] - m->X[2 * b + 1]);
+        const double lac = hypot(m->X[2 * a] - m->X[2 * c], m->X[2 * a + 1] - m->X[2 * c + 1]);
+        wv[a] = fmax(wv[a], m->nwalls * 0.5 * (lab + lac) / m->h_mean / mc);
+        cv[a] = fmax(cv[a], 2.0 * 0.5 * acc[3 * (size_t)e + k] / m->h_mean / mc);
+      }
+    }
+    for (int32_t i = 0; i < m->nn; ++i) m->wall_spm = fmax(m->wall_spm, wv[i] + cv[i]);
+    free(wv);
+  }
+  m->spring_per_mass = fmax(m->spring_per_mass, m->wall_spm);
   free(acc);
   return SHARD_OK;
 }
@@ -1514,9 +1629,7 @@ static int tri2d_create(const shard_model_args *a, void **out_self, shard_system
   for (int s = 0; s < W_N; ++s)
     for (int32_t i = 0; m->has_wall[s] && i < nn; ++i) ncon += on_side(m, i, s);
   m->nwall_rows = ncon;
-  if (m->insertion && ncon)
-    FAIL(shard_msg_set(msg, SHARD_ERR_INPUT, "%s: model.walls: the tri2d model does not combine walls with "
-                       "fracture.insertion yet (the copies a crack makes on the boundary would need wall rows)", path));
+  for (int s = 0; s < W_N; ++s) m->nwalls += m->has_wall[s];
   /* crack rows: one per facet end whose two sides hold different copies
    * (inserting: room for both ends of every facet) */
   int32_t ncrack = 0;
@@ -1524,15 +1637,30 @@ static int tri2d_create(const shard_model_args *a, void **out_self, shard_system
     for (int k = 0; k < 2; ++k)
       ncrack += m->insertion || (m->bf_state[f] && m->tri[3 * m->bf_em[f] + m->bf_loc[4 * f + k]] !=
                                                       m->tri[3 * m->bf_ep[f] + m->bf_loc[4 * f + 2 + k]]);
-  const int32_t ncon_max = ncon + ncrack;
+  /* walls with a crack: the copies on it get wall rows too, at most one per
+   * copy and wall (inserting: every corner may become a copy; else the two
+   * copies of each crack row) */
+  const int walls_crack = m->nwalls > 0 && ncrack > 0;
+  int64_t room = (int64_t)ncon + ncrack;
+  if (walls_crack) room = m->insertion ? (int64_t)m->nwalls * m->nn_max + ncrack : room + 2LL * m->nwalls * ncrack;
+  if (room > INT32_MAX / 4)
+    FAIL(shard_msg_set(msg, SHARD_ERR_INPUT, "%s: model.mesh: %lld contact rows are too many", path, (long long)room));
+  const int32_t ncon_max = (int32_t)room;
   const size_t nc = (size_t)(ncon_max > 0 ? ncon_max : 1);
-  if (!(m->row_c = malloc(2 * nc * sizeof(int32_t))) || !(m->row_wall = malloc(nc * sizeof(int32_t))) ||
+  if (!(m->row_c = calloc(2 * nc, sizeof(int32_t))) || !(m->row_wall = calloc(nc, sizeof(int32_t))) ||
       !(m->h_rowptr = malloc((nc + 1) * sizeof(int32_t))) || !(m->h_col = malloc(4 * nc * sizeof(int32_t))) ||
       !(m->h_val = malloc(4 * nc * sizeof(double))) || !(m->g0 = malloc(nc * sizeof(double))) ||
-      !(m->row_w = malloc(nc * sizeof(double))) || !(m->pen_f = calloc(nc, sizeof(double))) ||
+      !(m->row_w = calloc(nc, sizeof(double))) || !(m->pen_f = calloc(nc, sizeof(double))) ||
       !(m->pen_k = calloc(nc, sizeof(double))) || !(m->pen_e = calloc(nc, sizeof(double))) ||
-      !(m->gap = calloc(nc, sizeof(double))) || !(m->impulse = calloc(nc, sizeof(double))))
+      !(m->gap = calloc(nc, sizeof(double))) || !(m->impulse = calloc(nc, sizeof(double))) ||
+      !(m->row_pt = malloc(nc * sizeof(int32_t))) || !(m->crack_row = malloc(nc * sizeof(int32_t))))
     FAIL(NOMEM("the wall rows"));
+  for (size_t q = 0; q < nc; ++q) m->row_pt[q] = -1, m->crack_row[q] = -1;
+  if (walls_crack && (!(m->wall_mask = calloc((size_t)m->nn_max, 1)) ||
+                      !(m->wshare = malloc((size_t)m->nn_max * sizeof(double))) ||
+                      !(m->edge_fac = malloc(3 * (size_t)ne * sizeof(int32_t)))))
+    FAIL(NOMEM("the wall rows"));
+  if (walls_crack) edge_facets(m);
   int32_t r = 0;
   for (int s = 0; s < W_N; ++s)
     for (int32_t i = 0; m->has_wall[s] && i < nn; ++i) {
@@ -1542,6 +1670,7 @@ static int tri2d_create(const shard_model_args *a, void **out_self, shard_system
       m->h_col[2 * r] = 2 * i, m->h_col[2 * r + 1] = 2 * i + 1, m->h_val[2 * r] = nx, m->h_val[2 * r + 1] = ny;
       m->g0[r] = nx * m->X[2 * i] + ny * m->X[2 * i + 1] - m->woff[s];
       m->row_w[r] = tributary(m, i, s) / m->h_mean;
+      if (m->wall_mask) m->wall_mask[i] |= (unsigned char)(1u << s);
       if (m->g0[r] < 0)
         FAIL(shard_msg_set(msg, SHARD_ERR_INPUT,
                            "%s: model.walls.%s: node %d at (%g, %g) starts %g m behind the wall", path, wall_name[s],
@@ -1563,11 +1692,12 @@ static int tri2d_create(const shard_model_args *a, void **out_self, shard_system
     m->pt_n = m->coh + 17 * np; /* two per point */
   }
   add_crack_rows(m);
+  add_wall_rows(m);
   if ((st = row_springs(m, msg)) != SHARD_OK) goto fail;
   if ((st = build_stiffness(m, msg)) != SHARD_OK) goto fail;
   shard_system *s = &m->sys;
   s->struct_size = sizeof *s;
-  s->ndof = ndof, s->ndof_max = ndof_max, s->ncon = m->ncon, s->ncon_max = ncon_max;
+  s->ndof = ndof, s->ndof_max = ndof_max, s->ncon = m->ncon, s->ncon_max = m->insertion ? ncon_max : m->ncon;
   s->mass = m->mass, s->minv = m->minv, s->h = &m->h, s->impulse = m->impulse;
   s->stats = &m->stats, s->ops = &tri2d_system_ops;
   *out_self = m;
@@ -1765,6 +1895,7 @@ static int32_t tri2d_insert(void *self, int32_t *first_dof) {
   for (int32_t d = 0; d < m->ndof; ++d) m->minv[d] = 1.0 / m->mass[d];
   const int32_t old_npt = m->npt;
   add_crack_rows(m);
+  add_wall_rows(m);
   m->h.ncols = m->ndof;
   free(m->k_rowptr), free(m->k_col), free(m->k_base), free(m->k_val), free(m->nblock);
   m->k_rowptr = m->k_col = m->nblock = NULL, m->k_base = m->k_val = NULL;
@@ -1813,7 +1944,7 @@ static int facet_fully_broken(const tri2d *m, int32_t f) {
     const int32_t r = m->bf_row[2 * f + k];
     if (r < 0) continue;
     any = 1;
-    if (m->tsl && m->coh) all &= m->pt_dmax[r - m->nwall_rows] >= m->pt_dc[r - m->nwall_rows];
+    if (m->tsl && m->coh) all &= m->pt_dmax[m->row_pt[r]] >= m->pt_dc[m->row_pt[r]];
   }
   return any && all;
 }
@@ -2189,7 +2320,7 @@ static const char *tri2d_fields_note(const void *self) {
  * pt_work, contiguous in the block: 5 per point) */
 static uint32_t tri2d_ck_sections(void *self) {
   const tri2d *m = self;
-  return (m->sys.n_aux ? 5u : 4u) + (m->insertion ? 6u : 0u) + (m->tsl && m->npt_cap > 0 ? 2u : 0u);
+  return (m->sys.n_aux ? 5u : 4u) + (m->insertion ? (m->wall_mask ? 9u : 6u) : 0u) + (m->tsl && m->npt_cap > 0 ? 2u : 0u);
 }
 
 /* Every section has the size of its room (ndof_max, ncon_max, every
@@ -2206,6 +2337,12 @@ static void tri2d_ck_write(void *self, const shard_model_ck_io *io) {
     io->put(io->ctx, "facet_state", SHARD_MODEL_CK_BYTES, m->bf_state, (uint64_t)m->nfac);
     io->put(io->ctx, "facet_row", SHARD_MODEL_CK_I32, m->bf_row, 2 * (uint64_t)m->nfac);
     io->put(io->ctx, "facet_sigma", SHARD_MODEL_CK_F64, m->bf_sc, (uint64_t)m->nfac);
+    if (m->wall_mask) { /* the rows' kinds (a wall, -1 for a crack row), the wall rows' copies and weights */
+      const uint64_t nr = (uint64_t)m->sys.ncon_max;
+      io->put(io->ctx, "row_wall", SHARD_MODEL_CK_I32, m->row_wall, nr);
+      io->put(io->ctx, "row_node", SHARD_MODEL_CK_I32, m->row_c, 2 * nr);
+      io->put(io->ctx, "row_weight", SHARD_MODEL_CK_F64, m->row_w, nr);
+    }
   }
   io->put(io->ctx, "u", SHARD_MODEL_CK_F64, m->sys.u, n);
   io->put(io->ctx, "v", SHARD_MODEL_CK_F64, m->sys.v, n);
@@ -2268,21 +2405,83 @@ static int ck_read_topology(tri2d *m, const shard_model_ck_io *io, shard_msg *ms
   memcpy(m->bf_state, state, (size_t)m->nfac);
   free(state);
   m->nn = nn, m->ndof = 2 * nn, m->nbroken = (int32_t)c[2], m->insertions = c[3];
-  /* rows in their order: each crack row once, for a facet end whose two sides differ */
+  /* the rows' kinds: with walls, the checkpoint's (the set-up wall rows as
+   * built, then crack rows and wall rows of copies in their order); else
+   * crack rows after the wall rows */
+  int32_t *kind = malloc((size_t)ncon_max * sizeof *kind), *node = malloc(2 * (size_t)ncon_max * sizeof *node);
+  double *wgt = malloc((size_t)ncon_max * sizeof *wgt);
+  if (!kind || !node || !wgt) {
+    free(kind), free(node), free(wgt);
+    return NOMEM("the checkpoint's rows");
+  }
+  for (int32_t r = 0; r < ncon_max; ++r) kind[r] = r < m->nwall_rows ? m->row_wall[r] : -1;
+  int32_t nextra = 0;
+  if (m->wall_mask) {
+    if ((st = io->get(io->ctx, "row_wall", SHARD_MODEL_CK_I32, kind, (uint64_t)ncon_max, msg)) != SHARD_OK ||
+        (st = io->get(io->ctx, "row_node", SHARD_MODEL_CK_I32, node, 2 * (uint64_t)ncon_max, msg)) != SHARD_OK ||
+        (st = io->get(io->ctx, "row_weight", SHARD_MODEL_CK_F64, wgt, (uint64_t)ncon_max, msg)) != SHARD_OK) {
+      free(kind), free(node), free(wgt);
+      return st;
+    }
+    for (int32_t r = 0; r < ncon && st == SHARD_OK; ++r) {
+      if (r < m->nwall_rows) {
+        if (kind[r] != m->row_wall[r] || node[2 * r + 1] != m->row_c[2 * r + 1] || !(isfinite(wgt[r]) && wgt[r] >= 0))
+          st = shard_msg_set(msg, SHARD_ERR_INPUT, "row_wall[%d]: not the set-up wall row of this case", (int)r);
+      } else if (kind[r] >= 0) {
+        if (kind[r] >= W_N || !m->has_wall[kind[r]] || node[2 * r + 1] < 0 || node[2 * r + 1] >= nn ||
+            !(isfinite(wgt[r]) && wgt[r] >= 0))
+          st = shard_msg_set(msg, SHARD_ERR_INPUT, "row %d: wall %d, vertex %d, weight %g is not a wall row here",
+                             (int)r, (int)kind[r], (int)node[2 * r + 1], wgt[r]);
+        ++nextra;
+      } else if (kind[r] != -1)
+        st = shard_msg_set(msg, SHARD_ERR_INPUT, "row_wall[%d] = %d is not a wall nor -1 (a crack row)", (int)r,
+                           (int)kind[r]);
+    }
+    if (st != SHARD_OK) {
+      free(kind), free(node), free(wgt);
+      return st;
+    }
+  }
+  /* each crack row once, for a facet end whose two sides differ */
   int32_t seen = 0;
-  for (int32_t f = 0; f < m->nfac; ++f)
-    for (int k = 0; k < 2; ++k)
-      if (m->bf_row[2 * f + k] >= 0) {
-        if (m->tri[3 * m->bf_em[f] + m->bf_loc[4 * f + k]] == m->tri[3 * m->bf_ep[f] + m->bf_loc[4 * f + 2 + k]])
-          return shard_msg_set(msg, SHARD_ERR_INPUT, "facet_row[%d]: its facet end is not open", (int)(2 * f + k));
-        ++seen;
-      }
-  if (seen != ncon - m->nwall_rows)
-    return shard_msg_set(msg, SHARD_ERR_INPUT, "facet_row: %d rows for %d crack rows", (int)seen,
-                         (int)(ncon - m->nwall_rows));
-  m->ncon = ncon, m->h_rowptr[m->nwall_rows] = 2 * m->nwall_rows;
-  for (int32_t r = m->nwall_rows; r < ncon; ++r) m->h_rowptr[r + 1] = m->h_rowptr[r] + 4;
-  for (int32_t r = m->nwall_rows; r < ncon; ++r) m->row_wall[r] = -2; /* not filled yet */
+  for (int32_t f = 0; f < m->nfac && st == SHARD_OK; ++f)
+    for (int k = 0; k < 2 && st == SHARD_OK; ++k) {
+      const int32_t r = m->bf_row[2 * f + k];
+      if (r < 0) continue;
+      if (kind[r] != -1)
+        st = shard_msg_set(msg, SHARD_ERR_INPUT, "facet_row[%d] = %d is a wall row", (int)(2 * f + k), (int)r);
+      else if (m->tri[3 * m->bf_em[f] + m->bf_loc[4 * f + k]] == m->tri[3 * m->bf_ep[f] + m->bf_loc[4 * f + 2 + k]])
+        st = shard_msg_set(msg, SHARD_ERR_INPUT, "facet_row[%d]: its facet end is not open", (int)(2 * f + k));
+      ++seen;
+    }
+  if (st == SHARD_OK && seen != ncon - m->nwall_rows - nextra)
+    st = shard_msg_set(msg, SHARD_ERR_INPUT, "facet_row: %d rows for %d crack rows", (int)seen,
+                       (int)(ncon - m->nwall_rows - nextra));
+  if (st != SHARD_OK) {
+    free(kind), free(node), free(wgt);
+    return st;
+  }
+  m->ncon = ncon, m->h_rowptr[m->nwall_rows] = 2 * m->nwall_rows, m->ncrack_rows = 0;
+  if (m->wall_mask) {
+    memset(m->wall_mask, 0, (size_t)m->nn_max);
+    for (int32_t r = 0; r < m->nwall_rows; ++r) /* the set-up rows: their weights as the run left them */
+      m->wall_mask[m->row_c[2 * r + 1]] |= (unsigned char)(1u << m->row_wall[r]), m->row_w[r] = wgt[r];
+  }
+  for (int32_t r = m->nwall_rows; r < ncon; ++r) {
+    m->h_rowptr[r + 1] = m->h_rowptr[r] + (kind[r] >= 0 ? 2 : 4);
+    m->row_pt[r] = -1, m->row_wall[r] = -2; /* not filled yet */
+    if (kind[r] < 0) m->row_pt[r] = m->ncrack_rows, m->crack_row[m->ncrack_rows++] = r;
+  }
+  for (int32_t r = m->nwall_rows; r < ncon && st == SHARD_OK; ++r) {
+    if (kind[r] < 0) continue;
+    if (m->wall_mask[node[2 * r + 1]] & (1u << kind[r]))
+      st = shard_msg_set(msg, SHARD_ERR_INPUT, "row %d: vertex %d has a row on wall %d already", (int)r,
+                         (int)node[2 * r + 1], (int)kind[r]);
+    else
+      fill_wall_row(m, r, kind[r], node[2 * r + 1], wgt[r]);
+  }
+  free(kind), free(node), free(wgt);
+  if (st != SHARD_OK) return st;
   for (int32_t f = 0; f < m->nfac; ++f)
     for (int k = 0; k < 2; ++k) {
       const int32_t r = m->bf_row[2 * f + k];
@@ -2291,7 +2490,7 @@ static int ck_read_topology(tri2d *m, const shard_model_ck_io *io, shard_msg *ms
         return shard_msg_set(msg, SHARD_ERR_INPUT, "facet_row: row %d given twice", (int)r);
       fill_row(m, r, f, k);
     }
-  if (m->coh) m->npt = ncon - m->nwall_rows;
+  if (m->coh) m->npt = m->ncrack_rows;
   m->h.nrows = ncon, m->h.ncols = m->ndof;
   memset(m->mass, 0, (size_t)m->ndof * sizeof *m->mass);
   for (int32_t e = 0; e < m->ne; ++e) {
@@ -2404,7 +2603,8 @@ static const shard_plugin tri2d_plugin = {
            "rho t A / 3 per vertex, on a structured rectangle or annulus (two triangles per cell, alternating "
            "diagonals, interior nodes optionally perturbed) or the triangles of a Gmsh file (ASCII 2.2 or 4.1). Node i carries DOFs 2i (x) and 2i+1 (y). Rigid walls are "
            "half-planes (left, right, bottom, top relative to the mesh, and one oblique wall), one constraint row "
-           "per boundary node facing them. A straight crack given in the case splits the vertices on it into "
+           "per boundary node facing them and one per wall at every vertex copy on a crack. A straight crack "
+           "given in the case splits the vertices on it into "
            "copies, with contact rows across it and, with a fracture section, cohesive points at its facet ends; "
            "with fracture.insertion, facets break during the run where the mean stress of their two triangles "
            "reaches their strength. `cases/examples/tri2d_block_wall.yaml` runs a block "
