@@ -681,7 +681,7 @@ static int eval_in(eval_ctx *ec, const yt_node *node, const char *text, const sh
   int st = shard_expr_parse(text, &e, &err);
   if (st != SHARD_OK) {
     value_error(d, node, full, err.col, "'%s': %s", full, err.text);
-    return SHARD_ERR_INPUT;
+    return st == SHARD_ERR_NOMEM ? st : SHARD_ERR_INPUT;
   }
   if (ec->load && ec->depth == 0) st = check_names(ec, e, node, full, d);
   if (st == SHARD_OK) {
@@ -1011,6 +1011,12 @@ const char *shard_case_string(const shard_case *c, const char *path) {
 
 /* The specs of section `base` resolved into vals: defaults filled in,
  * expressions evaluated in scope, a list key's values into case storage. */
+/* the status of two failures together: out of memory is not bad input */
+static int worse(int st, int e) {
+  if (e == SHARD_OK) return st;
+  return st == SHARD_ERR_NOMEM || e == SHARD_ERR_NOMEM ? SHARD_ERR_NOMEM : SHARD_ERR_INPUT;
+}
+
 static int resolve_values(const shard_case *c, const char *base, const shard_param_spec *specs, uint32_t n,
                           shard_param_value *vals, const shard_scope *scope, shard_diag *diag) {
   int st = SHARD_OK;
@@ -1033,13 +1039,12 @@ static int resolve_values(const shard_case *c, const char *base, const shard_par
       double *items = seq->n ? yt_alloc(c->arena, seq->n * sizeof *items) : NULL;
       if (seq->n && !items) return SHARD_ERR_NOMEM;
       for (size_t k = 0; k < seq->n; ++k)
-        if (eval_text(c, seq->items[k], seq->items[k]->text, s, full, scope, 0, &items[k], diag) != SHARD_OK)
-          st = SHARD_ERR_INPUT;
+        st = worse(st, eval_text(c, seq->items[k], seq->items[k]->text, s, full, scope, 0, &items[k], diag));
       v->list = items, v->n_list = (uint32_t)seq->n;
       v->set = seq->n > 0;
       v->real = seq->n ? items[0] : 0.0;
     } else {
-      if (eval_text(c, nd, text, s, full, scope, 0, &v->real, diag) != SHARD_OK) st = SHARD_ERR_INPUT;
+      st = worse(st, eval_text(c, nd, text, s, full, scope, 0, &v->real, diag));
       v->list = &v->real, v->n_list = 1;
     }
     v->integer = (long long)v->real;
@@ -1073,9 +1078,11 @@ int shard_case_plugin(const shard_case *c, const char *slot_path, const shard_sc
 int shard_case_model_params(const shard_case *c, const shard_scope *scope, shard_params *model_out,
                             shard_params *fracture_out, const shard_params **fracture, shard_diag *diag) {
   *fracture = NULL;
-  if (shard_case_section_params(c, "model", 0, scope, model_out, diag) != SHARD_OK) return SHARD_ERR_INPUT;
+  int st = shard_case_section_params(c, "model", 0, scope, model_out, diag);
+  if (st != SHARD_OK) return st == SHARD_ERR_NOMEM ? st : SHARD_ERR_INPUT;
   if (!shard_case_has(c, "fracture")) return SHARD_OK;
-  if (shard_case_section_params(c, "fracture", 1, scope, fracture_out, diag) != SHARD_OK) return SHARD_ERR_INPUT;
+  st = shard_case_section_params(c, "fracture", 1, scope, fracture_out, diag);
+  if (st != SHARD_OK) return st == SHARD_ERR_NOMEM ? st : SHARD_ERR_INPUT;
   *fracture = fracture_out;
   return SHARD_OK;
 }

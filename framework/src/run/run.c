@@ -93,8 +93,9 @@ static void scope_why(void *ctx, const char *name, char *buf, size_t n) {
 
 static int instantiate(run *r, const char *slot, plugin_inst *pi, shard_msg *msg) {
   shard_scope sc = run_scope(r);
-  if (shard_case_plugin(r->c, slot, &sc, &pi->lp, &pi->params, r->diag) != SHARD_OK)
-    return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: invalid plugin parameters", slot);
+  const int st = shard_case_plugin(r->c, slot, &sc, &pi->lp, &pi->params, r->diag);
+  if (st == SHARD_ERR_NOMEM) return shard_msg_set(msg, st, "%s: out of memory for the plugin parameters", slot);
+  if (st != SHARD_OK) return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: invalid plugin parameters", slot);
   return SHARD_OK;
 }
 
@@ -458,8 +459,9 @@ static int run_setup(run *r, shard_msg *msg) {
   const char *type = shard_case_string(r->c, "model.type");
   shard_params mp, fp;
   const shard_params *frac;
-  if (shard_case_model_params(r->c, &sc, &mp, &fp, &frac, r->diag) != SHARD_OK)
-    return shard_msg_set(msg, SHARD_ERR_INPUT, "invalid %s model", type);
+  const int pst = shard_case_model_params(r->c, &sc, &mp, &fp, &frac, r->diag);
+  if (pst == SHARD_ERR_NOMEM) return shard_msg_set(msg, pst, "%s model: out of memory for its parameters", type);
+  if (pst != SHARD_OK) return shard_msg_set(msg, SHARD_ERR_INPUT, "invalid %s model", type);
   const shard_model_args args = {type, &mp, frac, shard_case_path(r->c)};
   int st = r->mops->create(&args, &r->model, &r->sys, msg);
   if (st != SHARD_OK) return st;
