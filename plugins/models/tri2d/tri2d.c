@@ -231,6 +231,7 @@ typedef struct tri2d {
   double g_c, tsl_kmax, coh_per_mass, d0;
   const shard_tsl_ops *tsl;
   void *tsl_self;
+  double tsl_ibeta2; /* 1/beta^2, beta the law's weight of sliding (shear_weight): the insertion criterion's */
   int32_t npt, npt_cap; /* cohesive points, and room for them */
   double *coh; /* one block: the arrays below */
   double *pt_w, *pt_n, *pt_sc, *pt_dc, *pt_dmax, *pt_dmax_s, *pt_dn, *pt_dt, *pt_tn, *pt_tt, *pt_kn, *pt_kt, *pt_rev,
@@ -1680,6 +1681,12 @@ static int tri2d_set_tsl(void *self, const shard_tsl_ops *ops, void *tsl, int ze
   (void)msg;
   m->tsl = ops, m->tsl_self = tsl, m->tsl_zic = zero_in_compression;
   m->tsl_kmax = shard_tsl_max_stiffness(ops, tsl);
+  const double beta = shard_tsl_shear_weight(ops, tsl);
+  if (!(beta > 0.0) || !isfinite(beta) || !isfinite(1.0 / (beta * beta)))
+    return shard_msg_set(msg, SHARD_ERR_PLUGIN,
+                         "the traction-separation law's shear weight beta = %g is not a finite number > 0 (the "
+                         "insertion criterion divides the shear by it)", beta);
+  m->tsl_ibeta2 = 1.0 / (beta * beta);
   const double sc = shard_params_real(&m->fr, "strength.nominal");
   for (int32_t f = 0; f < m->nfac; ++f)
     if (m->bf_state[f] == 2) m->bf_sc[f] = sc;
@@ -1724,8 +1731,9 @@ static void tri2d_commit(void *self) {
 }
 /* Insertion after a committed step: every intact facet whose effective
  * traction, from the mean of its two elements' stresses, reaches its
- * strength breaks (tension only for the normal part: sqrt(<sigma_n>^2 +
- * tau^2)); then the vertices split (the copies take u, v, a and the
+ * strength breaks (tension only for the normal part, the shear weighed by
+ * the law's beta as in its effective opening: sqrt(<sigma_n>^2 + tau^2 /
+ * beta^2), Camacho & Ortiz 1996); then the vertices split (the copies take u, v, a and the
  * integrator's vectors of their source), the masses are summed again over
  * the copies' elements, rows and cohesive points are appended for the
  * newly openable ends, and K's pattern is rebuilt. Returns the facets
@@ -1747,7 +1755,7 @@ static int32_t tri2d_insert(void *self, int32_t *first_dof) {
     const double nx = m->bf_n[2 * f], ny = m->bf_n[2 * f + 1];
     const double tx = sxx * nx + sxy * ny, ty = sxy * nx + syy * ny;
     const double sn = tx * nx + ty * ny, tau = -ny * tx + nx * ty, sp = sn > 0 ? sn : 0.0;
-    const double seff = sqrt(sp * sp + tau * tau);
+    const double seff = sqrt(sp * sp + tau * tau * m->tsl_ibeta2);
     if (seff >= m->bf_strength[f]) m->bf_state[f] = 1, m->bf_sc[f] = seff, ++n;
   }
   if (!n) return 0;
