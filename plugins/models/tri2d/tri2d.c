@@ -749,7 +749,8 @@ static int build_disk(tri2d *m, const shard_params *pp, const char *path, shard_
    * 0.72 dr, and a triangle whose vertices move by less than half of it
    * keeps a positive area, so amp <= 0.3 never folds one */
   for (int32_t k = 0; amp > 0 && k < m->nn - (int32_t)(6 * nr); ++k) {
-    const double rho = amp * dr * sqrt(shard_rng_range(&rng, 0.0, 1.0)), phi = 2.0 * pi * shard_rng_range(&rng, 0.0, 1.0);
+    const double rho = amp * dr * sqrt(shard_rng_range(&rng, 0.0, 1.0));
+    const double phi = 2.0 * pi * shard_rng_range(&rng, 0.0, 1.0);
     m->X[2 * k] += rho * cos(phi), m->X[2 * k + 1] += rho * sin(phi);
   }
   int32_t e = 0;
@@ -1760,7 +1761,6 @@ static int draw_strengths(tri2d *m, shard_msg *msg) {
  * delta_max = d0 delta_c; 1: fully broken, contact only). */
 static int tri2d_set_tsl(void *self, const shard_tsl_ops *ops, void *tsl, int zero_in_compression, shard_msg *msg) {
   tri2d *m = self;
-  (void)msg;
   m->tsl = ops, m->tsl_self = tsl, m->tsl_zic = zero_in_compression;
   m->tsl_kmax = shard_tsl_max_stiffness(ops, tsl);
   const double beta = shard_tsl_shear_weight(ops, tsl);
@@ -1815,8 +1815,8 @@ static void tri2d_commit(void *self) {
  * traction, from the mean of its two elements' stresses, reaches its
  * strength breaks (tension only for the normal part, the shear weighed by
  * the law's beta as in its effective opening: sqrt(<sigma_n>^2 + tau^2 /
- * beta^2), Camacho & Ortiz 1996); then the vertices split (the copies take u, v, a and the
- * integrator's vectors of their source), the masses are summed again over
+ * beta^2), Camacho & Ortiz 1996); then the vertices split (the copies take
+ * u, v, a and the integrator's vectors of their source), the masses are summed again over
  * the copies' elements, rows and cohesive points are appended for the
  * newly openable ends, and K's pattern is rebuilt. Returns the facets
  * broken. An allocation failure here is reported by the next force(). */
