@@ -12,7 +12,10 @@
  *   - traction continuous along every path, δ_max non-decreasing, commit = 0
  *     changes nothing, no kink of force or stiffness at δ = 0 for a damaged
  *     interface, 0 ≤ stiffness ≤ max_stiffness everywhere, results independent
- *     of the batch an interface is evaluated in.
+ *     of the batch an interface is evaluated in;
+ *   - the optional shear_weight (beta, read through the host's widened table)
+ *     is finite and > 0 for every parameter set, and a law's `beta` key is
+ *     the value it returns.
  *
  * Parameter sets: built from each plugin's spec table (defaults) plus the
  * overrides below; a set naming a key the plugin does not declare is skipped
@@ -33,12 +36,14 @@
  * — N ≈ 10³ steps of relative round-off 1e-16 each give ~1e-13, while any
  * quadrature or branch error at these step sizes (m ≤ 128) is ≥ 1e-5. */
 #include <float.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cu_runner.h"
+#include "loader/plugin_calls.h"
 #include "loader/registry.h"
 #include "scales_probe.h"
 #include "shard/tsl.h"
@@ -876,6 +881,66 @@ static void test_tsl_contract_mixed_mode_paths(void) {
   shard_registry_destroy(reg);
 }
 
+
+/* The optional slot shear_weight (beta): for every law that has it (in the
+ * table widened as the host widens it), finite and > 0 under every
+ * parameter set, and for a law with a `beta` key the value given (0.5, 2,
+ * 1e-3, 1e3). A table whose ops_size stops before the slot reads as NULL
+ * (beta = 1) even when the memory after it holds a function. */
+static double sw_seven(const void *self) { return (void)self, 7.0; }
+
+static void test_tsl_contract_shear_weight(void) {
+  shard_registry *reg = NULL;
+  tlaw laws[MAX_TSLS];
+  const int n = load_laws(&reg, laws);
+  const probe_scales scv = test_scales();
+  const shard_scales sc = probe_scales_view(&scv);
+  int with_slot = 0;
+  for (int l = 0; l < n; ++l) {
+    const shard_plugin *d = laws[l].desc;
+    shard_tsl_ops ops;
+    shard_tsl_ops_widen(d, &ops);
+    if (!ops.shear_weight) {
+      printf("\n  %s: no shear_weight (beta = 1)", d->name);
+      continue;
+    }
+    ++with_slot;
+    const int has_beta = param_index(d, "beta") >= 0;
+    static const double betas[] = {0.5, 2.0, 1e-3, 1e3};
+    for (int ps = 0; ps < N_PSETS; ++ps)
+      for (int b = -1; b < (has_beta ? 4 : 0); ++b) {
+        pvals pv;
+        if (!build(d, &PSETS[ps], &pv)) continue;
+        if (b >= 0) set_real(d, &pv, "beta", betas[b]);
+        shard_msg msg = {{0}};
+        void *self = NULL;
+        const int st = ops.create(&pv.params, &sc, &self, &msg);
+        CU_CHECK_MSG(st == SHARD_OK, "%s, %s: create: %.300s", d->name, PSETS[ps].label, msg.text);
+        if (st != SHARD_OK) continue;
+        const double beta = shard_tsl_shear_weight(&ops, self);
+        CU_CHECK_MSG(isfinite(beta) && beta > 0.0, "%s, %s: shear_weight %g", d->name, PSETS[ps].label, beta);
+        if (has_beta) {
+          const double want = shard_params_real(&pv.params, "beta");
+          CU_CHECK_MSG(beta == want, "%s, %s, beta = %g: shear_weight %g", d->name, PSETS[ps].label, want, beta);
+        }
+        ops.destroy(self);
+      }
+    printf("\n  %s: shear_weight checked%s", d->name, has_beta ? " against its beta key" : "");
+  }
+  CU_CHECK_MSG(with_slot >= 1, "no tsl plugin has shear_weight (camacho_ortiz should)");
+  /* the guard: a table compiled before the slot */
+  shard_tsl_ops full = {.shear_weight = sw_seven}, widened;
+  const shard_plugin old = {.kind = SHARD_KIND_TSL, .ops_size = (uint32_t)offsetof(shard_tsl_ops, shear_weight),
+                            .ops = &full};
+  shard_tsl_ops_widen(&old, &widened);
+  CU_ASSERT(widened.shear_weight == NULL && shard_tsl_shear_weight(&widened, NULL) == 1.0);
+  const shard_plugin now = {.kind = SHARD_KIND_TSL, .ops_size = sizeof full, .ops = &full};
+  shard_tsl_ops_widen(&now, &widened);
+  CU_ASSERT(shard_tsl_shear_weight(&widened, NULL) == 7.0);
+  printf("\n");
+  shard_registry_destroy(reg);
+}
+
 static const cu_test_def tests[] = {
     {"test_tsl_contract_descriptors", test_tsl_contract_descriptors},
     {"test_tsl_contract_paths", test_tsl_contract_paths},
@@ -884,6 +949,7 @@ static const cu_test_def tests[] = {
     {"test_tsl_contract_camacho_ortiz_values", test_tsl_contract_camacho_ortiz_values},
     {"test_tsl_contract_mixed_mode_energy", test_tsl_contract_mixed_mode_energy},
     {"test_tsl_contract_mixed_mode_paths", test_tsl_contract_mixed_mode_paths},
+    {"test_tsl_contract_shear_weight", test_tsl_contract_shear_weight},
     {NULL, NULL},
 };
 

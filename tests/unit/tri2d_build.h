@@ -21,8 +21,9 @@ typedef struct built {
   shard_system *sys;
 } built;
 
-/* Create tri2d with the keys given (the others unset), as the host does. */
-static int build(const kv *keys, int n, built *b, shard_msg *msg) {
+/* Create tri2d with the keys given (the others unset) and the fracture
+ * section's values (NULL: none), as the host does. */
+static int build_fracture(const kv *keys, int n, const shard_params *fracture, built *b, shard_msg *msg) {
   const shard_loaded_plugin *lp = shard_registry_find(rh_registry(), SHARD_KIND_MODEL, "tri2d");
   if (!lp) return shard_msg_set(msg, SHARD_ERR_INPUT, "no tri2d plugin in %s", SHARD_PLUGIN_DIR);
   const shard_plugin *d = lp->desc;
@@ -46,9 +47,12 @@ static int build(const kv *keys, int n, built *b, shard_msg *msg) {
     }
   static shard_params p;
   p = (shard_params){d->params, d->n_params, vals};
-  const shard_model_args a = {"tri2d", &p, NULL, "test.yaml"};
+  const shard_model_args a = {"tri2d", &p, fracture, "test.yaml"};
   b->ops = d->ops;
   return b->ops->create(&a, &b->self, &b->sys, msg);
 }
+
+/* Create tri2d with the keys given (the others unset), as the host does. */
+static int build(const kv *keys, int n, built *b, shard_msg *msg) { return build_fracture(keys, n, NULL, b, msg); }
 
 #endif

@@ -176,6 +176,9 @@ typedef struct shard_model_ops {
   /* Laws: a force law (penalty) enters force() and stiffness(); a TSL makes
    * the model fracture and creates the case's initial interfaces. */
   void (*set_force_law)(void *self, const shard_contact_law_ops *ops, void *law);
+  /* ops: the host's copy of the law's table, at the host's size (its
+   * optional appended slots, such as shear_weight, NULL when the plugin's
+   * ops_size does not cover them); valid while the run lives. */
   int (*set_tsl)(void *self, const shard_tsl_ops *ops, void *tsl, int zero_in_compression, shard_msg *msg);
   /* The release rule of the prescribed motion (from its keys). */
   void (*release_rule)(const void *self, shard_model_release_rule *out);

@@ -46,6 +46,15 @@ typedef struct shard_tsl_ops {
   void (*evaluate)(const void *self, const shard_tsl_batch *batch, int commit);
   /* the largest stiffness the law can present [Pa/m] (SHARD_INF if uncapped) */
   double (*max_stiffness)(const void *self);
+  /* Appended, optional (NULL: 1). The law's weight beta of sliding, finite
+   * and > 0: its effective opening is sqrt(delta_n^2 + beta^2 delta_t^2) and
+   * a model that inserts facets tests the matching effective traction
+   * sqrt(<sigma_n>^2 + tau^2 / beta^2) against the strength (Camacho &
+   * Ortiz 1996), so that the criterion and the law agree on beta. Read only
+   * from a table whose ops_size covers it: the host hands set_tsl a copy of
+   * the law's table at its own size, the slots past the plugin's ops_size
+   * NULL (shard_tsl_shear_weight reads it). */
+  double (*shear_weight)(const void *self);
 } shard_tsl_ops;
 
 #ifdef __cplusplus

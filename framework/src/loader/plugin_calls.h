@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "shard/contact_law.h"
 #include "shard/integrator.h"
@@ -112,6 +113,17 @@ static inline void shard_tsl_evaluate(const shard_tsl_ops *ops, const void *self
 }
 static inline double shard_tsl_max_stiffness(const shard_tsl_ops *ops, const void *self) {
   return ops->max_stiffness(self);
+}
+/* The law's table at the host's size: the plugin's ops_size bytes of it, the
+ * slots it does not know NULL (appended optional slots are then read safely). */
+static inline void shard_tsl_ops_widen(const shard_plugin *d, shard_tsl_ops *out) {
+  memset(out, 0, sizeof *out);
+  if (d && d->kind == SHARD_KIND_TSL && d->ops)
+    memcpy(out, d->ops, d->ops_size < sizeof *out ? d->ops_size : sizeof *out);
+}
+/* beta, the weight of sliding (1 for a law without the slot) */
+static inline double shard_tsl_shear_weight(const shard_tsl_ops *ops, const void *self) {
+  return ops && ops->shear_weight ? ops->shear_weight(self) : 1.0;
 }
 static inline void shard_tsl_destroy(const shard_tsl_ops *ops, void *self) {
   if (ops && self) ops->destroy(self);

@@ -187,7 +187,8 @@ static int build_plugins(run *r, shard_msg *msg) {
       shard_msg_prepend(msg, "%s: traction-separation law '%s'", path, r->tsl.lp->desc->name);
       return SHARD_ERR_INPUT;
     }
-    if ((st = r->mops->set_tsl(r->model, tops, r->tsl.self, fam == SHARD_CAP_FORCE_LAW, msg)) != SHARD_OK)
+    shard_tsl_ops_widen(r->tsl.lp->desc, &r->tsl_ops);
+    if ((st = r->mops->set_tsl(r->model, &r->tsl_ops, r->tsl.self, fam == SHARD_CAP_FORCE_LAW, msg)) != SHARD_OK)
       return st;
   }
   st = shard_integrator_create(r->iops, &r->integ.params, &scales, &r->integ.self, msg);

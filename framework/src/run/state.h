@@ -71,6 +71,7 @@ typedef struct run {
   plugin_inst *created[6]; /* instances in the order of creation, destroyed in reverse */
   int n_created;
   const shard_integrator_ops *iops;
+  shard_tsl_ops tsl_ops; /* the law's table widened to the host's size (slots past its ops_size NULL) */
   /* a velocity-dependent impact law (SHARD_CAP_VELOCITY_DEPENDENT), called
    * before every step with the kinematics in kin_vn, kin_gap (ncon_max each);
    * NULL for a constant law, called once at set-up */

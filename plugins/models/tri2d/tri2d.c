@@ -2,8 +2,9 @@
  * model ABI (shard/model.h).
  *
  * A structured rectangle of nx x ny cells or an annulus of nr x ntheta cells,
- * each cell split in two triangles with alternating diagonals, interior nodes
- * optionally moved at random, or the triangles of a Gmsh file; plane
+ * each cell split in two triangles with alternating diagonals, a disk of nr
+ * rings of triangles around a centre fan, interior nodes optionally moved at
+ * random, or the triangles of a Gmsh file; plane
  * strain or plane stress, small strain, lumped mass rho t A / 3 per vertex.
  * Node i carries DOFs 2i (x) and 2i+1 (y). K is constant: its CSR pattern and
  * values are built once; the force -K u is assembled element by element
@@ -45,8 +46,8 @@ static const shard_param_spec tri2d_specs[] = {
     {"poisson", R, "0", 0, 0.5, "1", SHARD_PARAM_MAX_EXCLUSIVE, 0, "Poisson's ratio nu, in [0, 0.5)"},
     {"density", R, 0, 0, SHARD_INF, "kg/m^3", REQ | POS, 0, "mass density rho"},
     {"thickness", R, "1", 0, SHARD_INF, "m", POS, 0, "out-of-plane thickness t (plane strain: the slice, 1 m)"},
-    {"mesh.shape", C, "rectangle", 0, 0, "", 0, "rectangle|annulus|file",
-     "built-in mesh: rectangle (from the origin) or annulus (centred on the origin); file: mesh.file"},
+    {"mesh.shape", C, "rectangle", 0, 0, "", 0, "rectangle|annulus|disk|file",
+     "built-in mesh: rectangle (from the origin), annulus or disk (centred on the origin); file: mesh.file"},
     {"mesh.file", SHARD_PARAM_STRING, 0, 0, 0, "", 0, 0,
      "file: a Gmsh mesh (.msh, ASCII format 2.2 or 4.1; its 3-node triangles, z ignored), relative to the case file"},
     {"mesh.width", R, 0, 0, SHARD_INF, "m", POS, 0, "rectangle: extent along x, from x = 0"},
@@ -55,11 +56,13 @@ static const shard_param_spec tri2d_specs[] = {
     {"mesh.ny", I, 0, 1, 1e6, "", 0, 0, "rectangle: cells along y"},
     {"mesh.inner_radius", R, 0, 0, SHARD_INF, "m", POS, 0, "annulus: inner radius"},
     {"mesh.outer_radius", R, 0, 0, SHARD_INF, "m", POS, 0, "annulus: outer radius"},
-    {"mesh.nr", I, 0, 1, 1e6, "", 0, 0, "annulus: cells across the radius"},
+    {"mesh.radius", R, 0, 0, SHARD_INF, "m", POS, 0, "disk: radius"},
+    {"mesh.nr", I, 0, 1, 1e6, "", 0, 0,
+     "annulus: cells across the radius; disk: rings of triangles from the centre (at least 2; ring i has 6 i nodes)"},
     {"mesh.ntheta", I, 0, 6, 1e7, "", 0, 0, "annulus: cells around (each cell is two triangles)"},
     {"mesh.perturbation", R, "0", 0, 0.3, "1", 0, 0,
      "interior nodes moved at random by up to this fraction of the cell size along each axis (annulus: radius "
-     "and arc)"},
+     "and arc; disk: by a vector of up to this fraction of the ring spacing)"},
     {"mesh.seed", I, "1", 0, 9.007199254740992e15, "", 0, 0, "seed of the node perturbation"},
     {"initial.velocity", R, 0, -SHARD_INF, SHARD_INF, "m/s", SHARD_PARAM_LIST, 0,
      "uniform initial velocity [vx, vy] (absent: at rest)"},
@@ -245,6 +248,7 @@ typedef struct tri2d {
   double g_c, tsl_kmax, coh_per_mass, d0;
   const shard_tsl_ops *tsl;
   void *tsl_self;
+  double tsl_ibeta2; /* 1/beta^2, beta the law's weight of sliding (shear_weight): the insertion criterion's */
   int32_t npt, npt_cap; /* cohesive points, and room for them */
   double *coh; /* one block: the arrays below */
   double *pt_w, *pt_n, *pt_sc, *pt_dc, *pt_dmax, *pt_dmax_s, *pt_dn, *pt_dt, *pt_tn, *pt_tt, *pt_kn, *pt_kt, *pt_rev,
@@ -715,6 +719,82 @@ static int build_annulus(tri2d *m, const shard_params *pp, const char *path, sha
     }
   m->xmin = m->ymin = -ro, m->xmax = m->ymax = ro;
   m->ring_r = 0.5 * (ri + ro);
+  return SHARD_OK;
+}
+
+/* The disk: the centre node and rings i = 1 .. nr of radius i R / nr with 6 i
+ * nodes each, node j of ring i at the angle 2 pi j / (6 i) (ring nr exactly
+ * on the circle). The centre and ring 1 make a fan of 6 triangles; each band
+ * between rings i - 1 and i is zipped by the nodes' angles into 6 (2 i - 1)
+ * triangles, each with two nodes on one ring and one on the other (6 nr^2
+ * triangles in all, of about equal area pi R^2 / (6 nr^2), close to
+ * equilateral; smallest angle 43.7 degrees as nr grows, 47.6 at nr = 2).
+ * The topology is fixed by the nominal angles; the perturbation then moves
+ * the interior nodes. */
+static int build_disk(tri2d *m, const shard_params *pp, const char *path, shard_msg *msg) {
+  if (!shard_params_has(pp, "mesh.radius") || !shard_params_has(pp, "mesh.nr"))
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: model.%s is required with mesh.shape: disk", path,
+                         shard_params_has(pp, "mesh.radius") ? "mesh.nr" : "mesh.radius");
+  const double R = shard_params_real(pp, "mesh.radius");
+  const long long nr = shard_params_int(pp, "mesh.nr");
+  if (!(R > 0) || !isfinite(R))
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: model.mesh.radius = %g: a disk needs a finite radius > 0", path, R);
+  if (nr < 2)
+    return shard_msg_set(msg, SHARD_ERR_INPUT,
+                         "%s: model.mesh.nr = %lld: a disk needs at least 2 rings (one ring is a hexagon of 6 "
+                         "triangles without an interior node)",
+                         path, nr);
+  if (1 + 3 * nr * (nr + 1) > 10000000LL)
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: model.mesh: a disk of %lld rings is more than 10^7 nodes", path,
+                         nr);
+  m->nn = (int32_t)(1 + 3 * nr * (nr + 1)), m->ne = (int32_t)(6 * nr * nr), m->ndof = 2 * m->nn;
+  if (!(m->X = malloc((size_t)m->ndof * sizeof *m->X)) || !(m->tri = malloc((size_t)m->ne * 3 * sizeof *m->tri)))
+    return NOMEM("the mesh");
+  const double pi = 3.14159265358979323846, dr = R / (double)nr;
+  const double amp = shard_params_real(pp, "mesh.perturbation");
+  shard_rng rng;
+  shard_rng_seed(&rng, (uint64_t)shard_params_int(pp, "mesh.seed"));
+  m->X[0] = m->X[1] = 0.0;
+  for (long long i = 1; i <= nr; ++i) {
+    const long long first = 1 + 3 * (i - 1) * i, n = 6 * i;
+    const double dth = 2.0 * pi / (double)n;
+    for (long long j = 0; j < n; ++j) {
+      const double r = i == nr ? R : (double)i * dr, th = (double)j * dth;
+      m->X[2 * (first + j)] = r * cos(th), m->X[2 * (first + j) + 1] = r * sin(th);
+    }
+  }
+  /* every interior node (centre included) by a vector uniform in the disc of
+   * radius amp dr: the unperturbed triangles' smallest altitude is above
+   * 0.72 dr, and a triangle whose vertices move by less than half of it
+   * keeps a positive area, so amp <= 0.3 never folds one */
+  for (int32_t k = 0; amp > 0 && k < m->nn - (int32_t)(6 * nr); ++k) {
+    const double rho = amp * dr * sqrt(shard_rng_range(&rng, 0.0, 1.0));
+    const double phi = 2.0 * pi * shard_rng_range(&rng, 0.0, 1.0);
+    m->X[2 * k] += rho * cos(phi), m->X[2 * k + 1] += rho * sin(phi);
+  }
+  int32_t e = 0;
+  for (int32_t j = 0; j < 6; ++j) { /* the centre's fan: 0, 1 + j, 1 + (j + 1) % 6 counter-clockwise */
+    int32_t *t = m->tri + 3 * e++;
+    t[0] = 0, t[1] = 1 + j, t[2] = 1 + (j + 1) % 6;
+  }
+  for (long long i = 2; i <= nr; ++i) { /* the band between ring i - 1 (a) and ring i (b) */
+    const int32_t fa = (int32_t)(1 + 3 * (i - 2) * (i - 1)), fb = (int32_t)(1 + 3 * (i - 1) * i);
+    const long long na = 6 * (i - 1), nb = 6 * i;
+    long long p = 0, q = 0;
+    while (p < na || q < nb) {
+      /* advance the ring whose next node comes first by angle: j / n of a turn,
+       * compared exactly as (p + 1) nb against (q + 1) na */
+      const int inner = q == nb || (p < na && (p + 1) * nb <= (q + 1) * na);
+      const int32_t a = fa + (int32_t)(p % na), b = fb + (int32_t)(q % nb);
+      int32_t *t = m->tri + 3 * e++;
+      if (inner) { /* a, b, a + 1 counter-clockwise */
+        t[0] = a, t[1] = b, t[2] = fa + (int32_t)((p + 1) % na), ++p;
+      } else { /* a, b, b + 1 */
+        t[0] = a, t[1] = b, t[2] = fb + (int32_t)((q + 1) % nb), ++q;
+      }
+    }
+  }
+  m->xmin = m->ymin = -R, m->xmax = m->ymax = R;
   return SHARD_OK;
 }
 
@@ -1507,9 +1587,13 @@ static int tri2d_create(const shard_model_args *a, void **out_self, shard_system
   m->cp = sqrt(m->D[0][0] / m->rho);
   const char *shape = shard_params_string(pp, "mesh.shape");
   const int annulus = shape && strcmp(shape, "annulus") == 0, from_file = shape && strcmp(shape, "file") == 0;
-  st = annulus ? build_annulus(m, pp, path, msg) : from_file ? build_file(m, pp, path, msg) : build_rectangle(m, pp, path, msg);
+  const int disk = shape && strcmp(shape, "disk") == 0;
+  st = annulus ? build_annulus(m, pp, path, msg)
+       : disk  ? build_disk(m, pp, path, msg)
+       : from_file ? build_file(m, pp, path, msg)
+                   : build_rectangle(m, pp, path, msg);
   if (st != SHARD_OK) goto fail;
-  if ((annulus || from_file) && (st = boundary_shares(m, path, msg)) != SHARD_OK) goto fail;
+  if ((annulus || disk || from_file) && (st = boundary_shares(m, path, msg)) != SHARD_OK) goto fail;
   {
     double cf[2], ct[2];
     int bad = SHARD_OK;
@@ -1807,9 +1891,14 @@ static int draw_strengths(tri2d *m, shard_msg *msg) {
  * delta_max = d0 delta_c; 1: fully broken, contact only). */
 static int tri2d_set_tsl(void *self, const shard_tsl_ops *ops, void *tsl, int zero_in_compression, shard_msg *msg) {
   tri2d *m = self;
-  (void)msg;
   m->tsl = ops, m->tsl_self = tsl, m->tsl_zic = zero_in_compression;
   m->tsl_kmax = shard_tsl_max_stiffness(ops, tsl);
+  const double beta = shard_tsl_shear_weight(ops, tsl);
+  if (!(beta > 0.0) || !isfinite(beta) || !isfinite(1.0 / (beta * beta)))
+    return shard_msg_set(msg, SHARD_ERR_PLUGIN,
+                         "the traction-separation law's shear weight beta = %g is not a finite number > 0 (the "
+                         "insertion criterion divides the shear by it)", beta);
+  m->tsl_ibeta2 = 1.0 / (beta * beta);
   const double sc = shard_params_real(&m->fr, "strength.nominal");
   for (int32_t f = 0; f < m->nfac; ++f)
     if (m->bf_state[f] == 2) m->bf_sc[f] = sc;
@@ -1854,9 +1943,10 @@ static void tri2d_commit(void *self) {
 }
 /* Insertion after a committed step: every intact facet whose effective
  * traction, from the mean of its two elements' stresses, reaches its
- * strength breaks (tension only for the normal part: sqrt(<sigma_n>^2 +
- * tau^2)); then the vertices split (the copies take u, v, a and the
- * integrator's vectors of their source), the masses are summed again over
+ * strength breaks (tension only for the normal part, the shear weighed by
+ * the law's beta as in its effective opening: sqrt(<sigma_n>^2 + tau^2 /
+ * beta^2), Camacho & Ortiz 1996); then the vertices split (the copies take
+ * u, v, a and the integrator's vectors of their source), the masses are summed again over
  * the copies' elements, rows and cohesive points are appended for the
  * newly openable ends, and K's pattern is rebuilt. Returns the facets
  * broken. An allocation failure here is reported by the next force(). */
@@ -1877,7 +1967,7 @@ static int32_t tri2d_insert(void *self, int32_t *first_dof) {
     const double nx = m->bf_n[2 * f], ny = m->bf_n[2 * f + 1];
     const double tx = sxx * nx + sxy * ny, ty = sxy * nx + syy * ny;
     const double sn = tx * nx + ty * ny, tau = -ny * tx + nx * ty, sp = sn > 0 ? sn : 0.0;
-    const double seff = sqrt(sp * sp + tau * tau);
+    const double seff = sqrt(sp * sp + tau * tau * m->tsl_ibeta2);
     if (seff >= m->bf_strength[f]) m->bf_state[f] = 1, m->bf_sc[f] = seff, ++n;
   }
   if (!n) return 0;
@@ -2592,8 +2682,8 @@ static const shard_plugin tri2d_plugin = {
     SHARD_PLUGIN_HEADER(SHARD_KIND_MODEL),
     .name = "tri2d",
     .version = "0.1.0",
-    .summary = "linear elastic P1 triangles in the plane (plane stress or strain) on a built-in rectangle or annulus "
-               "or a Gmsh mesh, between optional rigid walls",
+    .summary = "linear elastic P1 triangles in the plane (plane stress or strain) on a built-in rectangle, annulus "
+               "or disk or a Gmsh mesh, between optional rigid walls",
     .params = tri2d_specs,
     .n_params = SHARD_NPARAMS(tri2d_specs),
     .ops_size = sizeof(shard_model_ops),
@@ -2601,7 +2691,8 @@ static const shard_plugin tri2d_plugin = {
     .ops = &tri2d_ops,
     .doc = "Linear elastic constant-strain (P1) triangles, plane stress or plane strain, small strain, lumped mass "
            "rho t A / 3 per vertex, on a structured rectangle or annulus (two triangles per cell, alternating "
-           "diagonals, interior nodes optionally perturbed) or the triangles of a Gmsh file (ASCII 2.2 or 4.1). Node i carries DOFs 2i (x) and 2i+1 (y). Rigid walls are "
+           "diagonals), a disk (rings of 6 i nodes zipped into triangles around a centre fan; interior nodes "
+           "optionally perturbed on all three) or the triangles of a Gmsh file (ASCII 2.2 or 4.1). Node i carries DOFs 2i (x) and 2i+1 (y). Rigid walls are "
            "half-planes (left, right, bottom, top relative to the mesh, and one oblique wall), one constraint row "
            "per boundary node facing them and one per wall at every vertex copy on a crack. A straight crack "
            "given in the case splits the vertices on it into "

@@ -39,6 +39,7 @@
 #include "shard/tsl.h"
 
 typedef struct camacho_ortiz {
+  double beta;  /* β, the weight of sliding (shear_weight) */
   double beta2; /* β², the weight of sliding in the effective opening */
   int capped;  /* a cap was given */
   double kcap; /* k̃ [Pa/m] when capped */
@@ -72,10 +73,11 @@ static const shard_param_spec co_params[] = {
      .min = 0.0,
      .max = SHARD_INF,
      .unit = "1",
-     .flags = 0,
+     .flags = SHARD_PARAM_MIN_EXCLUSIVE,
      .choices = NULL,
-     .doc = "mixed mode: weight of the tangential opening, delta_eff = sqrt(delta_n^2 + beta^2 delta_t^2) (models "
-            "with a tangential opening only; 1D ignores it)"},
+     .doc = "mixed mode: weight of the tangential opening, delta_eff = sqrt(delta_n^2 + beta^2 delta_t^2), and of the "
+            "shear in a model's insertion criterion, sqrt(<sigma_n>^2 + tau^2/beta^2) >= sigma_c (models with a "
+            "tangential opening only; 1D ignores it)"},
 };
 
 static int co_create(const shard_params *params, const shard_scales *scales, void **out_self, shard_msg *msg) {
@@ -87,11 +89,13 @@ static int co_create(const shard_params *params, const shard_scales *scales, voi
   if (rc != SHARD_OK) return rc;
   camacho_ortiz *s = calloc(1, sizeof *s);
   if (!s) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
-  s->beta2 = shard_params_has(params, "beta") ? shard_params_real(params, "beta") : 1.0;
-  s->beta2 *= s->beta2;
-  if (!isfinite(s->beta2)) {
+  s->beta = shard_params_has(params, "beta") ? shard_params_real(params, "beta") : 1.0;
+  s->beta2 = s->beta * s->beta;
+  if (!isfinite(s->beta2) || !(s->beta2 > 0.0)) {
+    const double beta = s->beta, beta2 = s->beta2;
     free(s);
-    return shard_msg_set(msg, SHARD_ERR_INPUT, "beta = %g: beta^2 overflows", shard_params_real(params, "beta"));
+    return shard_msg_set(msg, SHARD_ERR_INPUT, "beta = %g: beta^2 %s", beta,
+                         beta2 > 0.0 ? "overflows" : "is not positive (beta must be > 0)");
   }
   s->capped = !isnan(kcap);
   s->kcap = s->capped ? kcap : SHARD_INF;
@@ -185,11 +189,16 @@ static double co_max_stiffness(const void *self) {
   return s->capped ? s->kcap : SHARD_INF;
 }
 
+/* β: the insertion criterion of a model weighs the shear as the law weighs
+ * sliding, sqrt(<σ_n>² + τ²/β²) ≥ σ_c */
+static double co_shear_weight(const void *self) { return ((const camacho_ortiz *)self)->beta; }
+
 static const shard_tsl_ops co_ops = {
     .create = co_create,
     .destroy = co_destroy,
     .evaluate = co_evaluate,
     .max_stiffness = co_max_stiffness,
+    .shear_weight = co_shear_weight,
 };
 
 static const shard_plugin co_desc = {
@@ -209,7 +218,9 @@ static const shard_plugin co_desc = {
            "Mixed mode (models with a tangential opening, Camacho & Ortiz 1996, Ortiz & Pandolfi 1999): the law "
            "acts on delta_eff = sqrt(delta_n^2 + beta^2 delta_t^2) in tension, beta |delta_t| in compression (the "
            "normal part is the contact's), with tractions T_n = (t/delta_eff) delta_n (0 in compression) and "
-           "T_t = beta^2 (t/delta_eff) delta_t, so that any monotonic opening dissipates G_c.",
+           "T_t = beta^2 (t/delta_eff) delta_t, so that any monotonic opening dissipates G_c. A model that inserts "
+           "facets reads beta from the law (shear_weight) and breaks a facet when sqrt(<sigma_n>^2 + tau^2/beta^2) "
+           "reaches its strength.",
 };
 
 SHARD_PLUGIN_SINGLE(co_desc)
