@@ -132,9 +132,9 @@ int run_loop(run *r, int64_t *out_steps, shard_msg *msg) {
     }
     mo->commit(model);
     run_energy_step(r);
-    /* a model may give the copies of a split the acceleration of their own
-     * force (tri2d): H = E - dt^2/8 a^T M a jumps by as much, which the
-     * balance carries as it does a release's (docs/theory.md §12) */
+    /* a model may set new accelerations at an insertion (tri2d: M^-1 f(u)
+     * of the new topology): H = E - dt^2/8 a^T M a jumps by as much, which
+     * the balance carries as it does a release's (docs/theory.md §12) */
     const int newmark_h = (mi->flags & SHARD_MODEL_INSERTION) && r->energy_form != SHARD_ENERGY_PLAIN;
     const double aMa_before = newmark_h ? run_energy_aMa(r) : 0.0;
     int32_t first_new;
