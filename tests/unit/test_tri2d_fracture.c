@@ -338,21 +338,34 @@ static void test_tri2d_insertion_explicit(void) {
  * apart: more vertices than the 45 of the mesh, at least two fragments, and
  * at every row of the history the momentum is M (1, 0.5) to round-off
  * (1e-12 of |p|: the copies' masses are sums over their triangles and take
- * their source's velocity). Energy balance: CD-Lagrange to round-off
- * (measured 3e-15), NSN within 1% (measured 5e-4: the facets that break
- * inside a step); 24 facets break, 7 fragments. */
+ * their source's velocity). Energy balance (82 facets break over steps 10 to
+ * 17): CD-Lagrange and NSN with consistent_acceleration to round-off
+ * (measured 3.8e-15 and 6.0e-15). NSN's held to round-off only since three
+ * defects were fixed, measured one at a time on this case (consistent
+ * acceleration): 2.0e-4 before; the impulses' work counted on the rows
+ * after the insertion had moved a row's side onto a new copy, whose
+ * previous velocity the host had never stored (8.9e-6 left once counted
+ * before the insertion); the copies kept their source's a, not M^-1 f of
+ * their fan with the new cohesive tractions, so the next step's energy
+ * identity missed f(u_n) (2.3e-6 left once recomputed). Plain NSN (its
+ * linearised a_{n+1} on the facets that close and reopen, test (m)) keeps
+ * a drift of 1.3e-3, within the 1% it was held to. */
 static void test_tri2d_insertion(void) {
   const char *sets[] = {"fracture.insertion=true", "model.crack.from=null", "model.crack.to=null",
                         "fracture.strength.distribution=uniform", "fracture.strength.min=40e6",
                         "fracture.strength.max=60e6", "fracture.cap.alpha=1", "model.initial.velocity=[1, 0.5]",
-                        NULL};
-  const char *plugins[] = {"integrator.plugin=nsn", "integrator.plugin=cd_lagrange"};
+                        NULL, NULL};
+  const char *plugins[][2] = {{"integrator.plugin=nsn", "integrator.consistent_acceleration=false"},
+                              {"integrator.plugin=nsn", "integrator.consistent_acceleration=true"},
+                              {"integrator.plugin=cd_lagrange", NULL}};
+  const double bound[] = {1e-2, 1e-12, 1e-12};
   const double M = 8000 * 0.02 * 0.01 * 0.01, px0 = M, py0 = 0.5 * M;
-  for (int i = 0; i < 2; ++i) {
+  for (int i = 0; i < 3; ++i) {
     char out[512], tag[16];
     snprintf(tag, sizeof tag, "ins%d", i);
-    sets[8] = plugins[i];
-    CU_ASSERT_EQUAL_FATAL(rh_run("cases/examples/tri2d_crack_pull", tag, sets, 9, out, sizeof out, NULL, 0), 0);
+    sets[8] = plugins[i][0], sets[9] = plugins[i][1];
+    CU_ASSERT_EQUAL_FATAL(rh_run("cases/examples/tri2d_crack_pull", tag, sets, sets[9] ? 10 : 9, out, sizeof out, NULL, 0),
+                          0);
     const double nodes = rh_summary(out, "tri2d.nodes"), frag = rh_summary(out, "fracture.fragments");
     const double drift = rh_summary(out, "energy.max_balance_drift");
     char *h = rh_read_file(out, "history.csv", NULL);
@@ -363,13 +376,15 @@ static void test_tri2d_insertion(void) {
     for (const char *line = strchr(h, '\n'); line && line[1]; line = strchr(line + 1, '\n'), ++rows)
       dp = fmax(dp, hypot(rh_csv_field(line + 1, cpx) - px0, rh_csv_field(line + 1, cpy) - py0));
     free(h);
-    printf("\n  %-30s %g vertices, %g fragments, %g broken, momentum off %.2g, balance drift %.2g", plugins[i], nodes,
-           frag, rh_summary(out, "fracture.broken"), dp / hypot(px0, py0), drift);
+    printf("\n  %-30s %-41s %g vertices, %g fragments, %g broken, momentum off %.2g, balance drift %.2g", plugins[i][0],
+           plugins[i][1] ? plugins[i][1] : "", nodes, frag, rh_summary(out, "fracture.broken"), dp / hypot(px0, py0),
+           drift);
     CU_ASSERT(rows > 100);
     CU_ASSERT(nodes > 45);
     CU_ASSERT(frag >= 2);
-    CU_CHECK_MSG(dp <= 1e-12 * hypot(px0, py0), "%s: momentum off by %.3g", plugins[i], dp);
-    CU_CHECK_MSG(drift <= (i == 0 ? 1e-2 : 1e-12), "%s: balance drift %.3g", plugins[i], drift);
+    CU_ASSERT(rh_summary(out, "fracture.insertions") > 0);
+    CU_CHECK_MSG(dp <= 1e-12 * hypot(px0, py0), "%s: momentum off by %.3g", plugins[i][0], dp);
+    CU_CHECK_MSG(drift <= bound[i], "%s %s: balance drift %.3g", plugins[i][0], plugins[i][1] ? plugins[i][1] : "", drift);
   }
 }
 

@@ -59,6 +59,9 @@ static const shard_out_field summary_fields[] = {
     {"energy.algorithmic", R_, "J", 0, NULL, "the scheme's stored energy H at the end"},
     {"energy.balance_drift", R_, "1", 0, NULL, "energy balance error at the end, relative to the largest energy"},
     {"energy.max_balance_drift", R_, "1", 0, NULL, "largest |balance_drift| over the run"},
+    {"energy.insertion_offset", R_, "J", SOME, NULL,
+     "jumps of the algorithmic energy at insertions (the model's new accelerations), carried by the balance (runs with "
+     "fracture.insertion)"},
     {"contact.steps_in_contact", I_, "", 0, NULL, "steps with at least one active contact"},
     {"contact.max_active", I_, "", 0, NULL, "most contacts active at once"},
     {"contact.max_penetration", R_, "m", 0, NULL, "largest penetration over the run (0: none)"},

@@ -31,24 +31,17 @@ double run_energy_state(run *r) {
   return E;
 }
 
-/* increments of the step: external work (trapezoids, reactions on prescribed
- * DOFs) and contact dissipation -p^T H (v_n + v_{n+1}) / 2 */
-static void energy_increments(run *r) {
+/* increments of the step on the DOFs and rows the step was computed on, so
+ * before an insertion renumbers them (a split gives a row's side a new copy,
+ * whose v_prev and u_prev the step never saw): the body force's work and the
+ * contact dissipation -p^T H (v_n + v_{n+1}) / 2 */
+void run_energy_step(run *r) {
   const shard_system *sys = r->sys;
   const shard_model_info *mi = &r->info;
   const double *u = sys->u, *v = sys->v;
   double dw = 0, dc = 0;
   if (r->fext_any) /* else fext = 0 adds exact zeros: dw stays +0 */
     for (int32_t d = 0; d < sys->ndof; ++d) dw += mi->fext[d] * (u[d] - r->u_prev[d]);
-  if (mi->n_presc && !r->mops->released(r->model)) {
-    double reac[2];
-    r->mops->reactions(r->model, u, reac);
-    for (int32_t i = 0; i < mi->n_presc; ++i) {
-      const int32_t d = mi->presc_dof[i];
-      dw += 0.5 * (r->reac[i] + reac[i]) * (u[d] - r->u_prev[d]);
-      r->reac[i] = reac[i];
-    }
-  }
   r->dw_last = dw;
   if (sys->stats->energy_form != SHARD_ENERGY_NEWMARK) { /* the scheme's own contact work */
     dc = -sys->stats->contact_work;
@@ -64,15 +57,42 @@ static void energy_increments(run *r) {
       dc -= p * hv;
     }
   }
+  r->C_dis += dc;
+}
+
+/* the rest of the step's external work (after run_energy_step and the
+ * insertion): the reactions on prescribed DOFs by trapezoids */
+static void energy_increments(run *r) {
+  const shard_system *sys = r->sys;
+  const shard_model_info *mi = &r->info;
+  const double *u = sys->u;
+  double dw = r->dw_last;
+  if (mi->n_presc && !r->mops->released(r->model)) {
+    double reac[2];
+    r->mops->reactions(r->model, u, reac);
+    for (int32_t i = 0; i < mi->n_presc; ++i) {
+      const int32_t d = mi->presc_dof[i];
+      dw += 0.5 * (r->reac[i] + reac[i]) * (u[d] - r->u_prev[d]);
+      r->reac[i] = reac[i];
+    }
+  }
+  r->dw_last = dw;
   r->W_ext += dw;
   r->W_abs += fabs(dw);
-  r->C_dis += dc;
+}
+
+/* a^T M a over the DOFs, for the jump of H = E - dt^2/8 a^T M a at an insertion */
+double run_energy_aMa(const run *r) {
+  const shard_system *sys = r->sys;
+  double aMa = 0;
+  for (int32_t d = 0; d < sys->ndof; ++d) aMa += sys->mass[d] * sys->a[d] * sys->a[d];
+  return aMa;
 }
 
 /* the balance H + C_dis + D_num + G - W_ext (docs/theory.md §12) and its relative drift */
 void run_energy_balance(run *r, double E, int first) {
   const double G = r->coh_work - r->coh_rev;
-  const double B = r->H + r->C_dis + r->D_num + G - r->W_ext - r->release_offset;
+  const double B = r->H + r->C_dis + r->D_num + G - r->W_ext - r->release_offset - r->insert_offset;
   if (first) r->E0 = E, r->H0 = r->H, r->B0 = B, r->E_init = E, r->G0 = G;
   r->energy_max = fmax(r->energy_max, fmax(E, fabs(r->W_ext)));
   const double scale = fmax(r->energy_max, 1e-300);

@@ -7,6 +7,8 @@
 
 double run_energy_state(run *r);
 void run_energy_balance(run *r, double E, int first);
+void run_energy_step(run *r);
+double run_energy_aMa(const run *r);
 void run_energies(run *r, int first);
 
 #endif

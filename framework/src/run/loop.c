@@ -131,8 +131,15 @@ int run_loop(run *r, int64_t *out_steps, shard_msg *msg) {
       r->B0 = r->E_init + r->G0;
     }
     mo->commit(model);
+    run_energy_step(r);
+    /* a model may set new accelerations at an insertion (tri2d: M^-1 f(u)
+     * of the new topology): H = E - dt^2/8 a^T M a jumps by as much, which
+     * the balance carries as it does a release's (docs/theory.md §12) */
+    const int newmark_h = (mi->flags & SHARD_MODEL_INSERTION) && r->energy_form != SHARD_ENERGY_PLAIN;
+    const double aMa_before = newmark_h ? run_energy_aMa(r) : 0.0;
     int32_t first_new;
     const int32_t inserted = mo->insert(model, &first_new);
+    if (inserted > 0 && newmark_h) r->insert_offset -= r->dt * r->dt / 8.0 * (run_energy_aMa(r) - aMa_before);
     if (inserted > 0) shard_contact_topology_changed(r->contact);
     if (inserted > r->max_inserted) r->max_inserted = inserted, r->max_inserted_time = t;
     if (inserted > 0 && (st = shard_integrator_on_insert(r->iops, r->integ.self, sys, first_new, msg)) != SHARD_OK) {

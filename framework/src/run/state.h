@@ -114,6 +114,7 @@ typedef struct run {
   int64_t restarts;      /* times the run was continued from a checkpoint */
   int64_t max_inserted;  /* most facets inserted in one step (all at once: nucleation not resolved in time) */
   double max_inserted_time;
+  double insert_offset;  /* jumps of the algorithmic energy at insertions (the model's new a), carried by the balance */
   /* ---- end of the checkpointed block (plain data from E0 to here) ---- */
 
   FILE *hist;

@@ -123,6 +123,7 @@ int run_write_summary(run *r, FILE *f, const char *status, const char *message, 
   y_num(&w, "energy.algorithmic", r->H);
   y_sci(&w, "energy.balance_drift", r->drift);
   y_sci(&w, "energy.max_balance_drift", r->drift_max);
+  if (r->info.flags & SHARD_MODEL_INSERTION) y_num(&w, "energy.insertion_offset", r->insert_offset);
   y_int(&w, "contact.steps_in_contact", (long long)r->contact_steps);
   y_int(&w, "contact.max_active", (long long)r->max_active);
   y_sci(&w, "contact.max_penetration", r->max_penetration);

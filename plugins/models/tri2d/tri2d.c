@@ -1948,8 +1948,16 @@ static void tri2d_commit(void *self) {
  * beta^2), Camacho & Ortiz 1996); then the vertices split (the copies take
  * u, v, a and the integrator's vectors of their source), the masses are summed again over
  * the copies' elements, rows and cohesive points are appended for the
- * newly openable ends, and K's pattern is rebuilt. Returns the facets
- * broken. An allocation failure here is reported by the next force(). */
+ * newly openable ends, and K's pattern is rebuilt. Last, under a scheme of
+ * the Newmark form (NSN, explicit Newmark), a = M^-1 f(u) with the new
+ * topology: a copy's a, copied, was its whole vertex's force over its whole
+ * mass, not its fan's share of the elements' forces plus the new cohesive
+ * tractions over its fan's mass, and the next step starts from M a_n =
+ * f(u_n) as the scheme's energy identity needs (docs/theory.md §14). Every
+ * DOF, not only the copies': NSN's linearised a (a step with impulses,
+ * without consistent_acceleration) sums to zero momentum over all DOFs
+ * only; M^-1 f does too. Returns the facets broken. An allocation failure
+ * here is reported by the next force(). */
 static int32_t tri2d_insert(void *self, int32_t *first_dof) {
   tri2d *m = self;
   *first_dof = m->ndof;
@@ -1995,6 +2003,20 @@ static int32_t tri2d_insert(void *self, int32_t *first_dof) {
   }
   m->sys.ndof = m->ndof, m->sys.ncon = m->ncon;
   init_points(m, old_npt);
+  /* the step just taken says the scheme's form: CD-Lagrange's a is the
+   * difference of its staggered velocities (copied with them), not f / m */
+  if (m->stats.energy_form != SHARD_ENERGY_NEWMARK) return n;
+  double *f = malloc((size_t)m->ndof * sizeof *f);
+  if (!f) {
+    shard_msg_set(&m->insert_msg, SHARD_ERR_NOMEM, "out of memory for the forces after an insertion");
+    m->insert_failed = 1;
+    return 0;
+  }
+  shard_msg fmsg;
+  sys_force(&m->sys, m->sys.t, m->sys.u, f, &fmsg); /* cannot fail: insert_failed is clear */
+  for (int32_t d = 0; d < m->ndof; ++d)
+    if (m->minv[d] != 0.0) m->sys.a[d] = m->minv[d] * f[d];
+  free(f);
   return n;
 }
 
