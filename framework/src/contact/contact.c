@@ -79,14 +79,19 @@ static void sizes_for(const shard_contact *c, int32_t rows, int64_t *w_cap, int3
   *b_cap = *w_cap > dense_nnz ? *w_cap : dense_nnz;
 }
 
-/* *p from n_old to n_new elements of `size` bytes, the contents kept and
- * the new tail filled with bytes `fill` (0, or 0xff: -1 in int32_t). 1 when
- * done; 0 when out of memory (*p then unchanged and still valid). */
-static int resize(void **p, size_t n_old, size_t n_new, size_t size, int fill) {
+/* *p from n_old to n_new elements of `size` bytes, the first n_old kept
+ * when `keep` (else contents undefined: scratch), the others filled with
+ * bytes `fill` (0, or 0xff: -1 in int32_t). A new block, zero-filled by
+ * calloc, so that pages nothing writes stay unmapped as in a block sized
+ * once (a realloc would write every page of the tail). 1 when done; 0 when
+ * out of memory (*p then unchanged and still valid). */
+static int resize(void **p, size_t n_old, size_t n_new, size_t size, int fill, int keep) {
   if (n_new <= n_old && *p) return 1;
-  void *q = realloc(*p, (n_new ? n_new : 1) * size);
+  char *q = calloc(n_new ? n_new : 1, size);
   if (!q) return 0;
-  if (n_new > n_old) memset((char *)q + n_old * size, fill, (n_new - n_old) * size);
+  if (keep && *p && n_old) memcpy(q, *p, n_old * size);
+  if (fill) memset(q + (keep ? n_old : 0) * size, fill, (n_new - (keep ? n_old : 0)) * size);
+  free(*p);
   *p = q;
   return 1;
 }
@@ -109,31 +114,50 @@ static int grow_rows(shard_contact *c, int32_t rows, shard_msg *msg) {
   const size_t nh0 = old > 0 ? w * (size_t)old + 1 : 0, nh = w * (size_t)rows + 1;
   const size_t dn0 = (size_t)odense_max * (size_t)odense_max, dn = (size_t)dense_max * (size_t)dense_max;
   const size_t I = sizeof(int32_t), D = sizeof(double);
+  /* kept: W (handed out), the pattern snapshot and the rows of the symbolic
+   * product; the others are scratch of one call */
   struct {
     void **p;
     size_t n0, n, size;
-    int fill;
+    int fill, keep;
   } a[] = {
-      {(void **)&c->w_rowptr, nc0, nc, I, 0},         {(void **)&c->w_col, (size_t)ow_cap, (size_t)w_cap, I, 0},
-      {(void **)&c->w_val, (size_t)ow_cap, (size_t)w_cap, D, 0}, {(void **)&c->next, nh0, nh, I, 0},
-      {(void **)&c->erow, nh0, nh, I, 0},             {(void **)&c->eval, nh0, nh, D, 0},
-      {(void **)&c->marker, nc0, nc, I, 0xff},        {(void **)&c->list, nc0, nc, I, 0},
-      {(void **)&c->acc, nc0, nc, D, 0},              {(void **)&c->snap_hstart, nc0, nc, I, 0},
-      {(void **)&c->snap_hlen, nc0, nc, I, 0},        {(void **)&c->snap_ecol, nh0, nh, I, 0},
-      {(void **)&c->snap_klen, nh0, nh, I, 0},        {(void **)&c->map_row, nh0, nh, I, 0},
-      {(void **)&c->map_e, nh0, nh, I, 0},            {(void **)&c->row_gen, nc0, nc, I, 0},
-      {(void **)&c->row_ent0, nc0, nc, I, 0},         {(void **)&c->row_nent, nc0, nc, I, 0},
-      {(void **)&c->row_item0, nc0, nc, I, 0},        {(void **)&c->rloc, nc0, nc, I, 0xff},
-      {(void **)&c->stamp, nc0, nc, I, 0},            {(void **)&c->tpos, nc0, nc, I, 0xff},
-      {(void **)&c->parent, nc0, nc, I, 0},           {(void **)&c->count, nc0, nc, I, 0},
-      {(void **)&c->start, nc0 ? nc0 + 1 : 0, nc + 1, I, 0}, {(void **)&c->order, nc0, nc, I, 0},
-      {(void **)&c->loc, nc0, nc, I, 0},              {(void **)&c->b_rowptr, nc0, nc, I, 0},
-      {(void **)&c->b_col, (size_t)ob_cap, (size_t)b_cap, I, 0}, {(void **)&c->b_val, (size_t)ob_cap, (size_t)b_cap, D, 0},
-      {(void **)&c->b_q, nc0, nc, D, 0},              {(void **)&c->b_z, nc0, nc, D, 0},
-      {(void **)&c->b_w, nc0, nc, D, 0},              {(void **)&c->dense, dn0, dn, D, 0},
+      {(void **)&c->w_rowptr, nc0, nc, I, 0, 1},
+      {(void **)&c->w_col, (size_t)ow_cap, (size_t)w_cap, I, 0, 1},
+      {(void **)&c->w_val, (size_t)ow_cap, (size_t)w_cap, D, 0, 1},
+      {(void **)&c->next, nh0, nh, I, 0, 0},
+      {(void **)&c->erow, nh0, nh, I, 0, 0},
+      {(void **)&c->eval, nh0, nh, D, 0, 0},
+      {(void **)&c->marker, nc0, nc, I, 0xff, 1},
+      {(void **)&c->list, nc0, nc, I, 0, 0},
+      {(void **)&c->acc, nc0, nc, D, 0, 0},
+      {(void **)&c->snap_hstart, nc0, nc, I, 0, 1},
+      {(void **)&c->snap_hlen, nc0, nc, I, 0, 1},
+      {(void **)&c->snap_ecol, nh0, nh, I, 0, 1},
+      {(void **)&c->snap_klen, nh0, nh, I, 0, 1},
+      {(void **)&c->map_row, nh0, nh, I, 0, 1},
+      {(void **)&c->map_e, nh0, nh, I, 0, 1},
+      {(void **)&c->row_gen, nc0, nc, I, 0, 1},
+      {(void **)&c->row_ent0, nc0, nc, I, 0, 1},
+      {(void **)&c->row_nent, nc0, nc, I, 0, 1},
+      {(void **)&c->row_item0, nc0, nc, I, 0, 1},
+      {(void **)&c->rloc, nc0, nc, I, 0xff, 1},
+      {(void **)&c->stamp, nc0, nc, I, 0, 0},
+      {(void **)&c->tpos, nc0, nc, I, 0xff, 1},
+      {(void **)&c->parent, nc0, nc, I, 0, 0},
+      {(void **)&c->count, nc0, nc, I, 0, 0},
+      {(void **)&c->start, nc0 ? nc0 + 1 : 0, nc + 1, I, 0, 0},
+      {(void **)&c->order, nc0, nc, I, 0, 0},
+      {(void **)&c->loc, nc0, nc, I, 0, 0},
+      {(void **)&c->b_rowptr, nc0, nc, I, 0, 0},
+      {(void **)&c->b_col, (size_t)ob_cap, (size_t)b_cap, I, 0, 0},
+      {(void **)&c->b_val, (size_t)ob_cap, (size_t)b_cap, D, 0, 0},
+      {(void **)&c->b_q, nc0, nc, D, 0, 0},
+      {(void **)&c->b_z, nc0, nc, D, 0, 0},
+      {(void **)&c->b_w, nc0, nc, D, 0, 0},
+      {(void **)&c->dense, dn0, dn, D, 0, 0},
   };
   for (size_t i = 0; i < sizeof a / sizeof a[0]; ++i)
-    if (!resize(a[i].p, a[i].n0, a[i].n, a[i].size, a[i].fill))
+    if (!resize(a[i].p, a[i].n0, a[i].n, a[i].size, a[i].fill, a[i].keep))
       return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory (%lld operator entries)", (long long)b_cap);
   c->cap = rows;
   c->w_cap = w_cap;
