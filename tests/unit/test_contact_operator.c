@@ -11,6 +11,11 @@
 #include "contact/contact.h"
 #include "cu_runner.h"
 
+/* an allocation that cannot be served returns NULL under AddressSanitizer
+ * too (the out-of-memory case below) */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void) { return "allocator_may_return_null=1"; }
+
 #define NDOF 6
 #define NCON 3
 
@@ -429,6 +434,26 @@ static void test_contact_operator_grows(void) {
   CU_CHECK_MSG(strstr(msg.text, "301 constraint rows exceed the model's maximum 300") != NULL, "%s", msg.text);
   shard_contact_destroy(grown);
   shard_contact_destroy(full);
+  /* out of memory while growing (terabytes of W asked for): an error naming
+   * the rows; the service keeps its storage and works at its old size */
+  shard_contact *huge = NULL;
+  CU_ASSERT_EQUAL_FATAL(shard_contact_create_rows(&huge, ND, 1 << 30, 0, 2, 4096, &msg), SHARD_OK);
+  CU_ASSERT_EQUAL(shard_contact_reserve(huge, 1 << 29, &msg), SHARD_ERR_NOMEM);
+  CU_CHECK_MSG(strstr(msg.text, "growing the contact storage to 536870912 constraint rows: out of memory") != NULL, "%s",
+               msg.text);
+  CU_ASSERT_EQUAL(shard_contact_capacity(huge), SHARD_CONTACT_INITIAL_ROWS);
+  const shard_csr H = {40, ND, hp, hc, hv};
+  int32_t n = 0;
+  for (int32_t r = 0; r < 40; ++r) rows[n++] = r;
+  const shard_csr *wh = NULL, *wr = NULL;
+  shard_contact *ref = NULL;
+  CU_ASSERT_EQUAL_FATAL(shard_contact_create(&ref, ND, 40, 2, 5, &msg), SHARD_OK);
+  CU_ASSERT_EQUAL_FATAL(shard_contact_operator(huge, &H, minv, &K, rows, n, 0.01, &wh, &msg), SHARD_OK);
+  CU_ASSERT_EQUAL_FATAL(shard_contact_operator(ref, &H, minv, &K, rows, n, 0.01, &wr, &msg), SHARD_OK);
+  CU_ASSERT_EQUAL_FATAL(wh->rowptr[n], wr->rowptr[n]);
+  CU_ASSERT(memcmp(wh->val, wr->val, (size_t)wr->rowptr[n] * sizeof(double)) == 0);
+  shard_contact_destroy(ref);
+  shard_contact_destroy(huge);
 }
 
 static const cu_test_def tests[] = {
