@@ -11,6 +11,11 @@
 #include "contact/contact.h"
 #include "cu_runner.h"
 
+/* an allocation that cannot be served returns NULL under AddressSanitizer
+ * too (the out-of-memory case below) */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void) { return "allocator_may_return_null=1"; }
+
 #define NDOF 6
 #define NCON 3
 
@@ -288,11 +293,175 @@ static void test_contact_operator_reuse_dense(void) {
   shard_contact_destroy(c);
 }
 
+/* ---- storage that grows with the rows ---- */
+
+#define GN 300 /* rows of the chain */
+
+/* A projected Gauss-Seidel of the test (many sweeps), which refuses a
+ * problem larger than its setup and counts its setups. */
+typedef struct grow_solver {
+  int32_t n_max;
+  int setups;
+} grow_solver;
+
+static int grow_setup(void *self, int32_t n_max, int64_t nnz_max, shard_msg *msg) {
+  (void)nnz_max, (void)msg;
+  grow_solver *g = self;
+  g->n_max = n_max;
+  g->setups++;
+  return SHARD_OK;
+}
+
+static int grow_solve(void *self, const shard_lcp_problem *p, double *z, double *w, shard_lcp_report *rep,
+                      shard_msg *msg) {
+  const grow_solver *g = self;
+  const int rc = shard_lcp_check_problem(p, g->n_max, rep, msg);
+  if (rc != SHARD_OK) return rc;
+  const shard_csr *a = p->csr;
+  for (int sweep = 0; sweep < 400; ++sweep)
+    for (int32_t i = 0; i < p->n; ++i) {
+      double d = 0.0, r = p->q[i];
+      for (int32_t e = a->rowptr[i]; e < a->rowptr[i + 1]; ++e)
+        if (a->colind[e] == i)
+          d += a->val[e];
+        else
+          r += a->val[e] * z[a->colind[e]];
+      const double zi = -r / d;
+      z[i] = zi > 0.0 ? zi : 0.0;
+    }
+  rep->status = SHARD_OK;
+  rep->iterations = 400;
+  rep->residual = shard_lcp_residual(p, z, w);
+  return SHARD_OK;
+}
+
+static const shard_lcp_solver_ops grow_ops = {.setup = grow_setup, .solve = grow_solve};
+
+/* A service created small grows step by step (as a run inserting rows
+ * grows it between steps) to GN rows of a chain (row r: DOFs r and r + 1,
+ * a banded K): its W and the LCP solution are the same bits as those of a
+ * service sized for every row from the start, its capacity doubles from
+ * SHARD_CONTACT_INITIAL_ROWS up to ncon_max, the solver is set up again for
+ * each new size, and more rows than reserved are refused, nothing grown
+ * inside a step. */
+static void test_contact_operator_grows(void) {
+  enum { ND = GN + 1 };
+  static int32_t hp[GN + 1], hc[2 * GN], kp[ND + 1], kc[3 * ND];
+  static double hv[2 * GN], kv[3 * ND], minv[ND], q[GN];
+  for (int32_t r = 0; r < GN; ++r) {
+    hp[r] = 2 * r, hc[2 * r] = r, hc[2 * r + 1] = r + 1;
+    hv[2 * r] = -1.0 - 0.01 * (r % 7), hv[2 * r + 1] = 1.0 + 0.02 * (r % 5);
+    q[r] = (r % 3 == 0) ? 0.5 : -1.0 - 0.1 * (r % 4);
+  }
+  hp[GN] = 2 * GN;
+  int32_t nk = 0;
+  for (int32_t d = 0; d < ND; ++d) {
+    minv[d] = 1.0 / (1.0 + (d % 3));
+    kp[d] = nk;
+    for (int32_t e = d - 1; e <= d + 1; ++e)
+      if (e >= 0 && e < ND) kc[nk] = e, kv[nk++] = e == d ? 2.0 + 0.1 * (d % 4) : -1.0;
+  }
+  kp[ND] = nk;
+  const shard_csr K = {ND, ND, kp, kc, kv};
+  shard_msg msg = {{0}};
+  shard_contact *grown = NULL, *full = NULL;
+  CU_ASSERT_EQUAL_FATAL(shard_contact_create_rows(&grown, ND, GN, 0, 2, 5, &msg), SHARD_OK);
+  CU_ASSERT_EQUAL_FATAL(shard_contact_create(&full, ND, GN, 2, 5, &msg), SHARD_OK);
+  CU_ASSERT_EQUAL(shard_contact_capacity(grown), SHARD_CONTACT_INITIAL_ROWS);
+  CU_ASSERT_EQUAL(shard_contact_capacity(full), GN);
+  grow_solver sg = {0}, sf = {0};
+  const shard_contact_policy pg = {.primary = {"grow", &grow_ops, &sg, SHARD_CAP_LCP_SPARSE, 1e-6}};
+  const shard_contact_policy pf = {.primary = {"grow", &grow_ops, &sf, SHARD_CAP_LCP_SPARSE, 1e-6}};
+  CU_ASSERT_EQUAL_FATAL(shard_contact_set_policy(grown, &pg, &msg), SHARD_OK);
+  CU_ASSERT_EQUAL_FATAL(shard_contact_set_policy(full, &pf, &msg), SHARD_OK);
+  CU_ASSERT_EQUAL(sg.n_max, SHARD_CONTACT_INITIAL_ROWS);
+  int32_t rows[GN];
+  double zg[GN], zf[GN];
+  int grows = 0, refusals = 0;
+  for (int32_t nrows = 5; nrows <= GN; nrows += nrows < 100 ? 9 : 37) {
+    const shard_csr H = {nrows, ND, hp, hc, hv};
+    /* three rows active of every five (W then splits into blocks) */
+    int32_t n = 0;
+    for (int32_t r = 0; r < nrows; ++r)
+      if (r % 5 < 3) rows[n++] = r;
+    const int32_t before = shard_contact_capacity(grown);
+    if (nrows > before) { /* every row active before they are reserved: refused, not grown */
+      int32_t all[GN];
+      for (int32_t r = 0; r < nrows; ++r) all[r] = r;
+      const shard_csr *w = NULL;
+      ++refusals;
+      CU_ASSERT_EQUAL(shard_contact_operator(grown, &H, minv, &K, all, nrows, 0.01, &w, &msg), SHARD_ERR_INTERNAL);
+      CU_CHECK_MSG(strstr(msg.text, "exceed the storage") != NULL, "%s", msg.text);
+      CU_ASSERT_EQUAL(shard_contact_capacity(grown), before);
+    }
+    shard_contact_topology_changed(grown);
+    shard_contact_topology_changed(full);
+    CU_ASSERT_EQUAL_FATAL(shard_contact_reserve(grown, nrows, &msg), SHARD_OK);
+    const int32_t cap = shard_contact_capacity(grown);
+    if (cap != before) {
+      ++grows;
+      CU_CHECK_MSG(cap == GN || cap == 2 * before || (cap > 2 * before && cap / 2 < nrows),
+                   "capacity %d -> %d for %d rows", before, cap, nrows);
+      CU_ASSERT_EQUAL(sg.n_max, cap); /* set up again for the new size */
+    }
+    CU_ASSERT(cap >= nrows && cap <= GN);
+    const shard_csr *wg = NULL, *wf = NULL;
+    for (int rep = 0; rep < 2; ++rep) { /* a first (symbolic) and a kept assembly */
+      CU_ASSERT_EQUAL_FATAL(shard_contact_operator(grown, &H, minv, &K, rows, n, 0.01, &wg, &msg), SHARD_OK);
+      CU_ASSERT_EQUAL_FATAL(shard_contact_operator(full, &H, minv, &K, rows, n, 0.01, &wf, &msg), SHARD_OK);
+      CU_ASSERT_EQUAL_FATAL(wg->nrows, wf->nrows);
+      CU_ASSERT_FATAL(memcmp(wg->rowptr, wf->rowptr, (size_t)(n + 1) * sizeof(int32_t)) == 0);
+      CU_ASSERT_FATAL(memcmp(wg->colind, wf->colind, (size_t)wf->rowptr[n] * sizeof(int32_t)) == 0);
+      CU_CHECK_MSG(memcmp(wg->val, wf->val, (size_t)wf->rowptr[n] * sizeof(double)) == 0, "%d rows: W differs", nrows);
+    }
+    CU_ASSERT(wf->rowptr[n] > 2 * n); /* couplings, not a diagonal */
+    double qa[GN];
+    for (int32_t i = 0; i < n; ++i) qa[i] = q[rows[i]], zg[i] = zf[i] = 0.0;
+    shard_step_stats stg = {0}, stf = {0};
+    CU_ASSERT_EQUAL_FATAL(shard_contact_lcp_solve(grown, wg, qa, SHARD_LCP_SYMMETRIC, zg, &stg, &msg), SHARD_OK);
+    CU_ASSERT_EQUAL_FATAL(shard_contact_lcp_solve(full, wf, qa, SHARD_LCP_SYMMETRIC, zf, &stf, &msg), SHARD_OK);
+    CU_CHECK_MSG(memcmp(zg, zf, (size_t)n * sizeof(double)) == 0, "%d rows: z differs", nrows);
+    CU_ASSERT_EQUAL(stg.lcp_blocks, stf.lcp_blocks);
+    CU_ASSERT(nrows < 10 || stg.lcp_blocks > 1);
+  }
+  CU_ASSERT_EQUAL(refusals, grows);
+  CU_ASSERT_EQUAL(shard_contact_capacity(grown), GN);
+  CU_ASSERT(grows >= 3); /* 64 -> 128 -> 256 -> 300 */
+  CU_ASSERT_EQUAL(sg.setups, 1 + grows);
+  CU_ASSERT_EQUAL(sf.setups, 1);
+  /* beyond the model's maximum: refused with the count */
+  CU_ASSERT_EQUAL(shard_contact_reserve(grown, GN + 1, &msg), SHARD_ERR_INTERNAL);
+  CU_CHECK_MSG(strstr(msg.text, "301 constraint rows exceed the model's maximum 300") != NULL, "%s", msg.text);
+  shard_contact_destroy(grown);
+  shard_contact_destroy(full);
+  /* out of memory while growing (terabytes of W asked for): an error naming
+   * the rows; the service keeps its storage and works at its old size */
+  shard_contact *huge = NULL;
+  CU_ASSERT_EQUAL_FATAL(shard_contact_create_rows(&huge, ND, 1 << 30, 0, 2, 4096, &msg), SHARD_OK);
+  CU_ASSERT_EQUAL(shard_contact_reserve(huge, 1 << 29, &msg), SHARD_ERR_NOMEM);
+  CU_CHECK_MSG(strstr(msg.text, "growing the contact storage to 536870912 constraint rows: out of memory") != NULL, "%s",
+               msg.text);
+  CU_ASSERT_EQUAL(shard_contact_capacity(huge), SHARD_CONTACT_INITIAL_ROWS);
+  const shard_csr H = {40, ND, hp, hc, hv};
+  int32_t n = 0;
+  for (int32_t r = 0; r < 40; ++r) rows[n++] = r;
+  const shard_csr *wh = NULL, *wr = NULL;
+  shard_contact *ref = NULL;
+  CU_ASSERT_EQUAL_FATAL(shard_contact_create(&ref, ND, 40, 2, 5, &msg), SHARD_OK);
+  CU_ASSERT_EQUAL_FATAL(shard_contact_operator(huge, &H, minv, &K, rows, n, 0.01, &wh, &msg), SHARD_OK);
+  CU_ASSERT_EQUAL_FATAL(shard_contact_operator(ref, &H, minv, &K, rows, n, 0.01, &wr, &msg), SHARD_OK);
+  CU_ASSERT_EQUAL_FATAL(wh->rowptr[n], wr->rowptr[n]);
+  CU_ASSERT(memcmp(wh->val, wr->val, (size_t)wr->rowptr[n] * sizeof(double)) == 0);
+  shard_contact_destroy(ref);
+  shard_contact_destroy(huge);
+}
+
 static const cu_test_def tests[] = {
     {"test_contact_operator_wide_rows", test_contact_operator_wide_rows},
     {"test_contact_operator_row_too_wide", test_contact_operator_row_too_wide},
     {"test_contact_operator_reuse", test_contact_operator_reuse},
     {"test_contact_operator_reuse_dense", test_contact_operator_reuse_dense},
+    {"test_contact_operator_grows", test_contact_operator_grows},
     {NULL, NULL},
 };
 

@@ -1003,6 +1003,70 @@ static void test_lcp_contract_warm_start(void) {
   shard_registry_destroy(reg);
 }
 
+/* setup may be called again between solves with other (larger) sizes: a
+ * solver set up small, then for the problem's size, then once more for it,
+ * solves as one set up once (same status, same z bit for bit). Under
+ * AddressSanitizer the arrays of the earlier setups must not leak. */
+static void test_lcp_contract_setup_again(void) {
+  shard_registry *reg = NULL;
+  tsolver solvers[MAX_SOLVERS];
+  const int ns = load_solvers(&reg, solvers);
+  tproblem set[2];
+  int np = 0;
+  rng r = {11u};
+  add_spd(set, &np, &r, 40, 98);
+  add_tridiag(set, &np, &r, 60, 98);
+  int checked = 0;
+  for (int i = 0; i < ns; ++i) {
+    const tsolver *s = &solvers[i];
+    for (int k = 0; k < np; ++k) {
+      const tproblem *p = &set[k];
+      if (!admits(s, p)) continue;
+      shard_csr c = shard_mtx_view(&p->m);
+      const shard_lcp_problem prob = {p->n, &c, p->dense, p->q, p->flags};
+      double *z[2], *w = calloc((size_t)p->n, sizeof *w);
+      shard_lcp_report rep[2];
+      int st[2];
+      int refused = 0;
+      for (int again = 0; again < 2 && !refused; ++again) {
+        shard_msg msg = {{0}};
+        void *self = NULL;
+        CU_ASSERT_EQUAL_FATAL(s->ops->create(&s->params, &self, &msg), SHARD_OK);
+        if (!again && s->ops->setup(self, p->n, c.rowptr[p->n], &msg) == SHARD_ERR_UNSUPPORTED) {
+          refused = 1; /* a size this solver refuses: not admitted */
+          s->ops->destroy(self);
+          break;
+        }
+        if (again) {
+          CU_ASSERT_EQUAL_FATAL(s->ops->setup(self, 3, 9, &msg), SHARD_OK);
+          CU_ASSERT_EQUAL_FATAL(s->ops->setup(self, p->n / 2, c.rowptr[p->n] / 2, &msg), SHARD_OK);
+        }
+        if (again) CU_ASSERT_EQUAL_FATAL(s->ops->setup(self, p->n, c.rowptr[p->n], &msg), SHARD_OK);
+        CU_ASSERT_EQUAL_FATAL(s->ops->setup(self, p->n, c.rowptr[p->n], &msg), SHARD_OK);
+        z[again] = calloc((size_t)p->n, sizeof(double));
+        st[again] = s->ops->solve(self, &prob, z[again], w, &rep[again], &msg);
+        s->ops->destroy(self);
+      }
+      if (refused) {
+        free(w);
+        continue;
+      }
+      CU_CHECK_MSG(st[0] == st[1] && rep[0].status == rep[1].status && rep[0].iterations == rep[1].iterations,
+                   "%s on %s: set up again: status %d/%d, %lld iterations, once: %d/%d, %lld", s->label, p->name,
+                   st[1], rep[1].status, (long long)rep[1].iterations, st[0], rep[0].status,
+                   (long long)rep[0].iterations);
+      CU_CHECK_MSG(memcmp(z[0], z[1], (size_t)p->n * sizeof(double)) == 0, "%s on %s: z differs after a second setup",
+                   s->label, p->name);
+      if (must_solve(s, p)) CU_CHECK_MSG(rep[1].status == SHARD_OK, "%s on %s: not solved after a second setup", s->label, p->name);
+      free(z[0]), free(z[1]), free(w);
+      ++checked;
+    }
+  }
+  CU_ASSERT(checked >= 4);
+  for (int k = 0; k < np; ++k) problem_free(&set[k]);
+  shard_registry_destroy(reg);
+}
+
 /* One LCP through the host's block split (shard_contact_lcp_solve) with pgs
  * as the primary solver, z starting at 0; the step's statistics in *st. */
 static void host_pgs_solve(const tsolver *pgs, int closed_form, const shard_csr *w, const double *q, double *z,
@@ -1447,6 +1511,7 @@ static const cu_test_def tests[] = {
     {"test_lcp_contract_siconos", test_lcp_contract_siconos},
     {"test_lcp_contract_lemke_siconos_15", test_lcp_contract_lemke_siconos_15},
     {"test_lcp_contract_warm_start", test_lcp_contract_warm_start},
+    {"test_lcp_contract_setup_again", test_lcp_contract_setup_again},
     {"test_lcp_contract_scalar_blocks", test_lcp_contract_scalar_blocks},
     {"test_lcp_contract_host_checks_solutions", test_lcp_contract_host_checks_solutions},
     {"test_lcp_contract_block_paths", test_lcp_contract_block_paths},

@@ -36,7 +36,11 @@ typedef struct shard_lcp_report {
 typedef struct shard_lcp_solver_ops {
   /* validate and store parameters; no large allocation */
   int (*create)(const shard_params *params, void **out_self, shard_msg *msg);
-  /* allocate for problems up to n_max unknowns and nnz_max CSR entries */
+  /* allocate for problems up to n_max unknowns and nnz_max CSR entries.
+   * May be called again between solves, with other (in practice larger)
+   * sizes, when the host's contact storage grows as rows are inserted: it
+   * then frees or reuses what an earlier call allocated (no leak) and the
+   * solves after it behave as after a single setup for the new sizes. */
   int (*setup)(void *self, int32_t n_max, int64_t nnz_max, shard_msg *msg);
   /* z: initial guess in (may be ignored), solution out; w out. No allocation. */
   int (*solve)(void *self, const shard_lcp_problem *prob, double *z, double *w, shard_lcp_report *report,

@@ -11,8 +11,10 @@
 
 struct shard_contact {
   int32_t ndof, ncon_max;
-  int32_t row_width; /* most entries of a row of H */
-  int64_t w_cap; /* nnz capacity of the assembled operator */
+  int32_t cap;        /* rows the storage below holds now (<= ncon_max); grown by shard_contact_reserve */
+  int32_t row_width;  /* most entries of a row of H */
+  int32_t row_degree; /* most rows one row couples to in W */
+  int64_t w_cap;      /* nnz capacity of the assembled operator (for cap rows) */
 
   /* assembled operator W */
   int32_t *w_rowptr, *w_col;
@@ -38,15 +40,15 @@ struct shard_contact {
   int32_t snap_kzero, snap_nrows, snap_knrows;
   int64_t snap_knnz;
   const int32_t *snap_hrowptr, *snap_hcol, *snap_krowptr, *snap_kcol;
-  int32_t *snap_hstart, *snap_hlen; /* ncon_max: H's pattern when the map was built */
-  int32_t *snap_ecol, *snap_klen;   /* ncon_max x row_width: columns, K's row length at each */
+  int32_t *snap_hstart, *snap_hlen; /* cap: H's pattern when the map was built */
+  int32_t *snap_ecol, *snap_klen;   /* cap x row_width: columns, K's row length at each */
   int32_t *map_ptr, *map_row, *map_e; /* per DOF the rows of H with an entry there, and the entry */
   int32_t fac_max;                  /* most factors of one row (its H entries and their K rows) */
   double *fac;                      /* fac_max: b and f of the row at hand */
   int32_t *row_gen, gen;            /* row built in generation gen (rows of older ones are stale) */
-  int32_t *row_ent0, *row_nent, *row_item0; /* ncon_max: the row's pairs and items in the pools */
-  int32_t *rloc;                    /* ncon_max: local index of an active row, -1 */
-  int32_t *stamp, *tpos;            /* ncon_max: scratch of a row build (products per pair, pair index) */
+  int32_t *row_ent0, *row_nent, *row_item0; /* cap: the row's pairs and items in the pools */
+  int32_t *rloc;                    /* cap: local index of an active row, -1 */
+  int32_t *stamp, *tpos;            /* cap: scratch of a row build (products per pair, pair index) */
   int32_t *ent;                     /* pairs, two ints each: the other row, its products */
   int64_t ent_cap, ent_used;
   int32_t *item;                    /* products, two ints each: the row's factor, the other row's H entry */
@@ -66,72 +68,155 @@ struct shard_contact {
 
 static void *xcalloc(size_t n, size_t size) { return calloc(n ? n : 1, size); }
 
-int shard_contact_create(shard_contact **out, int32_t ndof_max, int32_t ncon_max, int32_t row_width,
-                         int32_t row_degree, shard_msg *msg) {
+static int setup_solver(const shard_contact *c, const shard_contact_solver *s, shard_msg *msg);
+
+/* The sizes of the storage for `rows` rows. */
+static void sizes_for(const shard_contact *c, int32_t rows, int64_t *w_cap, int32_t *dense_max, int64_t *b_cap) {
+  const int64_t deg = c->row_degree < rows ? c->row_degree : rows;
+  *w_cap = (int64_t)rows * deg + 1;
+  *dense_max = rows < SHARD_CONTACT_DENSE_MAX ? rows : SHARD_CONTACT_DENSE_MAX;
+  const int64_t dense_nnz = (int64_t)*dense_max * *dense_max;
+  *b_cap = *w_cap > dense_nnz ? *w_cap : dense_nnz;
+}
+
+/* *p from n_old to n_new elements of `size` bytes, the first n_old kept
+ * when `keep` (else contents undefined: scratch), the others filled with
+ * bytes `fill` (0, or 0xff: -1 in int32_t). A new block, zero-filled by
+ * calloc, so that pages nothing writes stay unmapped as in a block sized
+ * once (a realloc would write every page of the tail). 1 when done; 0 when
+ * out of memory (*p then unchanged and still valid). */
+static int resize(void **p, size_t n_old, size_t n_new, size_t size, int fill, int keep) {
+  if (n_new <= n_old && *p) return 1;
+  char *q = calloc(n_new ? n_new : 1, size);
+  if (!q) return 0;
+  if (keep && *p && n_old) memcpy(q, *p, n_old * size);
+  if (fill) memset(q + (keep ? n_old : 0) * size, fill, (n_new - (keep ? n_old : 0)) * size);
+  free(*p);
+  *p = q;
+  return 1;
+}
+
+/* Every per-row array from c->cap rows to `rows` rows (contents kept, new
+ * rows' entries initialised as at creation); c->cap and the capacities set
+ * only when every array has its new size. SHARD_OK or SHARD_ERR_NOMEM
+ * (c still valid for its old cap). */
+static int grow_rows(shard_contact *c, int32_t rows, shard_msg *msg) {
+  const int32_t old = c->cap;
+  int64_t w_cap, b_cap, ow_cap, ob_cap;
+  int32_t dense_max, odense_max;
+  sizes_for(c, rows, &w_cap, &dense_max, &b_cap);
+  if (old > 0)
+    sizes_for(c, old, &ow_cap, &odense_max, &ob_cap);
+  else
+    ow_cap = ob_cap = 0, odense_max = 0;
+  const size_t w = (size_t)c->row_width;
+  const size_t nc0 = old > 0 ? (size_t)old + 1 : 0, nc = (size_t)rows + 1;
+  const size_t nh0 = old > 0 ? w * (size_t)old + 1 : 0, nh = w * (size_t)rows + 1;
+  const size_t dn0 = (size_t)odense_max * (size_t)odense_max, dn = (size_t)dense_max * (size_t)dense_max;
+  const size_t I = sizeof(int32_t), D = sizeof(double);
+  /* kept: W (handed out), the pattern snapshot and the rows of the symbolic
+   * product; the others are scratch of one call */
+  struct {
+    void **p;
+    size_t n0, n, size;
+    int fill, keep;
+  } a[] = {
+      {(void **)&c->w_rowptr, nc0, nc, I, 0, 1},
+      {(void **)&c->w_col, (size_t)ow_cap, (size_t)w_cap, I, 0, 1},
+      {(void **)&c->w_val, (size_t)ow_cap, (size_t)w_cap, D, 0, 1},
+      {(void **)&c->next, nh0, nh, I, 0, 0},
+      {(void **)&c->erow, nh0, nh, I, 0, 0},
+      {(void **)&c->eval, nh0, nh, D, 0, 0},
+      {(void **)&c->marker, nc0, nc, I, 0xff, 1},
+      {(void **)&c->list, nc0, nc, I, 0, 0},
+      {(void **)&c->acc, nc0, nc, D, 0, 0},
+      {(void **)&c->snap_hstart, nc0, nc, I, 0, 1},
+      {(void **)&c->snap_hlen, nc0, nc, I, 0, 1},
+      {(void **)&c->snap_ecol, nh0, nh, I, 0, 1},
+      {(void **)&c->snap_klen, nh0, nh, I, 0, 1},
+      {(void **)&c->map_row, nh0, nh, I, 0, 1},
+      {(void **)&c->map_e, nh0, nh, I, 0, 1},
+      {(void **)&c->row_gen, nc0, nc, I, 0, 1},
+      {(void **)&c->row_ent0, nc0, nc, I, 0, 1},
+      {(void **)&c->row_nent, nc0, nc, I, 0, 1},
+      {(void **)&c->row_item0, nc0, nc, I, 0, 1},
+      {(void **)&c->rloc, nc0, nc, I, 0xff, 1},
+      {(void **)&c->stamp, nc0, nc, I, 0, 0},
+      {(void **)&c->tpos, nc0, nc, I, 0xff, 1},
+      {(void **)&c->parent, nc0, nc, I, 0, 0},
+      {(void **)&c->count, nc0, nc, I, 0, 0},
+      {(void **)&c->start, nc0 ? nc0 + 1 : 0, nc + 1, I, 0, 0},
+      {(void **)&c->order, nc0, nc, I, 0, 0},
+      {(void **)&c->loc, nc0, nc, I, 0, 0},
+      {(void **)&c->b_rowptr, nc0, nc, I, 0, 0},
+      {(void **)&c->b_col, (size_t)ob_cap, (size_t)b_cap, I, 0, 0},
+      {(void **)&c->b_val, (size_t)ob_cap, (size_t)b_cap, D, 0, 0},
+      {(void **)&c->b_q, nc0, nc, D, 0, 0},
+      {(void **)&c->b_z, nc0, nc, D, 0, 0},
+      {(void **)&c->b_w, nc0, nc, D, 0, 0},
+      {(void **)&c->dense, dn0, dn, D, 0, 0},
+  };
+  for (size_t i = 0; i < sizeof a / sizeof a[0]; ++i)
+    if (!resize(a[i].p, a[i].n0, a[i].n, a[i].size, a[i].fill, a[i].keep))
+      return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory (%lld operator entries)", (long long)b_cap);
+  c->cap = rows;
+  c->w_cap = w_cap;
+  c->dense_max = dense_max;
+  c->b_cap = b_cap;
+  /* the operator handed out last keeps its values, at their new address */
+  c->w.rowptr = c->w_rowptr, c->w.colind = c->w_col, c->w.val = c->w_val;
+  return SHARD_OK;
+}
+
+int shard_contact_create_rows(shard_contact **out, int32_t ndof_max, int32_t ncon_max, int32_t ncon_init,
+                              int32_t row_width, int32_t row_degree, shard_msg *msg) {
   *out = NULL;
+  if (ncon_max < 1) ncon_max = 1;
   shard_contact *c = xcalloc(1, sizeof *c);
   if (!c) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
   const int32_t ndof = ndof_max;
   c->ndof = ndof;
   c->ncon_max = ncon_max;
-  const int64_t cap = (int64_t)ncon_max * (row_degree < ncon_max ? row_degree : ncon_max);
-  c->w_cap = cap + 1;
-  const int32_t dense_n = ncon_max < SHARD_CONTACT_DENSE_MAX ? ncon_max : SHARD_CONTACT_DENSE_MAX;
-  c->dense_max = dense_n;
-  const int64_t dense_nnz = (int64_t)dense_n * dense_n;
-  c->b_cap = c->w_cap > dense_nnz ? c->w_cap : dense_nnz;
   c->row_width = row_width > 0 ? row_width : 2;
-  const size_t nh = (size_t)c->row_width * (size_t)ncon_max + 1, nc = (size_t)ncon_max + 1;
-  c->w_rowptr = xcalloc(nc, sizeof(int32_t));
-  c->w_col = xcalloc((size_t)c->w_cap, sizeof(int32_t));
-  c->w_val = xcalloc((size_t)c->w_cap, sizeof(double));
-  c->head = malloc(((size_t)ndof + 1) * sizeof(int32_t));
-  c->next = xcalloc(nh, sizeof(int32_t));
-  c->erow = xcalloc(nh, sizeof(int32_t));
-  c->eval = xcalloc(nh, sizeof(double));
-  c->marker = malloc(nc * sizeof(int32_t));
-  c->list = xcalloc(nc, sizeof(int32_t));
-  c->acc = xcalloc(nc, sizeof(double));
+  c->row_degree = row_degree > 0 ? row_degree : 1;
   c->reuse = 1;
-  c->snap_hstart = xcalloc(nc, sizeof(int32_t));
-  c->snap_hlen = xcalloc(nc, sizeof(int32_t));
-  c->snap_ecol = xcalloc(nh, sizeof(int32_t));
-  c->snap_klen = xcalloc(nh, sizeof(int32_t));
+  int64_t rows = ncon_init > SHARD_CONTACT_INITIAL_ROWS / 2 ? 2 * (int64_t)ncon_init : SHARD_CONTACT_INITIAL_ROWS;
+  if (rows > ncon_max) rows = ncon_max;
+  c->head = malloc(((size_t)ndof + 1) * sizeof(int32_t));
   c->map_ptr = xcalloc((size_t)ndof + 2, sizeof(int32_t));
-  c->map_row = xcalloc(nh, sizeof(int32_t));
-  c->map_e = xcalloc(nh, sizeof(int32_t));
-  c->row_gen = xcalloc(nc, sizeof(int32_t));
-  c->row_ent0 = xcalloc(nc, sizeof(int32_t));
-  c->row_nent = xcalloc(nc, sizeof(int32_t));
-  c->row_item0 = xcalloc(nc, sizeof(int32_t));
-  c->rloc = xcalloc(nc, sizeof(int32_t));
-  c->stamp = xcalloc(nc, sizeof(int32_t));
-  c->tpos = xcalloc(nc, sizeof(int32_t));
-  c->parent = xcalloc(nc, sizeof(int32_t));
-  c->count = xcalloc(nc, sizeof(int32_t));
-  c->start = xcalloc(nc + 1, sizeof(int32_t));
-  c->order = xcalloc(nc, sizeof(int32_t));
-  c->loc = xcalloc(nc, sizeof(int32_t));
-  c->b_rowptr = xcalloc(nc, sizeof(int32_t));
-  c->b_col = xcalloc((size_t)c->b_cap, sizeof(int32_t));
-  c->b_val = xcalloc((size_t)c->b_cap, sizeof(double));
-  c->b_q = xcalloc(nc, sizeof(double));
-  c->b_z = xcalloc(nc, sizeof(double));
-  c->b_w = xcalloc(nc, sizeof(double));
-  c->dense = xcalloc((size_t)dense_nnz, sizeof(double));
-  if (!c->w_rowptr || !c->w_col || !c->w_val || !c->head || !c->next || !c->erow || !c->eval || !c->marker ||
-      !c->list || !c->acc || !c->parent || !c->count || !c->start || !c->order || !c->loc || !c->b_rowptr ||
-      !c->b_col || !c->b_val || !c->b_q || !c->b_z || !c->b_w || !c->dense || !c->snap_hstart || !c->snap_hlen ||
-      !c->snap_ecol || !c->snap_klen || !c->map_ptr || !c->map_row || !c->map_e || !c->row_gen || !c->row_ent0 ||
-      !c->row_nent || !c->row_item0 || !c->rloc || !c->stamp || !c->tpos) {
-    const long long entries = (long long)c->b_cap; /* read before c is freed */
+  int st = c->head && c->map_ptr ? SHARD_OK : shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for %d DOFs", (int)ndof);
+  if (st == SHARD_OK && (st = grow_rows(c, (int32_t)rows, msg)) != SHARD_OK)
+    shard_msg_prepend(msg, "contact storage for %d constraint rows", (int)rows);
+  if (st != SHARD_OK) {
     shard_contact_destroy(c);
-    return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for the contact operator (%lld entries)", entries);
+    return st;
   }
   for (int32_t d = 0; d <= ndof; ++d) c->head[d] = -1;
-  for (size_t i = 0; i < nc; ++i) c->marker[i] = -1, c->rloc[i] = -1, c->tpos[i] = -1;
   *out = c;
   return SHARD_OK;
+}
+
+int shard_contact_create(shard_contact **out, int32_t ndof_max, int32_t ncon_max, int32_t row_width,
+                         int32_t row_degree, shard_msg *msg) {
+  return shard_contact_create_rows(out, ndof_max, ncon_max, ncon_max, row_width, row_degree, msg);
+}
+
+int32_t shard_contact_capacity(const shard_contact *c) { return c->cap; }
+
+int shard_contact_reserve(shard_contact *c, int32_t nrows, shard_msg *msg) {
+  if (nrows <= c->cap) return SHARD_OK;
+  if (nrows > c->ncon_max)
+    return shard_msg_set(msg, SHARD_ERR_INTERNAL, "contact storage: %d constraint rows exceed the model's maximum %d",
+                         (int)nrows, (int)c->ncon_max);
+  int64_t rows = c->cap > 0 ? c->cap : 1;
+  while (rows < nrows) rows *= 2;
+  if (rows > c->ncon_max) rows = c->ncon_max;
+  int st = grow_rows(c, (int32_t)rows, msg);
+  /* the solvers were set up for the old sizes */
+  if (st == SHARD_OK) st = setup_solver(c, &c->policy.primary, msg);
+  if (st == SHARD_OK) st = setup_solver(c, &c->policy.fallback, msg);
+  if (st != SHARD_OK) shard_msg_prepend(msg, "growing the contact storage to %d constraint rows", (int)rows);
+  return st;
 }
 
 void shard_contact_destroy(shard_contact *c) {
@@ -149,7 +234,7 @@ void shard_contact_destroy(shard_contact *c) {
 static int setup_solver(const shard_contact *c, const shard_contact_solver *s, shard_msg *msg) {
   if (!s->ops) return SHARD_OK;
   const int dense = (s->caps & SHARD_CAP_LCP_DENSE) != 0;
-  const int32_t n_max = dense ? c->dense_max : c->ncon_max;
+  const int32_t n_max = dense ? c->dense_max : c->cap;
   int st = shard_lcp_solver_setup(s->ops, s->self, n_max, c->b_cap, msg);
   if (st != SHARD_OK) shard_msg_prepend(msg, "lcp '%s': setup for %d unknowns", s->name, (int)n_max);
   return st;
@@ -292,7 +377,7 @@ enum { KEPT_STALE = 1, KEPT_DIRECT = 2 };
 static int take_snapshot(shard_contact *c, const shard_csr *h, const shard_csr *k, int kzero) {
   c->valid = 0;
   const int32_t nr = h->nrows, w = c->row_width, nd = c->ndof;
-  if (nr > c->ncon_max || h->ncols > nd) return -1;
+  if (nr > c->cap || h->ncols > nd) return -1;
   int32_t *ptr = c->map_ptr;
   for (int32_t d = 0; d <= nd + 1; ++d) ptr[d] = 0;
   int32_t fmax = 0;
@@ -328,7 +413,7 @@ static int take_snapshot(shard_contact *c, const shard_csr *h, const shard_csr *
     c->fac_max = fmax;
   }
   if (c->gen == INT32_MAX) {
-    for (int32_t r = 0; r < c->ncon_max; ++r) c->row_gen[r] = 0;
+    for (int32_t r = 0; r < c->cap; ++r) c->row_gen[r] = 0;
     c->gen = 0;
   }
   ++c->gen;
@@ -524,9 +609,10 @@ void shard_contact_set_reuse(shard_contact *c, int reuse) {
  * cannot grow, the assembly from scratch serves). */
 int shard_contact_operator(shard_contact *c, const shard_csr *h, const double *minv, const shard_csr *k,
                            const int32_t *rows, int32_t n, double kcoef, const shard_csr **out_w, shard_msg *msg) {
-  if (n > c->ncon_max)
-    return shard_msg_set(msg, SHARD_ERR_INTERNAL, "contact operator: %d rows exceed the %d preallocated", (int)n,
-                         (int)c->ncon_max);
+  if (n > c->cap) /* the host reserves between steps: nothing grows inside one */
+    return shard_msg_set(msg, SHARD_ERR_INTERNAL,
+                         "contact operator: %d rows exceed the storage for %d reserved before this step", (int)n,
+                         (int)c->cap);
   int st = SHARD_OK;
   const int kzero = kcoef == 0.0;
   int res = KEPT_DIRECT;
@@ -882,9 +968,9 @@ int shard_contact_lcp_solve(shard_contact *c, const shard_csr *w, const double *
                             shard_step_stats *stats, shard_msg *msg) {
   const int32_t n = w->nrows;
   if (n == 0) return SHARD_OK;
-  if (n > c->ncon_max || w->rowptr[n] > c->b_cap)
+  if (n > c->cap || w->rowptr[n] > c->b_cap)
     return shard_msg_set(msg, SHARD_ERR_UNSUPPORTED, "LCP of %d unknowns and %lld entries exceeds the preallocated %d/%lld",
-                         (int)n, (long long)w->rowptr[n], (int)c->ncon_max, (long long)c->b_cap);
+                         (int)n, (long long)w->rowptr[n], (int)c->cap, (long long)c->b_cap);
   if (!c->policy.primary.ops) return shard_msg_set(msg, SHARD_ERR_INTERNAL, "no LCP solver configured");
   if (n == 1 && solve_scalar(c, w, q, 0, z, stats)) return SHARD_OK;
   const int32_t nblocks = interval_blocks(w, c->start);

@@ -37,10 +37,30 @@ typedef struct shard_contact_policy {
   int batch_blocks;
 } shard_contact_policy;
 
-/* Storage for up to ncon_max constraint rows of at most row_width entries
- * over ndof_max DOFs, each row coupling to at most row_degree rows in W. */
+/* Rows the storage starts with at least (when ncon_max allows). */
+#define SHARD_CONTACT_INITIAL_ROWS 64
+
+/* The service for up to ncon_max constraint rows of at most row_width
+ * entries over ndof_max DOFs, each row coupling to at most row_degree rows
+ * in W. Its per-row storage starts for max(SHARD_CONTACT_INITIAL_ROWS,
+ * 2 ncon_init) rows (at most ncon_max) and grows with
+ * shard_contact_reserve. */
+int shard_contact_create_rows(shard_contact **out, int32_t ndof_max, int32_t ncon_max, int32_t ncon_init,
+                              int32_t row_width, int32_t row_degree, shard_msg *msg);
+/* The same with storage for all ncon_max rows from the start. */
 int shard_contact_create(shard_contact **out, int32_t ndof_max, int32_t ncon_max, int32_t row_width,
                          int32_t row_degree, shard_msg *msg);
+/* Storage for at least nrows rows: when it holds fewer, every per-row
+ * array grows to twice its rows until nrows fit (at most ncon_max), its
+ * contents kept, and the attached solvers are set up again for the new
+ * sizes. Called between steps only (after an insertion, after a restore):
+ * the operator and the solve allocate nothing and refuse more rows than
+ * reserved. SHARD_OK; SHARD_ERR_NOMEM naming the rows (the service stays
+ * valid at its old size); SHARD_ERR_INTERNAL above ncon_max; or a solver's
+ * setup status. */
+int shard_contact_reserve(shard_contact *c, int32_t nrows, shard_msg *msg);
+/* Rows the storage holds now. */
+int32_t shard_contact_capacity(const shard_contact *c);
 void shard_contact_destroy(shard_contact *c);
 /* Attach the solvers and call their setup for the sizes of this model. */
 int shard_contact_set_policy(shard_contact *c, const shard_contact_policy *policy, shard_msg *msg);

@@ -140,7 +140,14 @@ int run_loop(run *r, int64_t *out_steps, shard_msg *msg) {
     int32_t first_new;
     const int32_t inserted = mo->insert(model, &first_new);
     if (inserted > 0 && newmark_h) r->insert_offset -= r->dt * r->dt / 8.0 * (run_energy_aMa(r) - aMa_before);
-    if (inserted > 0) shard_contact_topology_changed(r->contact);
+    if (inserted > 0) {
+      shard_contact_topology_changed(r->contact);
+      /* storage for the new rows, grown here between steps, never inside one */
+      if ((st = shard_contact_reserve(r->contact, sys->ncon, msg)) != SHARD_OK) {
+        shard_msg_prepend(msg, "step %lld (t = %.9g s): after %d insertions", (long long)k, t, (int)inserted);
+        break;
+      }
+    }
     if (inserted > r->max_inserted) r->max_inserted = inserted, r->max_inserted_time = t;
     if (inserted > 0 && (st = shard_integrator_on_insert(r->iops, r->integ.self, sys, first_new, msg)) != SHARD_OK) {
       shard_msg_prepend(msg, "step %lld (t = %.9g s): integrator '%s': after %d insertions", (long long)k, t,

@@ -503,6 +503,9 @@ static int run_setup(run *r, shard_msg *msg) {
   r->fext_any = r->info.fext != NULL;
   if ((n_aux && !sys->aux) || !r->u_prev || !r->v_prev || !r->gap)
     return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
+  /* the rows present before the first step (a model's initial interfaces
+   * are inserted when its plugins are attached) */
+  if ((st = shard_contact_reserve(r->contact, sys->ncon, msg)) != SHARD_OK) return st;
   if ((st = shard_integrator_setup(r->iops, r->integ.self, sys, msg)) != SHARD_OK) {
     shard_msg_prepend(msg, "integrator '%s': setup", r->integ.lp->desc->name);
     return st;
@@ -575,6 +578,11 @@ int shard_run_case(const shard_case *c, const shard_registry *reg, const shard_r
   }
   if (r.continuing) {
     if ((st = run_checkpoint_restore(&r, msg)) != SHARD_OK) goto done;
+    /* the restored rows (those inserted before the checkpoint), before the first step */
+    if ((st = shard_contact_reserve(r.contact, sys->ncon, msg)) != SHARD_OK) {
+      shard_msg_prepend(msg, "restart at step %lld", (long long)r.k_start);
+      goto done;
+    }
     if (opt->continued_from) *opt->continued_from = r.k_start;
   } else {
     /* a fresh start has removed the earlier checkpoint and partial history

@@ -27,8 +27,11 @@ static int run_lcp_solve(shard_system *sys, const shard_csr *w, const double *q,
 
 int run_system_setup(run *r, shard_msg *msg) {
   shard_system *sys = r->sys;
-  const int st = shard_contact_create(&r->contact, sys->ndof_max, sys->ncon_max > 0 ? sys->ncon_max : 1,
-                                      r->info.h_row_width, r->info.w_row_degree > 0 ? r->info.w_row_degree : 1, msg);
+  /* storage for the rows present now plus headroom; the loop reserves more
+   * between steps as the model inserts rows */
+  const int st = shard_contact_create_rows(&r->contact, sys->ndof_max, sys->ncon_max > 0 ? sys->ncon_max : 1,
+                                           sys->ncon, r->info.h_row_width,
+                                           r->info.w_row_degree > 0 ? r->info.w_row_degree : 1, msg);
   if (st != SHARD_OK) return st;
   r->model_sys_ops = sys->ops;
   r->sys_ops = *sys->ops;
