@@ -363,27 +363,6 @@ static ck_sec *store_find(ck_store *c, const char *name) {
  * section of g_c = 100 and insertion on, without a law: nothing breaks,
  * the case's crack is there. */
 static int build_inserting(const kv *keys, int n, built *b, shard_msg *msg) {
-  const shard_loaded_plugin *lp = shard_registry_find(rh_registry(), SHARD_KIND_MODEL, "tri2d");
-  if (!lp) return shard_msg_set(msg, SHARD_ERR_INPUT, "no tri2d plugin in %s", SHARD_PLUGIN_DIR);
-  const shard_plugin *d = lp->desc;
-  static shard_param_value vals[64];
-  static double lists[64][2];
-  memset(vals, 0, sizeof vals);
-  for (uint32_t i = 0; i < d->n_params; ++i)
-    for (int k = 0; k < n; ++k) {
-      if (strcmp(d->params[i].key, keys[k].key) != 0) continue;
-      shard_param_value *v = &vals[i];
-      v->set = 1;
-      if (d->params[i].type == SHARD_PARAM_CHOICE || d->params[i].type == SHARD_PARAM_STRING) {
-        v->string = keys[k].text;
-      } else if (keys[k].text[0] == '[') {
-        sscanf(keys[k].text, "[%lf,%lf]", &lists[i][0], &lists[i][1]);
-        v->list = lists[i], v->n_list = 2, v->real = lists[i][0];
-      } else {
-        v->real = strtod(keys[k].text, NULL), v->integer = (long long)v->real;
-        lists[i][0] = v->real, v->list = lists[i], v->n_list = 1;
-      }
-    }
   static const shard_param_spec fr_specs[] = {
       {"g_c", SHARD_PARAM_REAL, 0, 0, SHARD_INF, "J/m^2", 0, 0, "fracture energy"},
       {"insertion", SHARD_PARAM_BOOL, 0, 0, 0, "", 0, 0, "insertion"},
@@ -391,12 +370,9 @@ static int build_inserting(const kv *keys, int n, built *b, shard_msg *msg) {
   static shard_param_value fr_vals[2];
   memset(fr_vals, 0, sizeof fr_vals);
   fr_vals[0].set = 1, fr_vals[0].real = 100, fr_vals[1].set = 1, fr_vals[1].boolean = 1;
-  static shard_params p, fr;
-  p = (shard_params){d->params, d->n_params, vals};
+  static shard_params fr;
   fr = (shard_params){fr_specs, 2, fr_vals};
-  const shard_model_args a = {"tri2d", &p, &fr, "test.yaml"};
-  b->ops = d->ops;
-  return b->ops->create(&a, &b->self, &b->sys, msg);
+  return build_fracture(keys, n, &fr, b, msg);
 }
 
 /* (d) The checkpoint with walls and insertion: the strip of (a) with
