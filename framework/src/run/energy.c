@@ -17,14 +17,12 @@
 
 /* state energies at the current state: kinetic, elastic, penalty, cohesive, H */
 double run_energy_state(run *r) {
-  const shard_system *sys = r->sys;
-  const double *a = sys->a;
   shard_model_energy e;
   r->mops->energy(r->model, &e);
   r->kinetic = e.kinetic, r->elastic = e.elastic, r->penalty = e.penalty;
   r->coh_rev = e.cohesive_reversible, r->coh_work = e.cohesive_work;
-  double aMa = 0;
-  for (int32_t d = 0; d < sys->ndof; ++d) aMa += sys->mass[d] * a[d] * a[d];
+  const double aMa = r->energy_form == SHARD_ENERGY_PLAIN ? 0.0 : r->aMa_known ? r->aMa_value : run_energy_aMa(r);
+  r->aMa_known = 0;
   const double E = r->kinetic + r->elastic + r->penalty + r->coh_rev;
   /* the stored energy of the scheme: H = E - dt^2/8 a^T M a (Newmark forms) or E */
   r->H = r->energy_form == SHARD_ENERGY_PLAIN ? E : E - r->dt * r->dt / 8.0 * aMa;

@@ -140,6 +140,7 @@ int run_loop(run *r, int64_t *out_steps, shard_msg *msg) {
     int32_t first_new;
     const int32_t inserted = mo->insert(model, &first_new);
     if (inserted > 0 && newmark_h) r->insert_offset -= r->dt * r->dt / 8.0 * (run_energy_aMa(r) - aMa_before);
+    if (inserted == 0 && newmark_h) r->aMa_known = 1, r->aMa_value = aMa_before; /* the energies' pass reuses it */
     if (inserted > 0) {
       shard_contact_topology_changed(r->contact);
       /* storage for the new rows, grown here between steps, never inside one */

@@ -115,6 +115,8 @@ typedef struct run {
   int64_t max_inserted;  /* most facets inserted in one step (all at once: nucleation not resolved in time) */
   double max_inserted_time;
   double insert_offset;  /* jumps of the algorithmic energy at insertions (the model's new a), carried by the balance */
+  int aMa_known;         /* aMa_value is a^T M a of the current a (the loop measured it, no insertion since) */
+  double aMa_value;
   /* ---- end of the checkpointed block (plain data from E0 to here) ---- */
 
   FILE *hist;
