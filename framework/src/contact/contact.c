@@ -68,7 +68,7 @@ struct shard_contact {
 
 static void *xcalloc(size_t n, size_t size) { return calloc(n ? n : 1, size); }
 
-static int setup_solver(const shard_contact *c, const shard_contact_solver *s, shard_msg *msg);
+static int setup_solvers(const shard_contact *c, shard_msg *msg);
 
 /* The sizes of the storage for `rows` rows. */
 static void sizes_for(const shard_contact *c, int32_t rows, int64_t *w_cap, int32_t *dense_max, int64_t *b_cap) {
@@ -212,9 +212,7 @@ int shard_contact_reserve(shard_contact *c, int32_t nrows, shard_msg *msg) {
   while (rows < nrows) rows *= 2;
   if (rows > c->ncon_max) rows = c->ncon_max;
   int st = grow_rows(c, (int32_t)rows, msg);
-  /* the solvers were set up for the old sizes */
-  if (st == SHARD_OK) st = setup_solver(c, &c->policy.primary, msg);
-  if (st == SHARD_OK) st = setup_solver(c, &c->policy.fallback, msg);
+  if (st == SHARD_OK) st = setup_solvers(c, msg); /* they were set up for the old sizes */
   if (st != SHARD_OK) shard_msg_prepend(msg, "growing the contact storage to %d constraint rows", (int)rows);
   return st;
 }
@@ -240,11 +238,16 @@ static int setup_solver(const shard_contact *c, const shard_contact_solver *s, s
   return st;
 }
 
-int shard_contact_set_policy(shard_contact *c, const shard_contact_policy *policy, shard_msg *msg) {
-  c->policy = *policy;
+/* the policy's primary and fallback solvers, for the current storage */
+static int setup_solvers(const shard_contact *c, shard_msg *msg) {
   int st = setup_solver(c, &c->policy.primary, msg);
   if (st == SHARD_OK) st = setup_solver(c, &c->policy.fallback, msg);
   return st;
+}
+
+int shard_contact_set_policy(shard_contact *c, const shard_contact_policy *policy, shard_msg *msg) {
+  c->policy = *policy;
+  return setup_solvers(c, msg);
 }
 
 void shard_contact_set_step(shard_contact *c, int64_t step, double t) {
