@@ -13,18 +13,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 . "$src/tests/e2e/lib/kill.sh"
 case="$src/cases/examples/tri2d_crack_pull.yaml"
-strip() { grep -vE '^(\s+(total|setup|loop|per_step)|restarts):' "$1"; }
 check() { # name, sets...
   local name=$1
   shift
-  "$shard" run "$case" -o "$tmp/full_$name" "$@" >/dev/null
-  kill_after_checkpoint "$tmp/killed_$name" "$shard" run "$case" -o "$tmp/killed_$name" "$@"
-  "$shard" run --restart "$tmp/killed_$name" --no-progress >/dev/null
-  cmp "$tmp/full_$name/history.csv" "$tmp/killed_$name/history.csv" ||
-    { echo "FAIL: $name: history.csv differs after restart"; exit 1; }
-  diff <(strip "$tmp/full_$name/summary.yaml") <(strip "$tmp/killed_$name/summary.yaml") ||
-    { echo "FAIL: $name: summary differs after restart"; exit 1; }
-  grep -qx 'restarts: 1' "$tmp/killed_$name/summary.yaml" || { echo "FAIL: $name: no restart counted"; exit 1; }
+  restart_matches "$case" "$name" "$@"
   echo "tri2d $name restart: bit-for-bit identical ($(grep -m1 '^steps:' "$tmp/full_$name/summary.yaml"))"
 }
 check crack --set model.mesh.nx=40 --set model.mesh.ny=40 --set time.checkpoint_every=300 --no-progress

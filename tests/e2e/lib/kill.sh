@@ -34,3 +34,22 @@ signal_after_rows() {
   status=0
   wait "$pid" || status=$?
 }
+
+# restart_matches CASE NAME ARGS...: run CASE (`shard run CASE ARGS`) whole
+# into $tmp/full_NAME and again into $tmp/killed_NAME, killed there after a
+# checkpoint and continued with `shard run --restart`; fails the test unless
+# the two histories are the same byte for byte and the two summaries the same
+# but for wall times and the restart count, which must be 1. Uses the
+# caller's $shard and $tmp.
+restart_matches() {
+  local case=$1 name=$2; shift 2
+  local full="$tmp/full_$name" killed="$tmp/killed_$name"
+  "$shard" run "$case" -o "$full" "$@" >/dev/null
+  kill_after_checkpoint "$killed" "$shard" run "$case" -o "$killed" "$@"
+  "$shard" run --restart "$killed" --no-progress >/dev/null
+  cmp "$full/history.csv" "$killed/history.csv" || { echo "FAIL: $name: history.csv differs after restart"; exit 1; }
+  local strip='^(\s+(total|setup|loop|per_step)|restarts):'
+  diff <(grep -vE "$strip" "$full/summary.yaml") <(grep -vE "$strip" "$killed/summary.yaml") ||
+    { echo "FAIL: $name: summary differs after restart"; exit 1; }
+  grep -qx 'restarts: 1' "$killed/summary.yaml" || { echo "FAIL: $name: no restart counted"; exit 1; }
+}
