@@ -536,10 +536,12 @@ static int cmd_merge(const shard_cli *cli, int argc, char **argv) {
   /* the model plugins' tables document the summary columns of a package */
   shard_msg rmsg = {{0}};
   shard_registry *reg = NULL;
-  if (shard_registry_create(&reg, &rmsg) != SHARD_OK || shard_registry_discover(reg, cli->plugin_path, &rmsg) != SHARD_OK) {
+  int rst = shard_registry_create(&reg, &rmsg);
+  if (rst == SHARD_OK) rst = shard_registry_discover(reg, cli->plugin_path, &rmsg);
+  if (rst != SHARD_OK) {
     fprintf(stderr, "shard campaign merge: %s\n", rmsg.text);
     shard_registry_destroy(reg);
-    return SHARD_EXIT_INPUT;
+    return rst == SHARD_ERR_NOMEM || rst == SHARD_ERR_IO ? SHARD_EXIT_FAIL : SHARD_EXIT_INPUT;
   }
   shard_campaign *c = campaign ? merge_campaign(campaign) : NULL;
   if (campaign && !c) {
@@ -814,9 +816,10 @@ int shard_cmd_campaign(const shard_cli *cli, int argc, char **argv) {
     fprintf(stderr, "shard campaign: %s\n", diag ? msg.text : "out of memory");
     goto done;
   }
-  if (shard_registry_discover(reg, cli->plugin_path, &msg) != SHARD_OK) {
+  const int dst = shard_registry_discover(reg, cli->plugin_path, &msg);
+  if (dst != SHARD_OK) {
     fprintf(stderr, "shard: %s\n", msg.text);
-    code = SHARD_EXIT_INPUT;
+    code = dst == SHARD_ERR_NOMEM || dst == SHARD_ERR_IO ? SHARD_EXIT_FAIL : SHARD_EXIT_INPUT;
     goto done;
   }
   const int lst = shard_campaign_load(file, reg, &c, diag);
@@ -824,7 +827,7 @@ int shard_cmd_campaign(const shard_cli *cli, int argc, char **argv) {
     shard_diag_sort(diag);
     if (lst == SHARD_ERR_NOMEM && shard_diag_count(diag) == 0) fprintf(stderr, "shard campaign: %s: out of memory\n", file);
     else shard_diag_print(diag, stderr);
-    code = lst == SHARD_ERR_NOMEM ? SHARD_EXIT_FAIL : SHARD_EXIT_INPUT;
+    code = lst == SHARD_ERR_INPUT ? SHARD_EXIT_INPUT : SHARD_EXIT_FAIL; /* out of memory is not bad input */
     goto done;
   }
   char exe[PATH_MAX], def_out[4096];

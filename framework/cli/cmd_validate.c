@@ -86,12 +86,12 @@ int shard_cmd_validate(const shard_cli *cli, int argc, char **argv) {
   shard_msg msg = {{0}};
   shard_registry *reg = NULL;
   shard_diag *diag = shard_diag_create();
-  int code = SHARD_EXIT_FAIL;
+  int code = SHARD_EXIT_FAIL, dst;
   if (!diag || shard_registry_create(&reg, &msg) != SHARD_OK) {
     fprintf(stderr, "shard validate: %s\n", diag ? msg.text : "out of memory");
-  } else if (shard_registry_discover(reg, cli->plugin_path, &msg) != SHARD_OK) {
+  } else if ((dst = shard_registry_discover(reg, cli->plugin_path, &msg)) != SHARD_OK) {
     fprintf(stderr, "shard validate: %s\n", msg.text);
-    code = SHARD_EXIT_INPUT;
+    code = dst == SHARD_ERR_NOMEM || dst == SHARD_ERR_IO ? SHARD_EXIT_FAIL : SHARD_EXIT_INPUT;
   } else {
     int st = kind_of(path)->validate(path, sets, n_sets, reg, diag, &msg);
     if (st == SHARD_OK) {

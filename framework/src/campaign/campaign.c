@@ -174,6 +174,7 @@ typedef struct loader {
   shard_diag *d;
   const yt_node *sweep_key;
   int bad_keys; /* swept or derived keys that are no case keys (reported once, at the key) */
+  int nomem;    /* an allocation failed (reported where): out of memory, not bad input */
 } loader;
 
 static int string_value(loader *L, const yt_node *key, const yt_node *v, const char *what, const char **out) {
@@ -1363,17 +1364,26 @@ static int validate_runs(loader *L, const shard_registry *reg) {
     int st = shard_case_load(path, c->runs[r].sets, (int)c->runs[r].n_sets, reg, &cs, sub);
     if (st == SHARD_OK) { /* and what the run checks before its first step (model, plugins, time step) */
       shard_msg m = {{0}};
-      if (shard_run_check(cs, reg, sub, &m) != 0) {
-        st = SHARD_ERR_INPUT;
+      const int code = shard_run_check(cs, reg, sub, &m);
+      if (code != 0) {
+        st = code == 2 ? SHARD_ERR_INPUT : SHARD_ERR_INTERNAL;
         if (shard_diag_count(sub) == 0) shard_diag_error(sub, path, 0, 0, "", "%s", m.text[0] ? m.text : "set-up failed");
+        else if (st != SHARD_ERR_INPUT && m.text[0]) shard_diag_error(sub, path, 0, 0, "", "%s", m.text);
       }
     }
     shard_case_destroy(cs);
     if (st == SHARD_OK) continue;
-    rc = SHARD_ERR_INPUT;
-    /* the first bad run in full; later ones in one line each, a few of them */
     char label[1024];
     run_label(c, &c->runs[r], label, sizeof label);
+    if (st != SHARD_ERR_INPUT) { /* out of memory (or a failure not of the case): not bad input, and the end */
+      shard_diag_sort(sub);
+      shard_diag_error(L->d, c->path, 0, 0, "", "run %zu (%s) could not be checked: %s", r, label,
+                       shard_diag_first(sub) ? shard_diag_first(sub) : "out of memory");
+      rc = st;
+      break;
+    }
+    rc = SHARD_ERR_INPUT;
+    /* the first bad run in full; later ones in one line each, a few of them */
     const yt_pair *inl = yt_map_find(c->root, "case");
     const yt_node *at = inl ? inl->key : L->sweep_key ? L->sweep_key : c->root;
     if (bad_runs == 0) {
@@ -1460,6 +1470,7 @@ static void load_base(loader *L, const yt_node *key, const yt_node *v) {
   if (!c->base) {
     free(dir);
     yt_error_at(L->d, v, "base case '%s': out of memory", rel);
+    L->nomem = 1;
     return;
   } else {
     if (rel[0] == '/')
@@ -1489,6 +1500,7 @@ static void load_base(loader *L, const yt_node *key, const yt_node *v) {
     c->case_len = got;
   } else {
     yt_error_at(L->d, v, "base case '%s': out of memory", rel);
+    L->nomem = 1;
   }
 }
 
@@ -1502,7 +1514,7 @@ int shard_campaign_load(const char *path, const shard_registry *reg, shard_campa
   }
   c->stall_timeout = SHARD_CAMPAIGN_STALL_DEFAULT;
   c->reg = reg;
-  loader L = {c, d, NULL, 0};
+  loader L = {c, d, NULL, 0, 0};
   int rc = yt_load_file(c->arena, path, "campaign file", &c->root, d);
   if (rc != SHARD_OK) goto fail;
   if (c->root->kind != YT_MAP) {
@@ -1566,7 +1578,7 @@ int shard_campaign_load(const char *path, const shard_registry *reg, shard_campa
   if (!yt_map_find(c->root, "sweep")) yt_error_at(d, c->root, "missing required top-level key 'sweep'");
   check_expression_names(&L);
   if (shard_diag_count(d) > errors0) {
-    rc = SHARD_ERR_INPUT;
+    rc = L.nomem ? SHARD_ERR_NOMEM : SHARD_ERR_INPUT;
     goto fail;
   }
   if (!c->name) {

@@ -190,6 +190,7 @@ typedef struct vctx {
   /* keys suggested by a did-you-mean: not reported missing as well */
   char suggested[16][KEY_MAX];
   int n_suggested;
+  int nomem; /* an allocation failed on the way (reported where): out of memory, not bad input */
 } vctx;
 
 static int was_suggested(const vctx *v, const char *full) {
@@ -214,7 +215,7 @@ typedef void (*leaf_fn)(vctx *v, const yt_node *n, const shard_param_spec *s, co
 
 static void leaf_number(vctx *v, const yt_node *n, const shard_param_spec *s, const char *full) {
   double x;
-  eval_text(v->c, n, n->text, s, full, NULL, 1, &x, v->d);
+  if (eval_text(v->c, n, n->text, s, full, NULL, 1, &x, v->d) == SHARD_ERR_NOMEM) v->nomem = 1;
 }
 
 static void leaf_bool(vctx *v, const yt_node *n, const shard_param_spec *s, const char *full) {
@@ -421,6 +422,7 @@ static int select_variant(vctx *v, int si, const yt_node *key, const yt_node *ma
   const char *why = s->plugin_kind > 0 && v->c->reg ? shard_registry_why(v->c->reg, name) : NULL;
   if (why) {
     yt_error_at(v->d, at, "%s '%s' cannot be loaded: %s", what, name, why);
+    if (shard_registry_why_status(v->c->reg, name) == SHARD_ERR_NOMEM) v->nomem = 1;
     return 0;
   }
   if (n == 0)
@@ -820,6 +822,7 @@ int shard_case_load(const char *path, const char *const *sets, int n_sets, const
     vctx v = {.c = c, .d = diag};
     validate_root(&v);
     resolve_defaults(c);
+    if (v.nomem) st = SHARD_ERR_NOMEM; /* reported where it happened */
   }
   for (uint32_t i = 0; st == SHARD_OK && i < shard_case_n_sections; ++i) {
     slot *sl = &c->slots[i];

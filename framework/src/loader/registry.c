@@ -75,6 +75,7 @@ typedef struct candidate {
   int shadow;     /* a default location (see check_duplicate) */
   int state;
   char *error;    /* CAND_FAILED: why (malloc'd, or cand_oom) */
+  int status;     /* CAND_FAILED: the failure's status (SHARD_ERR_NOMEM: out of memory, not a bad file) */
 } candidate;
 
 struct shard_registry {
@@ -829,11 +830,13 @@ static int discover_dir(shard_registry *reg, const char *dir, int shadow, shard_
       }
       if (o->state == CAND_NEW) {
         o->state = CAND_FAILED;
+        o->status = SHARD_ERR_PLUGIN;
         o->error = e1;
       } else {
         free(e1);
       }
       c->state = CAND_FAILED;
+      c->status = SHARD_ERR_PLUGIN;
       c->error = e2;
       break;
     }
@@ -988,8 +991,9 @@ static void load_candidate(shard_registry *reg, candidate *c) {
     return;
   }
   c->state = CAND_FAILED;
+  c->status = st;
   c->error = dup_str(msg.text[0] ? msg.text : "could not be loaded");
-  if (!c->error) c->error = cand_oom;
+  if (!c->error) c->error = cand_oom, c->status = SHARD_ERR_NOMEM;
 }
 
 static void load_every_candidate(shard_registry *reg) {
@@ -1024,6 +1028,11 @@ static candidate *candidate_named(const shard_registry *reg, const char *name) {
 const char *shard_registry_why(const shard_registry *reg, const char *name) {
   const candidate *c = reg && name ? candidate_named(reg, name) : NULL;
   return c && c->state == CAND_FAILED ? c->error : NULL;
+}
+
+int shard_registry_why_status(const shard_registry *reg, const char *name) {
+  const candidate *c = reg && name ? candidate_named(reg, name) : NULL;
+  return c && c->state == CAND_FAILED ? c->status : SHARD_OK;
 }
 
 void shard_registry_search_path(const shard_registry *reg, char *buf, size_t size) {

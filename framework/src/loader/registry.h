@@ -47,6 +47,9 @@ size_t shard_registry_problem_count(const shard_registry *reg);
 const char *shard_registry_problem(const shard_registry *reg, size_t k);
 /* Why NAME.so on the path was refused, or NULL (none, or it loaded). */
 const char *shard_registry_why(const shard_registry *reg, const char *name);
+/* The status of that refusal (SHARD_ERR_NOMEM when it ran out of memory,
+ * SHARD_ERR_PLUGIN or another error for the file), SHARD_OK if none. */
+int shard_registry_why_status(const shard_registry *reg, const char *name);
 /* The directories discovery searched, ", "-separated, for messages. */
 void shard_registry_search_path(const shard_registry *reg, char *buf, size_t size);
 /* Register a descriptor compiled into the host or a test (path "<builtin>"). */

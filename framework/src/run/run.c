@@ -28,6 +28,20 @@ static void scope_why(void *ctx, const char *name, char *buf, size_t n);
 
 static shard_scope run_scope(run *r) { return (shard_scope){scope_lookup, r, scope_why}; }
 
+/* The status of a failed step of the set-up: out of memory stays so (exit
+ * 1), any other failure of the case's values or a plugin's parameters is
+ * bad input (exit 2); with st the status so far, the worse of both. */
+static int setup_fail(int st, int got) {
+  if (got == SHARD_OK) return st;
+  return st == SHARD_ERR_NOMEM || got == SHARD_ERR_NOMEM ? SHARD_ERR_NOMEM : SHARD_ERR_INPUT;
+}
+
+/* A case value (what) that could not be read: out of memory, or invalid. */
+static int value_fail(int got, const char *what, shard_msg *msg) {
+  if (got == SHARD_ERR_NOMEM) return shard_msg_set(msg, got, "out of memory reading %s", what);
+  return shard_msg_set(msg, SHARD_ERR_INPUT, "invalid %s", what);
+}
+
 /* a number of the case by path, through the run's scope (guarded recursion) */
 static int case_number(run *r, const char *path, double *out) {
   if (!shard_case_has(r->c, path) || r->scope_depth > 8) return 0;
@@ -111,8 +125,8 @@ static const char *family_word(uint64_t caps) {
 static int check_tolerance(run *r, const shard_params *p, double *out, shard_msg *msg) {
   if (shard_case_has(r->c, "lcp.check_tolerance")) {
     shard_scope sc = run_scope(r);
-    if (shard_case_real(r->c, "lcp.check_tolerance", &sc, out, r->diag) != SHARD_OK)
-      return shard_msg_set(msg, SHARD_ERR_INPUT, "invalid lcp.check_tolerance");
+    const int cst = shard_case_real(r->c, "lcp.check_tolerance", &sc, out, r->diag);
+    if (cst != SHARD_OK) return value_fail(cst, "lcp.check_tolerance", msg);
     return SHARD_OK;
   }
   *out = 1e-6;
@@ -161,7 +175,7 @@ static int build_plugins(run *r, shard_msg *msg) {
   created(r, law);
   if (st != SHARD_OK) {
     shard_msg_prepend(msg, "%s: contact law '%s'", path, lp->name);
-    return SHARD_ERR_INPUT;
+    return setup_fail(SHARD_OK, st); /* a plugin out of memory is not bad input */
   }
   if (fam == SHARD_CAP_IMPACT_LAW) {
     r->kin_vn = calloc((size_t)r->sys->ncon_max + 1, sizeof(double));
@@ -185,7 +199,7 @@ static int build_plugins(run *r, shard_msg *msg) {
     created(r, &r->tsl);
     if (st != SHARD_OK) {
       shard_msg_prepend(msg, "%s: traction-separation law '%s'", path, r->tsl.lp->desc->name);
-      return SHARD_ERR_INPUT;
+      return setup_fail(SHARD_OK, st); /* a plugin out of memory is not bad input */
     }
     shard_tsl_ops_widen(r->tsl.lp->desc, &r->tsl_ops);
     if ((st = r->mops->set_tsl(r->model, &r->tsl_ops, r->tsl.self, fam == SHARD_CAP_FORCE_LAW, msg)) != SHARD_OK)
@@ -195,7 +209,7 @@ static int build_plugins(run *r, shard_msg *msg) {
   created(r, &r->integ);
   if (st != SHARD_OK) {
     shard_msg_prepend(msg, "%s: integrator '%s'", path, ip->name);
-    return SHARD_ERR_INPUT;
+    return setup_fail(SHARD_OK, st); /* a plugin out of memory is not bad input */
   }
   if (ip->caps & SHARD_CAP_NEEDS_LCP) {
     if ((st = instantiate(r, "lcp", &r->lcp, msg)) != SHARD_OK) return st;
@@ -204,7 +218,7 @@ static int build_plugins(run *r, shard_msg *msg) {
     created(r, &r->lcp);
     if (st != SHARD_OK) {
       shard_msg_prepend(msg, "%s: lcp '%s'", path, r->lcp.lp->desc->name);
-      return SHARD_ERR_INPUT;
+      return setup_fail(SHARD_OK, st); /* a plugin out of memory is not bad input */
     }
     double tol = 0.0;
     if ((st = check_tolerance(r, &r->lcp.params, &tol, msg)) != SHARD_OK) return st;
@@ -214,8 +228,8 @@ static int build_plugins(run *r, shard_msg *msg) {
                                 .dump_dir = r->opt->out_dir};
     long long dump_every = 0;
     shard_scope dsc = run_scope(r);
-    if (shard_case_int(r->c, "lcp.dump_every", &dsc, &dump_every, r->diag) != SHARD_OK)
-      return shard_msg_set(msg, SHARD_ERR_INPUT, "invalid lcp.dump_every");
+    const int cst = shard_case_int(r->c, "lcp.dump_every", &dsc, &dump_every, r->diag);
+    if (cst != SHARD_OK) return value_fail(cst, "lcp.dump_every", msg);
     pol.dump_every = dump_every;
     const char *scalar = shard_case_string(r->c, "lcp.scalar_blocks");
     pol.scalar_closed_form = !scalar || strcmp(scalar, "closed_form") == 0;
@@ -313,17 +327,16 @@ static int setup_time(run *r, shard_msg *msg) {
   const char *est = shard_case_string(r->c, "time.dt_estimate");
   r->dt_c = (est && strcmp(est, "paper") == 0) ? r->dt_c_paper : r->dt_c_default;
   int st = SHARD_OK;
-  if (shard_case_real(r->c, "time.end", &sc, &r->T, r->diag) != SHARD_OK) st = SHARD_ERR_INPUT;
-  if (shard_case_real(r->c, "time.dt", &sc, &r->dt, r->diag) != SHARD_OK) st = SHARD_ERR_INPUT;
-  if (shard_case_real(r->c, "time.energy_guard", &sc, &r->energy_guard, r->diag) != SHARD_OK) st = SHARD_ERR_INPUT;
-  if (shard_case_real(r->c, "time.max_balance_drift", &sc, &r->max_drift, r->diag) != SHARD_OK) st = SHARD_ERR_INPUT;
+  st = setup_fail(st, shard_case_real(r->c, "time.end", &sc, &r->T, r->diag));
+  st = setup_fail(st, shard_case_real(r->c, "time.dt", &sc, &r->dt, r->diag));
+  st = setup_fail(st, shard_case_real(r->c, "time.energy_guard", &sc, &r->energy_guard, r->diag));
+  st = setup_fail(st, shard_case_real(r->c, "time.max_balance_drift", &sc, &r->max_drift, r->diag));
   long long every = 1, max_steps = 0;
-  if (shard_case_int(r->c, "output.every", &sc, &every, r->diag) != SHARD_OK) st = SHARD_ERR_INPUT;
-  if (shard_case_int(r->c, "time.max_steps", &sc, &max_steps, r->diag) != SHARD_OK) st = SHARD_ERR_INPUT;
-  if (shard_case_has(r->c, "output.interval") &&
-      shard_case_real(r->c, "output.interval", &sc, &r->interval, r->diag) != SHARD_OK)
-    st = SHARD_ERR_INPUT;
-  if (st != SHARD_OK) return shard_msg_set(msg, st, "invalid time stepping");
+  st = setup_fail(st, shard_case_int(r->c, "output.every", &sc, &every, r->diag));
+  st = setup_fail(st, shard_case_int(r->c, "time.max_steps", &sc, &max_steps, r->diag));
+  if (shard_case_has(r->c, "output.interval"))
+    st = setup_fail(st, shard_case_real(r->c, "output.interval", &sc, &r->interval, r->diag));
+  if (st != SHARD_OK) return value_fail(st, "the time stepping", msg);
   /* a conditionally stable scheme above its stable step: refused, unless asked for */
   const shard_plugin *ip = r->integ.lp->desc;
   if ((ip->caps & SHARD_CAP_CONDITIONALLY_STABLE) && r->dt > r->dt_c_default) {
@@ -341,8 +354,8 @@ static int setup_time(run *r, shard_msg *msg) {
   }
   r->every = every;
   long long ck = 0;
-  if (shard_case_int(r->c, "time.checkpoint_every", &sc, &ck, r->diag) != SHARD_OK)
-    return shard_msg_set(msg, SHARD_ERR_INPUT, "invalid time.checkpoint_every");
+  const int cst = shard_case_int(r->c, "time.checkpoint_every", &sc, &ck, r->diag);
+  if (cst != SHARD_OK) return value_fail(cst, "time.checkpoint_every", msg);
   r->checkpoint_every = ck;
   const char *stop = shard_case_string(r->c, "time.stop");
   if (stop && strcmp(stop, "dissipation_settled") == 0) {
@@ -353,8 +366,8 @@ static int setup_time(run *r, shard_msg *msg) {
                            shard_case_path(r->c));
     r->stop_interval = 10.0 * sbar / c;
     double after = 0;
-    if (shard_case_real(r->c, "time.stop_after", &sc, &after, r->diag) != SHARD_OK)
-      return shard_msg_set(msg, SHARD_ERR_INPUT, "invalid time.stop_after");
+    const int ast = shard_case_real(r->c, "time.stop_after", &sc, &after, r->diag);
+    if (ast != SHARD_OK) return value_fail(ast, "time.stop_after", msg);
     r->stop_next = after + r->stop_interval;
   }
   shard_model_release_rule rule;
@@ -393,9 +406,9 @@ static int setup_probes(run *r, shard_msg *msg) {
   long long stride = 1;
   int st = SHARD_OK;
   for (int i = 0; i < 3; ++i)
-    if (shard_case_real(r->c, keys[i], &sc, &v[i], r->diag) != SHARD_OK) st = SHARD_ERR_INPUT;
-  if (shard_case_int(r->c, "output.probes.stride", &sc, &stride, r->diag) != SHARD_OK) st = SHARD_ERR_INPUT;
-  if (st != SHARD_OK) return shard_msg_set(msg, st, "invalid output.probes");
+    st = setup_fail(st, shard_case_real(r->c, keys[i], &sc, &v[i], r->diag));
+  st = setup_fail(st, shard_case_int(r->c, "output.probes.stride", &sc, &stride, r->diag));
+  if (st != SHARD_OK) return value_fail(st, "output.probes", msg);
   const double from = v[0], to = v[1], interval = v[2];
   const shard_plugin *d = r->model_pi.lp->desc;
   const int has_ops = d->ops_size >= offsetof(shard_model_ops, probe_close) + sizeof r->mops->probe_close &&
@@ -488,8 +501,8 @@ static int run_setup(run *r, shard_msg *msg) {
   memset(&r->info, 0, sizeof r->info);
   r->mops->info(r->model, &r->info); /* the reference's columns */
   if (shard_case_has(r->c, "output.fields_interval") &&
-      shard_case_real(r->c, "output.fields_interval", &sc, &r->fields_interval, r->diag) != SHARD_OK)
-    return shard_msg_set(msg, SHARD_ERR_INPUT, "invalid output.fields_interval");
+      (st = shard_case_real(r->c, "output.fields_interval", &sc, &r->fields_interval, r->diag)) != SHARD_OK)
+    return value_fail(st, "output.fields_interval", msg);
   r->spacetime = shard_case_bool(r->c, "output.spacetime");
   if ((st = setup_probes(r, msg)) != SHARD_OK) return st;
   shard_system *sys = r->sys;

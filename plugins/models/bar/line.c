@@ -65,6 +65,10 @@ const shard_param_spec shard_bar_specs[] = {
      "(docs/theory.md section 8)"},
     {"walls.right.gap", R, 0, 0, SHARD_INF, "m", 0, 0, "rigid wall at this distance right of the right end (absent: no wall); on a driven end it acts from the "
      "release (docs/theory.md section 8)"},
+    {"insertion_acceleration", C, "consistent", 0, 0, "", 0, "consistent|copied",
+     "the acceleration after a step's cohesive insertions under a Newmark-form scheme (NSN, explicit Newmark): "
+     "consistent, a = M^-1 f(u) with the new topology on every DOF (closes the energy balance across "
+     "insertions), or copied, each twin keeps its source node's a (the scheme of the 1D paper)"},
 };
 
 #undef R

@@ -9,7 +9,7 @@ extern const shard_model_ops shard_line_model_ops;
 
 /* the keys of their case sections (model.type particle / bar) */
 #define SHARD_PARTICLE_N_SPECS 5
-#define SHARD_BAR_N_SPECS 18
+#define SHARD_BAR_N_SPECS 19
 extern const shard_param_spec shard_particle_specs[SHARD_PARTICLE_N_SPECS];
 extern const shard_param_spec shard_bar_specs[SHARD_BAR_N_SPECS];
 

@@ -233,7 +233,7 @@ static int alloc_model(shard_model *m, int32_t ndof_max, int32_t ncon_max, int32
            ALLOC(m->if_dmax, nfacet) && ALLOC(m->if_delta, nfacet) && ALLOC(m->if_t, nfacet) &&
            ALLOC(m->if_k, nfacet) && ALLOC(m->if_rev, nfacet) && ALLOC(m->if_delta_prev, nfacet) &&
            ALLOC(m->if_t_prev, nfacet) && ALLOC(m->if_work, nfacet) &&
-           ALLOC(m->if_step_max, nfacet);
+           ALLOC(m->if_step_max, nfacet) && ALLOC(m->f_insert, ndof_max);
   if (!ok) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for %d DOFs", (int)ndof_max);
   for (int32_t f = 0; f < nfacet; ++f) m->facet_iface[f] = -1;
   return SHARD_OK;
@@ -375,6 +375,8 @@ static int build_bar(shard_model *m, const shard_params *p, shard_msg *msg) {
   if (frac) {
     m->g_c = shard_params_real(&m->fr, "g_c");
     m->insertion = shard_params_bool(&m->fr, "insertion");
+    const char *ia = shard_params_string(p, "insertion_acceleration");
+    m->insert_copy_a = ia && strcmp(ia, "copied") == 0;
     if ((st = shard_strength_draw(&m->fr, m->path, m->X, nn, m->facet_strength, msg)) != SHARD_OK)
       return st;
   }
@@ -413,7 +415,7 @@ void shard_model_destroy(shard_model *m) {
                  m->gap_scratch, m->restitution, m->impulse, m->k_rowptr, m->k_col, m->k_val, m->k_len, m->con_order,
                  m->el_pos, m->con_pos, m->facet_strength, m->facet_iface, m->if_node, m->if_twin, m->if_sigma, m->if_deltac,
                  m->if_dmax, m->if_delta, m->if_t, m->if_k, m->if_rev, m->if_delta_prev, m->if_t_prev, m->if_work,
-                 m->if_step_max};
+                 m->if_step_max, m->f_insert};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) free(all[i]);
   free(m);
 }
@@ -449,7 +451,8 @@ void shard_model_set_force_law(shard_model *m, const shard_contact_law_ops *ops,
 /* ---- insertion (docs/theory.md §8) --------------------------------------------------- */
 
 /* Split internal node j (facet j-1): the twin takes element j and half of its
- * mass; both copies keep u, v, a and the integrator's aux vectors. */
+ * mass; both copies keep u, v, a and the integrator's aux vectors (a is set
+ * again after the step's insertions: insertion_acceleration). */
 static int32_t split_node(shard_model *m, int32_t j, double sigma_eff, double damage) {
   shard_system *s = &m->sys;
   const int32_t t = m->ndof++;
@@ -487,6 +490,26 @@ static void finish_insertions(shard_model *m) {
   }
 }
 
+/* After the insertions of a step, under a scheme of the Newmark form (NSN,
+ * explicit Newmark: the step's stats say so), a = M^-1 f(u) with the new
+ * topology on every DOF of finite mass (docs/theory.md §8). A twin and its
+ * source kept the whole node's force over the whole node's mass; each one's
+ * element force plus the new interface's traction (sigma_c at once for an
+ * extrinsic law) over its half of the mass is something else, and the next
+ * step would start from M a_n != f(u_n), against the identity that makes
+ * H = E - dt^2/8 a^T M a a conserved quantity. Every DOF, not only the
+ * copies: NSN's linearised a of a contact step matches f(u) only in sum.
+ * The host books the change of H as energy.insertion_offset. CD-Lagrange's
+ * a, the difference of its staggered velocities, is kept. A driven end
+ * (minv 0) keeps its imposed a. */
+static void insertion_acceleration(shard_model *m) {
+  shard_system *s = &m->sys;
+  shard_msg fmsg;
+  sys_force(s, s->t, s->u, m->f_insert, &fmsg); /* cannot fail */
+  for (int32_t d = 0; d < m->ndof; ++d)
+    if (m->minv[d] != 0.0) s->a[d] = m->minv[d] * m->f_insert[d];
+}
+
 int32_t shard_model_insert(shard_model *m, int32_t *first_dof) {
   *first_dof = m->ndof;
   if (!m->fracture || !m->insertion) return 0;
@@ -496,7 +519,9 @@ int32_t shard_model_insert(shard_model *m, int32_t *first_dof) {
     const double sf = shard_model_facet_stress(m, f);
     if (sf > m->facet_strength[f]) split_node(m, f + 1, sf, 0.0), ++n;
   }
-  if (n) finish_insertions(m);
+  if (!n) return 0;
+  finish_insertions(m);
+  if (!m->insert_copy_a && m->stats.energy_form == SHARD_ENERGY_NEWMARK) insertion_acceleration(m);
   return n;
 }
 

@@ -84,6 +84,8 @@ typedef struct shard_model {
   int tsl_zero_in_compression; /* penalty contact: no cohesive traction for delta < 0 */
   int coh_trial;               /* if_* hold a trial evaluation (no commit since) at openings if_delta */
   int64_t insertions;
+  int insert_copy_a;           /* model.insertion_acceleration = copied: the copies keep their source's a */
+  double *f_insert;            /* per DOF: the force after an insertion (ndof_max) */
 
   /* prescribed DOFs (loading) */
   int32_t n_presc;
