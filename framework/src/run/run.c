@@ -136,7 +136,8 @@ static int build_plugins(run *r, shard_msg *msg) {
   int st = instantiate(r, "integrator", &r->integ, msg);
   if (st != SHARD_OK) return st;
   const shard_plugin *ip = r->integ.lp->desc;
-  r->iops = shard_integrator_ops_of(ip);
+  shard_integrator_ops_widen(ip, &r->iops_host);
+  r->iops = &r->iops_host;
   const uint64_t fam = ip->caps & (SHARD_CAP_IMPACT_LAW | SHARD_CAP_FORCE_LAW);
   r->impulses = fam == SHARD_CAP_IMPACT_LAW;
   const char *slot = fam == SHARD_CAP_IMPACT_LAW ? "contact.impact" : "contact.force";
@@ -510,6 +511,11 @@ static int run_setup(run *r, shard_msg *msg) {
     shard_msg_prepend(msg, "integrator '%s': setup", r->integ.lp->desc->name);
     return st;
   }
+  /* setup sized it for the DOFs and rows present now (ndof_max / ncon_max
+   * without reserve) */
+  const int grows = shard_integrator_has_reserve(r->iops);
+  r->integ_ndof_cap = grows ? sys->ndof : sys->ndof_max;
+  r->integ_ncon_cap = grows ? sys->ncon : sys->ncon_max;
   sys->t = 0.0;
   if ((st = sys->ops->force(sys, 0.0, sys->u, sys->a, msg)) != SHARD_OK) return st;
   for (int32_t d = 0; d < sys->ndof; ++d) sys->a[d] *= sys->minv[d];
@@ -579,7 +585,8 @@ int shard_run_case(const shard_case *c, const shard_registry *reg, const shard_r
   if (r.continuing) {
     if ((st = run_checkpoint_restore(&r, msg)) != SHARD_OK) goto done;
     /* the restored rows (those inserted before the checkpoint), before the first step */
-    if ((st = shard_contact_reserve(r.contact, sys->ncon, msg)) != SHARD_OK) {
+    if ((st = shard_contact_reserve(r.contact, sys->ncon, msg)) != SHARD_OK ||
+        (st = run_system_reserve(&r, msg)) != SHARD_OK) {
       shard_msg_prepend(msg, "restart at step %lld", (long long)r.k_start);
       goto done;
     }

@@ -1,6 +1,8 @@
 /* host: the run's part of the system (see system.h). */
 #include "run/system.h"
 
+#include "loader/plugin_calls.h"
+
 /* the model's stiffness, its K kept for the contact operator */
 static int run_stiffness(shard_system *sys, const double *u, const shard_csr **out_k, shard_msg *msg) {
   run *r = sys->host;
@@ -40,6 +42,31 @@ int run_system_setup(run *r, shard_msg *msg) {
   r->sys_ops.lcp_solve = run_lcp_solve;
   sys->ops = &r->sys_ops;
   sys->host = r;
+  return SHARD_OK;
+}
+
+/* the next capacity for `need` items: up by half (and 64) at least, at most max */
+static int32_t grown_cap(int32_t cap, int32_t need, int32_t max) {
+  int64_t c = (int64_t)cap + cap / 2 + 64;
+  if (c < need) c = need;
+  return c > max ? max : (int32_t)c;
+}
+
+int run_system_reserve(run *r, shard_msg *msg) {
+  const shard_system *sys = r->sys;
+  if (!shard_integrator_has_reserve(r->iops) || (sys->ndof <= r->integ_ndof_cap && sys->ncon <= r->integ_ncon_cap))
+    return SHARD_OK;
+  const int32_t nd = sys->ndof > r->integ_ndof_cap ? grown_cap(r->integ_ndof_cap, sys->ndof, sys->ndof_max)
+                                                   : r->integ_ndof_cap;
+  const int32_t nc = sys->ncon > r->integ_ncon_cap ? grown_cap(r->integ_ncon_cap, sys->ncon, sys->ncon_max)
+                                                   : r->integ_ncon_cap;
+  const int st = shard_integrator_reserve(r->iops, r->integ.self, sys, nd, nc, msg);
+  if (st != SHARD_OK) {
+    shard_msg_prepend(msg, "integrator '%s': growing its storage from %d to %d DOFs and %d to %d constraint rows",
+                      r->integ.lp->desc->name, (int)r->integ_ndof_cap, (int)nd, (int)r->integ_ncon_cap, (int)nc);
+    return st;
+  }
+  r->integ_ndof_cap = nd, r->integ_ncon_cap = nc;
   return SHARD_OK;
 }
 
