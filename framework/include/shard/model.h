@@ -188,7 +188,10 @@ typedef struct shard_model_ops {
   double (*stable_step)(const void *self, shard_model_step which, double max_spring);
 
   /* After each step: commit the cohesive history; insert interfaces
-   * (returns how many, *first_dof the first new DOF); gaps at u into `gaps`
+   * (returns how many, *first_dof the first new DOF; a model may grow its
+   * storage here, between steps, rather than hold every interface's from the
+   * start: -1 when it ran out of memory doing so, nothing inserted, and the
+   * host stops the run with what it computed); gaps at u into `gaps`
    * (and the force law's state for the measures below). */
   void (*commit)(void *self);
   int32_t (*insert)(void *self, int32_t *first_dof);
