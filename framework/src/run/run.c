@@ -498,9 +498,11 @@ static int run_setup(run *r, shard_msg *msg) {
   const uint32_t n_aux = shard_integrator_n_aux(r->iops, r->integ.self);
   sys->n_aux = n_aux;
   sys->aux = n_aux ? calloc((size_t)n_aux * (size_t)sys->ndof_max, sizeof(double)) : NULL;
-  r->u_prev = calloc((size_t)sys->ndof_max, sizeof(double));
-  r->v_prev = calloc((size_t)sys->ndof_max, sizeof(double));
-  r->gap = calloc((size_t)sys->ncon_max + 1, sizeof(double));
+  /* for the DOFs and rows present; run_system_reserve grows them */
+  r->state_ndof_cap = sys->ndof, r->state_ncon_cap = sys->ncon;
+  r->u_prev = calloc((size_t)sys->ndof + 1, sizeof(double));
+  r->v_prev = calloc((size_t)sys->ndof + 1, sizeof(double));
+  r->gap = calloc((size_t)sys->ncon + 1, sizeof(double));
   r->fext_any = r->info.fext != NULL;
   if ((n_aux && !sys->aux) || !r->u_prev || !r->v_prev || !r->gap)
     return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");

@@ -1,6 +1,9 @@
 /* host: the run's part of the system (see system.h). */
 #include "run/system.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #include "loader/plugin_calls.h"
 
 /* the model's stiffness, its K kept for the contact operator */
@@ -52,8 +55,39 @@ static int32_t grown_cap(int32_t cap, int32_t need, int32_t max) {
   return c > max ? max : (int32_t)c;
 }
 
+/* *p from n0 to n1 elements (and a spare), the new ones zero; 0 out of memory (*p as it was) */
+static int grow_doubles(double **p, int32_t n0, int32_t n1) {
+  double *q = realloc(*p, ((size_t)n1 + 1) * sizeof(double));
+  if (!q) return 0;
+  memset(q + n0 + 1, 0, (size_t)(n1 - n0) * sizeof(double));
+  *p = q;
+  return 1;
+}
+
+/* the run's previous state (u_prev, v_prev) and gaps for the system's sizes */
+static int reserve_state(run *r, shard_msg *msg) {
+  const shard_system *sys = r->sys;
+  if (sys->ndof > r->state_ndof_cap) {
+    const int32_t nd = grown_cap(r->state_ndof_cap, sys->ndof, sys->ndof_max);
+    if (!grow_doubles(&r->u_prev, r->state_ndof_cap, nd) || !grow_doubles(&r->v_prev, r->state_ndof_cap, nd))
+      return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory growing the previous state from %d to %d DOFs",
+                           (int)r->state_ndof_cap, (int)nd);
+    r->state_ndof_cap = nd;
+  }
+  if (sys->ncon > r->state_ncon_cap) {
+    const int32_t nc = grown_cap(r->state_ncon_cap, sys->ncon, sys->ncon_max);
+    if (!grow_doubles(&r->gap, r->state_ncon_cap, nc))
+      return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory growing the gaps from %d to %d constraint rows",
+                           (int)r->state_ncon_cap, (int)nc);
+    r->state_ncon_cap = nc;
+  }
+  return SHARD_OK;
+}
+
 int run_system_reserve(run *r, shard_msg *msg) {
   const shard_system *sys = r->sys;
+  const int sst = reserve_state(r, msg);
+  if (sst != SHARD_OK) return sst;
   if (!shard_integrator_has_reserve(r->iops) || (sys->ndof <= r->integ_ndof_cap && sys->ncon <= r->integ_ncon_cap))
     return SHARD_OK;
   const int32_t nd = sys->ndof > r->integ_ndof_cap ? grown_cap(r->integ_ndof_cap, sys->ndof, sys->ndof_max)
