@@ -45,7 +45,7 @@ typedef struct shard_model_info {
   int32_t n_facets;     /* facets that may hold an interface (0 without fracture) */
   int32_t n_presc;      /* prescribed DOFs (0..2) */
   int32_t presc_dof[2]; /* which */
-  const double *fext;   /* constant external force per DOF (ndof_max), or NULL when it is zero */
+  const double *fext;   /* constant external force per DOF (ndof), or NULL when it is zero */
   int32_t w_row_degree; /* most rows of W = H M^-1 (M - c K) M^-1 H^T a constraint row couples with */
   int32_t dim;          /* DOFs per node, DOF d along axis d % dim (0 or 1: one axis; 2: x, y interleaved) */
   int32_t h_row_width;  /* most entries a constraint row of H has (0: 2) */
