@@ -165,10 +165,10 @@ static int build_plugins(run *r, shard_msg *msg) {
     return SHARD_ERR_INPUT;
   }
   if (fam == SHARD_CAP_IMPACT_LAW) {
-    r->kin_vn = calloc((size_t)r->sys->ncon_max + 1, sizeof(double));
-    r->kin_gap = calloc((size_t)r->sys->ncon_max + 1, sizeof(double));
+    r->kin_vn = calloc((size_t)r->rest_cap + 1, sizeof(double));
+    r->kin_gap = calloc((size_t)r->rest_cap + 1, sizeof(double));
     if (!r->kin_vn || !r->kin_gap) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
-    run_impact_restitution(r, lops, r->sys->ncon_max);
+    run_impact_restitution(r, lops, r->rest_cap); /* rows grown later get theirs in run_state_reserve */
     if (lp->caps & SHARD_CAP_VELOCITY_DEPENDENT) r->impact_vd = lops;
   } else {
     r->mops->set_force_law(r->model, lops, law->self);
@@ -472,7 +472,11 @@ static int run_setup(run *r, shard_msg *msg) {
   if (r->mops->outputs->history->n_fields > SHARD_MODEL_HISTORY_MAX)
     return shard_msg_set(msg, SHARD_ERR_INTERNAL, "model '%s' declares %zu history columns, at most %d", r->info.name,
                          r->mops->outputs->history->n_fields, SHARD_MODEL_HISTORY_MAX);
-  r->restitution = calloc((size_t)r->sys->ncon_max + 1, sizeof(double));
+  /* for the rows present (one at least: the reference reads row 0's e);
+   * run_state_reserve grows it */
+  r->rest_cap = r->sys->ncon > 1 ? r->sys->ncon : 1;
+  if (r->rest_cap > r->sys->ncon_max) r->rest_cap = r->sys->ncon_max;
+  r->restitution = calloc((size_t)r->rest_cap + 1, sizeof(double));
   if (!r->restitution) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
   r->sys->restitution = r->restitution;
   if ((st = run_system_setup(r, msg)) != SHARD_OK) return st;
@@ -506,6 +510,7 @@ static int run_setup(run *r, shard_msg *msg) {
   r->fext_any = r->info.fext != NULL;
   if ((n_aux && !sys->aux) || !r->u_prev || !r->v_prev || !r->gap)
     return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
+  if ((st = run_state_reserve(r, msg)) != SHARD_OK) return st; /* the restitutions of initial interfaces */
   /* the rows present before the first step (a model's initial interfaces
    * are inserted when its plugins are attached) */
   if ((st = shard_contact_reserve(r->contact, sys->ncon, msg)) != SHARD_OK) return st;

@@ -64,9 +64,25 @@ static int grow_doubles(double **p, int32_t n0, int32_t n1) {
   return 1;
 }
 
-/* the run's previous state (u_prev, v_prev) and gaps for the system's sizes */
-static int reserve_state(run *r, shard_msg *msg) {
-  const shard_system *sys = r->sys;
+int run_state_reserve(run *r, shard_msg *msg) {
+  shard_system *sys = r->sys;
+  if (sys->ncon > r->rest_cap) {
+    const int32_t c0 = r->rest_cap, nc = grown_cap(c0, sys->ncon, sys->ncon_max);
+    if (!grow_doubles(&r->restitution, c0, nc) ||
+        (r->kin_vn && (!grow_doubles(&r->kin_vn, c0, nc) || !grow_doubles(&r->kin_gap, c0, nc)))) {
+      sys->restitution = r->restitution;
+      return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory growing the restitutions from %d to %d constraint rows",
+                           (int)c0, (int)nc);
+    }
+    sys->restitution = r->restitution;
+    if (r->kin_vn && r->impact.self) { /* the new rows' e, from zero kinematics as the set-up gave rows not there yet */
+      const shard_impact_kinematics k = {.struct_size = sizeof k, .n = nc - c0, .v_n = r->kin_vn + c0,
+                                         .gap = r->kin_gap + c0};
+      shard_contact_law_restitution(shard_contact_law_ops_of(r->impact.lp->desc), r->impact.self, &k,
+                                    r->restitution + c0);
+    }
+    r->rest_cap = nc;
+  }
   if (sys->ndof > r->state_ndof_cap) {
     const int32_t nd = grown_cap(r->state_ndof_cap, sys->ndof, sys->ndof_max);
     if (!grow_doubles(&r->u_prev, r->state_ndof_cap, nd) || !grow_doubles(&r->v_prev, r->state_ndof_cap, nd))
@@ -86,7 +102,7 @@ static int reserve_state(run *r, shard_msg *msg) {
 
 int run_system_reserve(run *r, shard_msg *msg) {
   const shard_system *sys = r->sys;
-  const int sst = reserve_state(r, msg);
+  const int sst = run_state_reserve(r, msg);
   if (sst != SHARD_OK) return sst;
   if (!shard_integrator_has_reserve(r->iops) || (sys->ndof <= r->integ_ndof_cap && sys->ncon <= r->integ_ncon_cap))
     return SHARD_OK;

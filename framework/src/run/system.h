@@ -17,5 +17,10 @@ void run_system_teardown(run *r);
  * SHARD_ERR_NOMEM names what and how much; the integrator keeps its old
  * storage and the run stops with what it computed. */
 int run_system_reserve(run *r, shard_msg *msg);
+/* The run's own part of it: the previous state (u_prev, v_prev), the gaps,
+ * and the impact restitutions (new rows get the law's e at zero kinematics,
+ * as the set-up gave every row not there yet; a velocity-dependent law
+ * recomputes them each step). */
+int run_state_reserve(run *r, shard_msg *msg);
 
 #endif

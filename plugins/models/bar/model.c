@@ -951,22 +951,31 @@ void shard_model_checkpoint_write(shard_model *m, const shard_model_ck_io *io) {
   ck_array full[32], have[32];
   const int n = ck_arrays(m, m->ndof_max, m->ncon_max, m->nfacet, full);
   ck_arrays(m, m->ndof_cap, m->ncon_cap, m->if_cap, have);
-  const int64_t sc[CK_NSCALARS] = {m->ndof, m->ncon, m->niface, m->released, m->insertions};
+  int short_of = 0;
+  for (int i = 0; i < n; ++i) short_of |= have[i].count < full[i].count;
+  unsigned char *scratch = short_of ? ck_scratch(full, n) : NULL;
+  /* Out of memory for the scratch: the sections keep their sizes (the
+   * host's size of a checkpoint holds), their data read from the stiffness
+   * values (longer than any section), and the interface count says -1, so
+   * that a restart refuses this checkpoint as corrupt instead of taking it. */
+  const int poisoned = short_of && !scratch;
+  const int64_t sc[CK_NSCALARS] = {m->ndof, m->ncon, poisoned ? -1 : m->niface, m->released, m->insertions};
   io->put(io->ctx, "model", SHARD_MODEL_CK_I64, sc, CK_NSCALARS);
-  unsigned char *scratch = NULL;
   for (int i = 0; i < n; ++i) {
+    const size_t z = ck_type_size(full[i].type);
     if (have[i].count >= full[i].count) {
       io->put(io->ctx, full[i].name, full[i].type, full[i].p, full[i].count);
-      continue;
+    } else if (poisoned) {
+      /* k_val holds ndof_cap + 2 nel + 2 ncon_cap + 1 values, more than any section of a bar */
+      const size_t kcap = (size_t)m->ndof_cap + 2 * (size_t)m->nel + 2 * (size_t)m->ncon_cap + 1;
+      const int fits = full[i].count * z <= kcap * sizeof(double);
+      io->put(io->ctx, full[i].name, full[i].type, fits ? (const void *)m->k_val : have[i].p,
+              fits ? full[i].count : have[i].count);
+    } else {
+      memcpy(scratch, have[i].p, have[i].count * z);
+      memset(scratch + have[i].count * z, 0, (full[i].count - have[i].count) * z);
+      io->put(io->ctx, full[i].name, full[i].type, scratch, full[i].count);
     }
-    if (!scratch && !(scratch = ck_scratch(full, n))) { /* a short section: the restart refuses it as corrupt */
-      io->put(io->ctx, have[i].name, have[i].type, have[i].p, have[i].count);
-      continue;
-    }
-    const size_t z = ck_type_size(full[i].type);
-    memcpy(scratch, have[i].p, have[i].count * z);
-    memset(scratch + have[i].count * z, 0, (full[i].count - have[i].count) * z);
-    io->put(io->ctx, full[i].name, full[i].type, scratch, full[i].count);
   }
   free(scratch);
 }
