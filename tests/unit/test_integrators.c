@@ -29,6 +29,11 @@
 #include "shard/integrator.h"
 #include "shard/lcp_solver.h"
 
+/* an allocation that cannot be served returns NULL under AddressSanitizer
+ * too (the out-of-memory case of test_integrators_reserve_grows) */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void) { return "allocator_may_return_null=1"; }
+
 #define NMAX 64
 #define PI_ 3.14159265358979323846
 #define CMAX 4
@@ -1062,6 +1067,59 @@ static void test_integrators_nonfinite_keeps_state(void) {
     }
 }
 
+/* reserve (the optional slot): setup sizes the storage for the DOFs and rows
+ * present then, start and step refuse larger sizes until reserve grew it;
+ * growing it (once to the sizes, later beyond, between steps) keeps every
+ * value, so that the run is bit for bit the one of an instance set up at the
+ * full size; out of memory while growing is SHARD_ERR_NOMEM naming the sizes,
+ * the old storage kept and the run going on from it unchanged. */
+static void test_integrators_reserve_grows(void) {
+  int with_slot = 0;
+  for (int p = 0; p < n_integ; ++p) {
+    integ it, ref;
+    CU_ASSERT_FATAL(integ_open(&it, names[p], NULL, 0.0) && integ_open(&ref, names[p], NULL, 0.0));
+    if (!it.ops->reserve) { /* sized for ndof_max / ncon_max at setup, as before the slot */
+      integ_close(&it), integ_close(&ref);
+      continue;
+    }
+    ++with_slot;
+    const double dt = 1e-3;
+    static mock m, mr;
+    mock_chain_contact(&mr, 0);
+    CU_ASSERT_FATAL(integ_begin(&ref, &mr, dt));
+    mock_chain_contact(&m, 0);
+    shard_msg msg = {{0}};
+    m.sys.ndof = 2, m.sys.ncon = 1; /* the sizes at setup; insertions bring the others */
+    CU_ASSERT_EQUAL_FATAL(it.ops->setup(it.self, &m.sys, &msg), SHARD_OK);
+    m.sys.ndof = 4, m.sys.ncon = 2;
+    int rc = it.ops->start(it.self, &m.sys, dt, &msg);
+    CU_CHECK_MSG(rc == SHARD_ERR_INTERNAL && strstr(msg.text, "more than the 2 and 1 given at setup"),
+                 "%s: start beyond the storage: rc %d, '%.200s'", names[p], rc, msg.text);
+    rc = it.ops->reserve(it.self, &m.sys, 3, 2, &msg); /* below the DOFs present */
+    CU_CHECK_MSG(rc == SHARD_ERR_INTERNAL, "%s: reserve below the sizes: rc %d", names[p], rc);
+    CU_ASSERT_EQUAL_FATAL(it.ops->reserve(it.self, &m.sys, 4, 2, &msg), SHARD_OK);
+    CU_ASSERT_EQUAL_FATAL(it.ops->start(it.self, &m.sys, dt, &msg), SHARD_OK);
+    for (int s = 1; s <= 40; ++s) {
+      if (s == 10) CU_ASSERT_EQUAL_FATAL(it.ops->reserve(it.self, &m.sys, NMAX, CMAX, &msg), SHARD_OK);
+      if (s == 20) {
+        m.sys.ndof_max = m.sys.ncon_max = INT32_MAX; /* more than any machine holds */
+        rc = it.ops->reserve(it.self, &m.sys, INT32_MAX, INT32_MAX, &msg);
+        CU_CHECK_MSG(rc == SHARD_ERR_NOMEM && strstr(msg.text, "out of memory for 2147483647 DOFs"),
+                     "%s: reserve out of memory: rc %d, '%.200s'", names[p], rc, msg.text);
+        m.sys.ndof_max = NMAX, m.sys.ncon_max = CMAX;
+      }
+      CU_ASSERT_EQUAL_FATAL(integ_step(&it, &m, dt), SHARD_OK);
+      CU_ASSERT_EQUAL_FATAL(integ_step(&ref, &mr, dt), SHARD_OK);
+      CU_CHECK_MSG(!memcmp(m.u, mr.u, sizeof m.u) && !memcmp(m.v, mr.v, sizeof m.v) &&
+                       !memcmp(m.a, mr.a, sizeof m.a) && !memcmp(m.aux, mr.aux, sizeof m.aux) &&
+                       !memcmp(m.impulse, mr.impulse, sizeof m.impulse),
+                   "%s: step %d differs from the instance set up at full size", names[p], s);
+    }
+    integ_close(&it), integ_close(&ref);
+  }
+  CU_ASSERT(with_slot >= 3); /* nsn, cd_lagrange, explicit_newmark */
+}
+
 /* MJ: an indefinite S is a numerical failure naming the cause. */
 static void test_integrators_mj_indefinite(void) {
   mock m;
@@ -1474,6 +1532,7 @@ static const cu_test_def tests[] = {
     {"test_integrators_nsn_closing_filter", test_integrators_nsn_closing_filter},
     {"test_integrators_nonfinite", test_integrators_nonfinite},
     {"test_integrators_nonfinite_keeps_state", test_integrators_nonfinite_keeps_state},
+    {"test_integrators_reserve_grows", test_integrators_reserve_grows},
     {"test_integrators_explicit_violated_gaps", test_integrators_explicit_violated_gaps},
     {"test_integrators_lcp_failure_context", test_integrators_lcp_failure_context},
     {"test_integrators_mj_indefinite", test_integrators_mj_indefinite},

@@ -1,6 +1,7 @@
 /* tests: the host's typed calls into plugin ops tables (framework/src/loader/plugin_calls.h):
  * the kind-checked cast, argument forwarding, the host defaults of optional
  * slots, and destroy accepting a NULL table or instance. */
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -86,6 +87,38 @@ static void test_plugin_calls_integrator_optional_defaults(void) {
   CU_ASSERT_EQUAL(shard_integrator_n_aux(&bare, &s), 0u);
   CU_ASSERT_EQUAL(shard_integrator_on_insert(&bare, &s, NULL, 4, &msg), SHARD_OK);
   CU_ASSERT_EQUAL(s.first, -1);
+}
+
+static int fi_reserve(void *self, const shard_system *sys, int32_t ndof_cap, int32_t ncon_cap, shard_msg *msg) {
+  (void)sys, (void)msg;
+  ((seen *)self)->first = ndof_cap * 1000 + ncon_cap;
+  return SHARD_ERR_NOMEM;
+}
+
+/* reserve: forwarded when the table has it; an older, shorter table (built
+ * before the slot was appended) widens to one without it, whatever bytes
+ * follow it in the plugin */
+static void test_plugin_calls_integrator_reserve_widen(void) {
+  seen s = {.first = -1};
+  shard_msg msg = {{0}};
+  const shard_integrator_ops with = {.create = fi_create, .setup = fi_setup, .start = fi_start, .step = fi_step,
+                                     .destroy = fi_destroy, .reserve = fi_reserve};
+  shard_plugin d = {SHARD_PLUGIN_HEADER(SHARD_KIND_INTEGRATOR), .name = "x", .ops = &with,
+                    .ops_size = sizeof(shard_integrator_ops)};
+  shard_integrator_ops w;
+  shard_integrator_ops_widen(&d, &w);
+  CU_ASSERT(shard_integrator_has_reserve(&w));
+  CU_ASSERT_EQUAL(shard_integrator_reserve(&w, &s, NULL, 7, 3, &msg), SHARD_ERR_NOMEM);
+  CU_ASSERT_EQUAL(s.first, 7003);
+  d.ops_size = (uint32_t)offsetof(shard_integrator_ops, reserve); /* the table of ABI 2.1 before the slot */
+  shard_integrator_ops_widen(&d, &w);
+  CU_ASSERT_FALSE(shard_integrator_has_reserve(&w));
+  CU_ASSERT_PTR_EQUAL(w.step, fi_step);
+  CU_ASSERT_PTR_EQUAL(w.destroy, fi_destroy);
+  s.first = -1;
+  CU_ASSERT_EQUAL(shard_integrator_reserve(&w, &s, NULL, 7, 3, &msg), SHARD_OK);
+  CU_ASSERT_EQUAL(s.first, -1);
+  CU_ASSERT_FALSE(shard_integrator_has_reserve(&bare));
 }
 
 static void cl_restitution(const void *self, const shard_impact_kinematics *k, double *out_e) {
@@ -184,6 +217,7 @@ int main(int argc, char **argv) {
       {"test_plugin_calls_ops_of_checks_kind", test_plugin_calls_ops_of_checks_kind},
       {"test_plugin_calls_integrator_forwards", test_plugin_calls_integrator_forwards},
       {"test_plugin_calls_integrator_optional_defaults", test_plugin_calls_integrator_optional_defaults},
+      {"test_plugin_calls_integrator_reserve_widen", test_plugin_calls_integrator_reserve_widen},
       {"test_plugin_calls_contact_law_forwards", test_plugin_calls_contact_law_forwards},
       {"test_plugin_calls_lcp_solver_forwards", test_plugin_calls_lcp_solver_forwards},
       {"test_plugin_calls_tsl_forwards", test_plugin_calls_tsl_forwards},

@@ -3,13 +3,22 @@
  * caps: the contact-law family it takes (SHARD_CAP_IMPACT_LAW or
  * SHARD_CAP_FORCE_LAW), SHARD_CAP_NEEDS_LCP, SHARD_CAP_TOPOLOGY when it
  * survives insertions (on_insert). n_aux: how many per-DOF vectors of private
- * state it keeps in sys->aux (copied on insertion, checkpointed). */
+ * state it keeps in sys->aux (copied on insertion, checkpointed).
+ *
+ * Storage: an integrator without the optional `reserve` slot allocates in
+ * setup for sys->ndof_max DOFs and sys->ncon_max rows, everything insertions
+ * could ever need. One with `reserve` allocates in setup for the sizes
+ * present then (sys->ndof, sys->ncon); the host calls reserve between steps
+ * (never inside one) before a step whose sizes exceed what it was last given,
+ * with capacities that grow geometrically (amortised) and never exceed
+ * ndof_max / ncon_max. Either way step() never allocates. */
 #ifndef SHARD_INTEGRATOR_H
 #define SHARD_INTEGRATOR_H
 
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "shard/plugin.h"
@@ -68,6 +77,41 @@ static inline int shard_integrator_check_sizes(int setup_done, const shard_syste
   return SHARD_OK;
 }
 
+/* reserve's check of the capacities the host asks for: sys->ndof <= ndof_cap
+ * <= sys->ndof_max and sys->ncon <= ncon_cap <= sys->ncon_max. SHARD_OK, or
+ * SHARD_ERR_INTERNAL with the message. */
+static inline int shard_integrator_check_reserve(const shard_system *sys, int32_t ndof_cap, int32_t ncon_cap,
+                                                 shard_msg *msg) {
+  if (ndof_cap < sys->ndof || ncon_cap < sys->ncon || ndof_cap > sys->ndof_max || ncon_cap > sys->ncon_max)
+    return shard_msg_set(msg, SHARD_ERR_INTERNAL,
+                         "reserve for %d DOFs and %d constraints, outside [%d, %d] and [%d, %d]", (int)ndof_cap,
+                         (int)ncon_cap, (int)sys->ndof, (int)sys->ndof_max, (int)sys->ncon, (int)sys->ncon_max);
+  return SHARD_OK;
+}
+
+/* Storage for `reserve` (the plugin allocates and frees it): a new block of
+ * kd per-DOF arrays of nd doubles followed by kc per-row arrays of nc doubles
+ * (and one spare), each array's first nd0 / nc0 values copied from `old`
+ * (laid out the same way for nd0, nc0; NULL: nothing to copy), the rest zero.
+ * NULL when out of memory (old untouched). */
+static inline double *shard_integrator_block_grow(const double *old, size_t kd, size_t nd0, size_t nd, size_t kc,
+                                                  size_t nc0, size_t nc) {
+  double *b = (double *)calloc(kd * nd + kc * nc + 1, sizeof(double));
+  if (!b || !old) return b;
+  for (size_t i = 0; i < kd; ++i) memcpy(b + i * nd, old + i * nd0, nd0 * sizeof(double));
+  for (size_t j = 0; j < kc; ++j) memcpy(b + kd * nd + j * nc, old + kd * nd0 + j * nc0, nc0 * sizeof(double));
+  return b;
+}
+
+/* A new array of n elements of `size` bytes (and one spare), its first n0
+ * copied from `old` (may be NULL with n0 = 0), the rest zero; NULL when out
+ * of memory (old untouched). */
+static inline void *shard_integrator_array_grow(const void *old, size_t n0, size_t n, size_t size) {
+  void *p = calloc(n + 1, size);
+  if (p && old && n0) memcpy(p, old, n0 * size);
+  return p;
+}
+
 /* The LCP's warm start: p[j] = the last step's impulse on constraint rows[j]
  * (clipped at zero), or 0 when the host keeps none. */
 static inline void shard_integrator_warm_start(const shard_system *sys, const int32_t *rows, int32_t na, double *p) {
@@ -90,7 +134,8 @@ typedef struct shard_integrator_ops {
   int (*create)(const shard_params *params, const shard_scales *scales, void **out_self, shard_msg *msg);
   /* number of per-DOF aux vectors this instance needs */
   uint32_t (*n_aux)(const void *self);
-  /* allocate for sys->ndof_max / ncon_max; no allocation after this */
+  /* allocate for sys->ndof_max / ncon_max (with `reserve`: for sys->ndof /
+   * ncon); no allocation after this but in reserve */
   int (*setup)(void *self, shard_system *sys, shard_msg *msg);
   /* sys holds u0, v0 and a0 = M^-1 f(u0) (host-computed); initialise aux */
   int (*start)(void *self, shard_system *sys, double dt, shard_msg *msg);
@@ -101,6 +146,15 @@ typedef struct shard_integrator_ops {
    * when SHARD_CAP_TOPOLOGY is set) */
   int (*on_insert)(void *self, shard_system *sys, int32_t first, shard_msg *msg);
   void (*destroy)(void *self); /* accepts NULL */
+  /* Optional (appended slot; the host reads it only when the plugin's
+   * ops_size covers it). Grow the per-DOF and per-row storage to hold
+   * ndof_cap DOFs and ncon_cap constraint rows (sys->ndof <= ndof_cap <=
+   * sys->ndof_max, sys->ncon <= ncon_cap <= sys->ncon_max), keeping every
+   * value it holds; called by the host between steps, after setup and before
+   * start, after insertions and after a restart, whenever the sizes outgrow
+   * the last capacities. Out of memory: SHARD_ERR_NOMEM, the old storage
+   * left as it was. */
+  int (*reserve)(void *self, const shard_system *sys, int32_t ndof_cap, int32_t ncon_cap, shard_msg *msg);
 } shard_integrator_ops;
 
 #ifdef __cplusplus

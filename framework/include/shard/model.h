@@ -45,7 +45,7 @@ typedef struct shard_model_info {
   int32_t n_facets;     /* facets that may hold an interface (0 without fracture) */
   int32_t n_presc;      /* prescribed DOFs (0..2) */
   int32_t presc_dof[2]; /* which */
-  const double *fext;   /* constant external force per DOF (ndof_max), or NULL when it is zero */
+  const double *fext;   /* constant external force per DOF (ndof), or NULL when it is zero */
   int32_t w_row_degree; /* most rows of W = H M^-1 (M - c K) M^-1 H^T a constraint row couples with */
   int32_t dim;          /* DOFs per node, DOF d along axis d % dim (0 or 1: one axis; 2: x, y interleaved) */
   int32_t h_row_width;  /* most entries a constraint row of H has (0: 2) */
@@ -188,7 +188,10 @@ typedef struct shard_model_ops {
   double (*stable_step)(const void *self, shard_model_step which, double max_spring);
 
   /* After each step: commit the cohesive history; insert interfaces
-   * (returns how many, *first_dof the first new DOF); gaps at u into `gaps`
+   * (returns how many, *first_dof the first new DOF; a model may grow its
+   * storage here, between steps, rather than hold every interface's from the
+   * start: -1 when it ran out of memory doing so, nothing inserted, and the
+   * host stops the run with what it computed); gaps at u into `gaps`
    * (and the force law's state for the measures below). */
   void (*commit)(void *self);
   int32_t (*insert)(void *self, int32_t *first_dof);

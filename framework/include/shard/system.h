@@ -5,8 +5,11 @@
  * evaluation, a sparse stiffness, constraint rows H with gaps g(u), and two
  * host services for the contact problem (operator assembly and LCP solve,
  * split into independent blocks so that the cost scales with the active
- * contacts). All arrays are preallocated for ndof_max / ncon_max: insertions
- * (cohesive fracture) grow ndof and ncon between steps, append-only. */
+ * contacts). Insertions (cohesive fracture) grow ndof and ncon between
+ * steps, append-only, up to ndof_max / ncon_max. The model's arrays (u, v, a,
+ * mass, minv, H, impulse) hold the DOFs and rows present at least and may
+ * move when it grows them in insert(), between steps: read them through sys
+ * each step. The integrator's own storage: shard/integrator.h. */
 #ifndef SHARD_SYSTEM_H
 #define SHARD_SYSTEM_H
 
@@ -72,7 +75,7 @@ struct shard_system {
   int32_t ndof, ndof_max;  /* active DOFs; preallocated */
   int32_t ncon, ncon_max;  /* active constraint rows; preallocated */
   double t;                /* time at the start of the step */
-  double *u, *v, *a;       /* state (ndof_max each); CDL reports integer-time v */
+  double *u, *v, *a;       /* state (ndof each at least); CDL reports integer-time v */
   double *aux;             /* n_aux vectors of ndof_max, integrator-private; the
                               host copies them on insertion and checkpoints them */
   uint32_t n_aux;

@@ -5,7 +5,8 @@
  * the kind's table (NULL when the descriptor is of another kind), and
  * shard_<kind>_<verb>(ops, self, ...) calls one slot. Destroy accepts a NULL
  * table or instance; optional slots get the host's default here (no `n_aux`:
- * no aux vectors; no `on_insert`: nothing to rebuild). The plugin side of the
+ * no aux vectors; no `on_insert`: nothing to rebuild; no `reserve`: the
+ * storage sized at setup). The plugin side of the
  * ABI is unchanged: these are the same calls, named. */
 #ifndef SHARD_PLUGIN_CALLS_H
 #define SHARD_PLUGIN_CALLS_H
@@ -48,6 +49,21 @@ static inline int shard_integrator_step(const shard_integrator_ops *ops, void *s
 static inline int shard_integrator_on_insert(const shard_integrator_ops *ops, void *self, shard_system *sys,
                                              int32_t first, shard_msg *msg) {
   return ops->on_insert ? ops->on_insert(self, sys, first, msg) : SHARD_OK;
+}
+/* The integrator's table at the host's size: the plugin's ops_size bytes of
+ * it, the slots it does not know NULL (appended optional slots, such as
+ * reserve, are then read safely). */
+static inline void shard_integrator_ops_widen(const shard_plugin *d, shard_integrator_ops *out) {
+  memset(out, 0, sizeof *out);
+  if (d && d->kind == SHARD_KIND_INTEGRATOR && d->ops)
+    memcpy(out, d->ops, d->ops_size < sizeof *out ? d->ops_size : sizeof *out);
+}
+/* 1 when the integrator grows its storage through reserve (else it sized it
+ * for ndof_max / ncon_max in setup) */
+static inline int shard_integrator_has_reserve(const shard_integrator_ops *ops) { return ops->reserve != NULL; }
+static inline int shard_integrator_reserve(const shard_integrator_ops *ops, void *self, const shard_system *sys,
+                                           int32_t ndof_cap, int32_t ncon_cap, shard_msg *msg) {
+  return ops->reserve ? ops->reserve(self, sys, ndof_cap, ncon_cap, msg) : SHARD_OK;
 }
 static inline void shard_integrator_destroy(const shard_integrator_ops *ops, void *self) {
   if (ops && self) ops->destroy(self);

@@ -14,6 +14,7 @@
 #include "run/energy.h"
 #include "run/history.h"
 #include "run/restart.h"
+#include "run/system.h"
 
 
 /* ---- progress -------------------------------------------------------------------- */
@@ -139,12 +140,20 @@ int run_loop(run *r, int64_t *out_steps, shard_msg *msg) {
     const double aMa_before = newmark_h ? run_energy_aMa(r) : 0.0;
     int32_t first_new;
     const int32_t inserted = mo->insert(model, &first_new);
+    if (inserted < 0) {
+      st = shard_msg_set(msg, SHARD_ERR_NOMEM,
+                         "step %lld (t = %.9g s): model '%s': out of memory growing its storage for this step's new "
+                         "interfaces (none inserted)",
+                         (long long)k, t, mi->name);
+      break;
+    }
     if (inserted > 0 && newmark_h) r->insert_offset -= r->dt * r->dt / 8.0 * (run_energy_aMa(r) - aMa_before);
     if (inserted == 0 && newmark_h) r->aMa_known = 1, r->aMa_value = aMa_before; /* the energies' pass reuses it */
     if (inserted > 0) {
       shard_contact_topology_changed(r->contact);
       /* storage for the new rows, grown here between steps, never inside one */
-      if ((st = shard_contact_reserve(r->contact, sys->ncon, msg)) != SHARD_OK) {
+      if ((st = shard_contact_reserve(r->contact, sys->ncon, msg)) != SHARD_OK ||
+          (st = run_system_reserve(r, msg)) != SHARD_OK) {
         shard_msg_prepend(msg, "step %lld (t = %.9g s): after %d insertions", (long long)k, t, (int)inserted);
         break;
       }

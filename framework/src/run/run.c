@@ -150,7 +150,8 @@ static int build_plugins(run *r, shard_msg *msg) {
   int st = instantiate(r, "integrator", &r->integ, msg);
   if (st != SHARD_OK) return st;
   const shard_plugin *ip = r->integ.lp->desc;
-  r->iops = shard_integrator_ops_of(ip);
+  shard_integrator_ops_widen(ip, &r->iops_host);
+  r->iops = &r->iops_host;
   const uint64_t fam = ip->caps & (SHARD_CAP_IMPACT_LAW | SHARD_CAP_FORCE_LAW);
   r->impulses = fam == SHARD_CAP_IMPACT_LAW;
   const char *slot = fam == SHARD_CAP_IMPACT_LAW ? "contact.impact" : "contact.force";
@@ -178,10 +179,10 @@ static int build_plugins(run *r, shard_msg *msg) {
     return setup_fail(SHARD_OK, st); /* a plugin out of memory is not bad input */
   }
   if (fam == SHARD_CAP_IMPACT_LAW) {
-    r->kin_vn = calloc((size_t)r->sys->ncon_max + 1, sizeof(double));
-    r->kin_gap = calloc((size_t)r->sys->ncon_max + 1, sizeof(double));
+    r->kin_vn = calloc((size_t)r->rest_cap + 1, sizeof(double));
+    r->kin_gap = calloc((size_t)r->rest_cap + 1, sizeof(double));
     if (!r->kin_vn || !r->kin_gap) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
-    run_impact_restitution(r, lops, r->sys->ncon_max);
+    run_impact_restitution(r, lops, r->rest_cap); /* rows grown later get theirs in run_state_reserve */
     if (lp->caps & SHARD_CAP_VELOCITY_DEPENDENT) r->impact_vd = lops;
   } else {
     r->mops->set_force_law(r->model, lops, law->self);
@@ -484,7 +485,11 @@ static int run_setup(run *r, shard_msg *msg) {
   if (r->mops->outputs->history->n_fields > SHARD_MODEL_HISTORY_MAX)
     return shard_msg_set(msg, SHARD_ERR_INTERNAL, "model '%s' declares %zu history columns, at most %d", r->info.name,
                          r->mops->outputs->history->n_fields, SHARD_MODEL_HISTORY_MAX);
-  r->restitution = calloc((size_t)r->sys->ncon_max + 1, sizeof(double));
+  /* for the rows present (one at least: the reference reads row 0's e);
+   * run_state_reserve grows it */
+  r->rest_cap = r->sys->ncon > 1 ? r->sys->ncon : 1;
+  if (r->rest_cap > r->sys->ncon_max) r->rest_cap = r->sys->ncon_max;
+  r->restitution = calloc((size_t)r->rest_cap + 1, sizeof(double));
   if (!r->restitution) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
   r->sys->restitution = r->restitution;
   if ((st = run_system_setup(r, msg)) != SHARD_OK) return st;
@@ -510,12 +515,15 @@ static int run_setup(run *r, shard_msg *msg) {
   const uint32_t n_aux = shard_integrator_n_aux(r->iops, r->integ.self);
   sys->n_aux = n_aux;
   sys->aux = n_aux ? calloc((size_t)n_aux * (size_t)sys->ndof_max, sizeof(double)) : NULL;
-  r->u_prev = calloc((size_t)sys->ndof_max, sizeof(double));
-  r->v_prev = calloc((size_t)sys->ndof_max, sizeof(double));
-  r->gap = calloc((size_t)sys->ncon_max + 1, sizeof(double));
+  /* for the DOFs and rows present; run_system_reserve grows them */
+  r->state_ndof_cap = sys->ndof, r->state_ncon_cap = sys->ncon;
+  r->u_prev = calloc((size_t)sys->ndof + 1, sizeof(double));
+  r->v_prev = calloc((size_t)sys->ndof + 1, sizeof(double));
+  r->gap = calloc((size_t)sys->ncon + 1, sizeof(double));
   r->fext_any = r->info.fext != NULL;
   if ((n_aux && !sys->aux) || !r->u_prev || !r->v_prev || !r->gap)
     return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
+  if ((st = run_state_reserve(r, msg)) != SHARD_OK) return st; /* the restitutions of initial interfaces */
   /* the rows present before the first step (a model's initial interfaces
    * are inserted when its plugins are attached) */
   if ((st = shard_contact_reserve(r->contact, sys->ncon, msg)) != SHARD_OK) return st;
@@ -523,6 +531,11 @@ static int run_setup(run *r, shard_msg *msg) {
     shard_msg_prepend(msg, "integrator '%s': setup", r->integ.lp->desc->name);
     return st;
   }
+  /* setup sized it for the DOFs and rows present now (ndof_max / ncon_max
+   * without reserve) */
+  const int grows = shard_integrator_has_reserve(r->iops);
+  r->integ_ndof_cap = grows ? sys->ndof : sys->ndof_max;
+  r->integ_ncon_cap = grows ? sys->ncon : sys->ncon_max;
   sys->t = 0.0;
   if ((st = sys->ops->force(sys, 0.0, sys->u, sys->a, msg)) != SHARD_OK) return st;
   for (int32_t d = 0; d < sys->ndof; ++d) sys->a[d] *= sys->minv[d];
@@ -592,7 +605,8 @@ int shard_run_case(const shard_case *c, const shard_registry *reg, const shard_r
   if (r.continuing) {
     if ((st = run_checkpoint_restore(&r, msg)) != SHARD_OK) goto done;
     /* the restored rows (those inserted before the checkpoint), before the first step */
-    if ((st = shard_contact_reserve(r.contact, sys->ncon, msg)) != SHARD_OK) {
+    if ((st = shard_contact_reserve(r.contact, sys->ncon, msg)) != SHARD_OK ||
+        (st = run_system_reserve(&r, msg)) != SHARD_OK) {
       shard_msg_prepend(msg, "restart at step %lld", (long long)r.k_start);
       goto done;
     }

@@ -70,7 +70,14 @@ typedef struct run {
   plugin_inst integ, impact, force, lcp, fallback, tsl;
   plugin_inst *created[6]; /* instances in the order of creation, destroyed in reverse */
   int n_created;
-  const shard_integrator_ops *iops;
+  const shard_integrator_ops *iops; /* &iops_host */
+  shard_integrator_ops iops_host;    /* the integrator's table widened to the host's size */
+  /* the DOFs and rows the integrator's storage holds (run_system_reserve;
+   * ndof_max / ncon_max for an integrator without reserve) */
+  int32_t integ_ndof_cap, integ_ncon_cap;
+  /* the DOFs u_prev, v_prev and the rows gap hold (run_system_reserve) */
+  int32_t state_ndof_cap, state_ncon_cap;
+  int32_t rest_cap; /* the rows restitution (and kin_vn, kin_gap) hold (run_state_reserve) */
   shard_tsl_ops tsl_ops; /* the law's table widened to the host's size (slots past its ops_size NULL) */
   /* a velocity-dependent impact law (SHARD_CAP_VELOCITY_DEPENDENT), called
    * before every step with the kinematics in kin_vn, kin_gap (ncon_max each);

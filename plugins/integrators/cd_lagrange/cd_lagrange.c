@@ -50,26 +50,45 @@ static void cdl_release(cdl *s) {
   s->rows = NULL;
 }
 
-static int cdl_setup(void *self, shard_system *sys, shard_msg *msg) {
-  cdl *s = self;
-  const int rc = shard_integrator_check_system(sys, msg);
-  if (rc != SHARD_OK) return rc;
-  cdl_release(s);
-  const size_t nd = (size_t)sys->ndof_max, nc = (size_t)sys->ncon_max;
-  s->block = calloc(2 * nd + 3 * nc + 1, sizeof(double));
-  s->rows = calloc(nc + 1, sizeof(int32_t));
-  if (!s->block || !s->rows) {
-    cdl_release(s);
+/* storage for ndof_cap DOFs and ncon_cap rows, the values held kept
+ * (setup: from nothing; reserve: from the last capacities) */
+static int cdl_grow(cdl *s, int32_t ndof_cap, int32_t ncon_cap, shard_msg *msg) {
+  const size_t nd0 = s->block ? (size_t)s->ndof_max : 0, nc0 = s->block ? (size_t)s->ncon_max : 0;
+  const size_t nd = (size_t)ndof_cap, nc = (size_t)ncon_cap;
+  double *b = shard_integrator_block_grow(s->block, 2, nd0, nd, 3, nc0, nc);
+  int32_t *rows = shard_integrator_array_grow(s->rows, nc0, nc, sizeof(int32_t));
+  if (!b || !rows) {
+    free(b), free(rows);
     return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for %zu DOFs and %zu constraints", nd, nc);
   }
+  cdl_release(s);
+  s->block = b, s->rows = rows;
   s->u1 = s->block;
   s->vfree = s->block + nd;
   s->g = s->block + 2 * nd;
   s->q = s->g + nc;
   s->p = s->q + nc;
-  s->ndof_max = sys->ndof_max;
-  s->ncon_max = sys->ncon_max;
+  s->ndof_max = ndof_cap;
+  s->ncon_max = ncon_cap;
   return SHARD_OK;
+}
+
+static int cdl_setup(void *self, shard_system *sys, shard_msg *msg) {
+  cdl *s = self;
+  const int rc = shard_integrator_check_system(sys, msg);
+  if (rc != SHARD_OK) return rc;
+  cdl_release(s);
+  return cdl_grow(s, sys->ndof, sys->ncon, msg); /* the host reserves more as insertions need it */
+}
+
+static int cdl_reserve(void *self, const shard_system *sys, int32_t ndof_cap, int32_t ncon_cap, shard_msg *msg) {
+  cdl *s = self;
+  if (!s->block) return shard_msg_set(msg, SHARD_ERR_INTERNAL, "reserve before setup");
+  const int rc = shard_integrator_check_reserve(sys, ndof_cap, ncon_cap, msg);
+  if (rc != SHARD_OK) return rc;
+  if (ndof_cap <= s->ndof_max && ncon_cap <= s->ncon_max) return SHARD_OK;
+  return cdl_grow(s, ndof_cap > s->ndof_max ? ndof_cap : s->ndof_max, ncon_cap > s->ncon_max ? ncon_cap : s->ncon_max,
+                  msg);
 }
 
 static int cdl_check(const cdl *s, const shard_system *sys, shard_msg *msg) {
@@ -201,6 +220,7 @@ static const shard_integrator_ops cdl_ops = {
     .step = cdl_step,
     .on_insert = cdl_on_insert,
     .destroy = cdl_destroy,
+    .reserve = cdl_reserve,
 };
 
 static const shard_plugin cdl_desc = {

@@ -35,20 +35,40 @@ static uint32_t enm_n_aux(const void *self) {
   return 0;
 }
 
+/* storage for ndof_cap DOFs and ncon_cap rows, the values held kept
+ * (setup: from nothing; reserve: from the last capacities) */
+static int enm_grow(enm *s, int32_t ndof_cap, int32_t ncon_cap, shard_msg *msg) {
+  const size_t nd0 = s->block ? (size_t)s->ndof_max : 0, nc0 = s->block ? (size_t)s->ncon_max : 0;
+  const size_t nd = (size_t)ndof_cap, nc = (size_t)ncon_cap;
+  double *b = shard_integrator_block_grow(s->block, 2, nd0, nd, 1, nc0, nc);
+  if (!b) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for %zu DOFs and %zu constraints", nd, nc);
+  free(s->block);
+  s->block = b;
+  s->u1 = s->block;
+  s->a1 = s->block + nd;
+  s->g = s->block + 2 * nd;
+  s->ndof_max = ndof_cap;
+  s->ncon_max = ncon_cap;
+  return SHARD_OK;
+}
+
 static int enm_setup(void *self, shard_system *sys, shard_msg *msg) {
   enm *s = self;
   const int rc = shard_integrator_check_system(sys, msg);
   if (rc != SHARD_OK) return rc;
   free(s->block);
-  const size_t nd = (size_t)sys->ndof_max, nc = (size_t)sys->ncon_max;
-  s->block = calloc(2 * nd + nc + 1, sizeof(double));
-  if (!s->block) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for %zu DOFs", nd);
-  s->u1 = s->block;
-  s->a1 = s->block + nd;
-  s->g = s->block + 2 * nd;
-  s->ndof_max = sys->ndof_max;
-  s->ncon_max = sys->ncon_max;
-  return SHARD_OK;
+  s->block = NULL;
+  return enm_grow(s, sys->ndof, sys->ncon, msg); /* the host reserves more as insertions need it */
+}
+
+static int enm_reserve(void *self, const shard_system *sys, int32_t ndof_cap, int32_t ncon_cap, shard_msg *msg) {
+  enm *s = self;
+  if (!s->block) return shard_msg_set(msg, SHARD_ERR_INTERNAL, "reserve before setup");
+  const int rc = shard_integrator_check_reserve(sys, ndof_cap, ncon_cap, msg);
+  if (rc != SHARD_OK) return rc;
+  if (ndof_cap <= s->ndof_max && ncon_cap <= s->ncon_max) return SHARD_OK;
+  return enm_grow(s, ndof_cap > s->ndof_max ? ndof_cap : s->ndof_max, ncon_cap > s->ncon_max ? ncon_cap : s->ncon_max,
+                  msg);
 }
 
 static int enm_check(const enm *s, const shard_system *sys, shard_msg *msg) {
@@ -127,6 +147,7 @@ static const shard_integrator_ops enm_ops = {
     .step = enm_step,
     .on_insert = enm_on_insert,
     .destroy = enm_destroy,
+    .reserve = enm_reserve,
 };
 
 static const shard_plugin enm_desc = {

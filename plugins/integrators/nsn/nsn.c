@@ -118,21 +118,21 @@ static void nsn_release(nsn *s) {
   s->mark = NULL;
 }
 
-static int nsn_setup(void *self, shard_system *sys, shard_msg *msg) {
-  nsn *s = self;
-  const int rc = shard_integrator_check_system(sys, msg);
-  if (rc != SHARD_OK) return rc;
-  nsn_release(s);
-  const size_t nd = (size_t)sys->ndof_max, nc = (size_t)sys->ncon_max;
-  s->block = calloc(6 * nd + 3 * nc + 1, sizeof(double));
-  s->rows = calloc(nc + 1, sizeof(int32_t));
-  s->dofs = calloc(nd + 1, sizeof(int32_t));
-  s->mark = calloc(nd + 1, 1);
-  if (!s->block || !s->rows || !s->dofs || !s->mark) {
-    nsn_release(s);
+/* storage for ndof_cap DOFs and ncon_cap rows, the values held kept
+ * (setup: from nothing; reserve: from the last capacities) */
+static int nsn_grow(nsn *s, int32_t ndof_cap, int32_t ncon_cap, shard_msg *msg) {
+  const size_t nd0 = s->block ? (size_t)s->ndof_max : 0, nc0 = s->block ? (size_t)s->ncon_max : 0;
+  const size_t nd = (size_t)ndof_cap, nc = (size_t)ncon_cap;
+  double *b = shard_integrator_block_grow(s->block, 6, nd0, nd, 3, nc0, nc);
+  int32_t *rows = shard_integrator_array_grow(s->rows, nc0, nc, sizeof(int32_t));
+  int32_t *dofs = shard_integrator_array_grow(s->dofs, nd0, nd, sizeof(int32_t));
+  uint8_t *mark = shard_integrator_array_grow(s->mark, nd0, nd, 1);
+  if (!b || !rows || !dofs || !mark) {
+    free(b), free(rows), free(dofs), free(mark);
     return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for %zu DOFs and %zu constraints", nd, nc);
   }
-  double *b = s->block;
+  nsn_release(s);
+  s->block = b, s->rows = rows, s->dofs = dofs, s->mark = mark;
   s->ut = b;
   s->astar = b + nd;
   s->anew = b + 2 * nd;
@@ -142,9 +142,27 @@ static int nsn_setup(void *self, shard_system *sys, shard_msg *msg) {
   s->g = b + 6 * nd;
   s->q = s->g + nc;
   s->p = s->q + nc;
-  s->ndof_max = sys->ndof_max;
-  s->ncon_max = sys->ncon_max;
+  s->ndof_max = ndof_cap;
+  s->ncon_max = ncon_cap;
   return SHARD_OK;
+}
+
+static int nsn_setup(void *self, shard_system *sys, shard_msg *msg) {
+  nsn *s = self;
+  const int rc = shard_integrator_check_system(sys, msg);
+  if (rc != SHARD_OK) return rc;
+  nsn_release(s);
+  return nsn_grow(s, sys->ndof, sys->ncon, msg); /* the host reserves more as insertions need it */
+}
+
+static int nsn_reserve(void *self, const shard_system *sys, int32_t ndof_cap, int32_t ncon_cap, shard_msg *msg) {
+  nsn *s = self;
+  if (!s->block) return shard_msg_set(msg, SHARD_ERR_INTERNAL, "reserve before setup");
+  const int rc = shard_integrator_check_reserve(sys, ndof_cap, ncon_cap, msg);
+  if (rc != SHARD_OK) return rc;
+  if (ndof_cap <= s->ndof_max && ncon_cap <= s->ncon_max) return SHARD_OK;
+  return nsn_grow(s, ndof_cap > s->ndof_max ? ndof_cap : s->ndof_max, ncon_cap > s->ncon_max ? ncon_cap : s->ncon_max,
+                  msg);
 }
 
 static int nsn_check_sizes(const nsn *s, const shard_system *sys, shard_msg *msg) {
@@ -348,6 +366,7 @@ static const shard_integrator_ops nsn_ops = {
     .step = nsn_step,
     .on_insert = nsn_on_insert,
     .destroy = nsn_destroy,
+    .reserve = nsn_reserve,
 };
 
 static const shard_plugin nsn_desc = {

@@ -154,8 +154,8 @@ static void line_info(const void *self, shard_model_info *out) {
   out->n_presc = m->n_presc;
   for (int32_t i = 0; i < m->n_presc; ++i) out->presc_dof[i] = m->presc_dof[i];
   int any = 0;
-  for (int32_t d = 0; d < m->ndof_max; ++d) any |= m->fext[d] != 0.0; /* fext is set once, at build */
-  out->fext = any ? m->fext : NULL;
+  for (int32_t d = 0; d < m->ndof; ++d) any |= m->fext[d] != 0.0; /* fext is set once, at build */
+  out->fext = any ? m->fext : NULL; /* only the particle has one, and its storage never grows */
   out->w_row_degree = 24; /* a row: 2 DOFs x (5 stiffness neighbours) x 2 rows per DOF */
 }
 

@@ -215,26 +215,93 @@ static void rebuild_pattern(shard_model *m) {
 
 #define ALLOC(ptr, n) (((ptr) = calloc((size_t)(n) + 1, sizeof *(ptr))) != NULL)
 
+/* The arrays that grow with the interfaces, as (pointer, element size,
+ * elements per unit, units: 0 per DOF, 1 per row, 2 per interface, 3 the
+ * stiffness entries, 4 per DOF plus one) */
+typedef struct grow_array {
+  void **p;
+  size_t size;
+  int per, unit;
+} grow_array;
+
+static int grow_arrays(shard_model *m, grow_array *out) {
+  int n = 0;
+#define G_(ptr, per, unit) out[n++] = (grow_array){(void **)&(ptr), sizeof *(ptr), (per), (unit)}
+  G_(m->X, 1, 0), G_(m->mass, 1, 0), G_(m->minv, 1, 0), G_(m->fext, 1, 0), G_(m->sys.u, 1, 0);
+  G_(m->sys.v, 1, 0), G_(m->sys.a, 1, 0), G_(m->f_insert, 1, 0), G_(m->k_rowptr, 1, 4), G_(m->k_len, 1, 4);
+  G_(m->h_rowptr, 1, 5), G_(m->h_col, 2, 1), G_(m->h_val, 2, 1), G_(m->g0, 1, 1), G_(m->pen_f, 1, 1);
+  G_(m->pen_k, 1, 1), G_(m->pen_e, 1, 1), G_(m->gap_scratch, 1, 1), G_(m->restitution, 1, 1);
+  G_(m->impulse, 1, 1), G_(m->con_order, 1, 1), G_(m->con_pos, 4, 1);
+  G_(m->k_col, 1, 3), G_(m->k_val, 1, 3);
+  G_(m->if_node, 1, 2), G_(m->if_twin, 1, 2), G_(m->if_sigma, 1, 2), G_(m->if_deltac, 1, 2);
+  G_(m->if_dmax, 1, 2), G_(m->if_delta, 1, 2), G_(m->if_t, 1, 2), G_(m->if_k, 1, 2), G_(m->if_rev, 1, 2);
+  G_(m->if_delta_prev, 1, 2), G_(m->if_t_prev, 1, 2), G_(m->if_work, 1, 2), G_(m->if_step_max, 1, 2);
+#undef G_
+  return n;
+}
+
+/* elements of a growing array for if_cap interfaces */
+static size_t grow_count(const shard_model *m, const grow_array *g, int32_t if_cap) {
+  const size_t nn = (size_t)(m->ndof_max - m->nfacet), nw = (size_t)(m->ncon_max - m->nfacet), ni = (size_t)if_cap;
+  size_t units = 0;
+  switch (g->unit) {
+  case 0: units = nn + ni; break;
+  case 1: units = nw + ni; break;
+  case 2: units = ni; break;
+  case 3: units = (nn + ni) + 2 * (size_t)m->nel + 2 * (nw + ni); break;
+  case 4: units = nn + ni + 1; break;
+  default: units = nw + ni + 1; break;
+  }
+  return (size_t)g->per * units + 1; /* and a spare */
+}
+
+/* Storage for `need` interfaces (and their DOFs and rows): the capacity grows
+ * by half (and 64) at least, at most to every facet; the arrays keep their
+ * values, the new elements zero. The hot path never comes here: insertions
+ * run between steps. SHARD_ERR_NOMEM names what failed; the model stays
+ * valid at its old capacity. */
+static int model_reserve(shard_model *m, int32_t need, shard_msg *msg) {
+  if (need <= m->if_cap) return SHARD_OK;
+  int64_t cap = (int64_t)m->if_cap + m->if_cap / 2 + 64;
+  if (cap < need) cap = need;
+  if (cap > m->nfacet) cap = m->nfacet;
+  if (need > cap)
+    return shard_msg_set(msg, SHARD_ERR_INTERNAL, "%d interfaces, more than the %d facets", (int)need, (int)m->nfacet);
+  grow_array g[48];
+  const int n = grow_arrays(m, g);
+  for (int k = 0; k < n; ++k) {
+    const size_t n0 = grow_count(m, &g[k], m->if_cap), n1 = grow_count(m, &g[k], (int32_t)cap);
+    if (n1 <= n0) continue;
+    void *q = realloc(*g[k].p, n1 * g[k].size);
+    if (!q) /* the arrays grown so far are merely larger: the old capacity still holds */
+      return shard_msg_set(msg, SHARD_ERR_NOMEM,
+                           "out of memory growing the storage from %d to %d interfaces (%zu bytes for one array)",
+                           (int)m->if_cap, (int)cap, n1 * g[k].size);
+    memset((char *)q + n0 * g[k].size, 0, (n1 - n0) * g[k].size);
+    *g[k].p = q;
+  }
+  m->if_cap = (int32_t)cap;
+  m->ndof_cap = m->ndof_max - m->nfacet + m->if_cap;
+  m->ncon_cap = m->ncon_max - m->nfacet + m->if_cap;
+  m->sys.mass = m->mass, m->sys.minv = m->minv, m->sys.impulse = m->impulse; /* moved by realloc */
+  m->sys.con_order = m->con_order;
+  return SHARD_OK;
+}
+
+#define ALLOC(ptr, n) (((ptr) = calloc((size_t)(n) + 1, sizeof *(ptr))) != NULL)
+
+/* ndof_max = nn + nfacet DOFs and ncon_max = nwall + nfacet rows at most; the
+ * storage is allocated for no interface and grows with them (model_reserve) */
 static int alloc_model(shard_model *m, int32_t ndof_max, int32_t ncon_max, int32_t nel, int32_t nfacet, shard_msg *msg) {
   m->ndof_max = ndof_max, m->ncon_max = ncon_max, m->nel = nel, m->nfacet = nfacet;
-  const int64_t kmax = (int64_t)ndof_max + 2 * (int64_t)nel + 2 * (int64_t)ncon_max;
-  int ok = ALLOC(m->X, ndof_max) && ALLOC(m->mass, ndof_max) && ALLOC(m->minv, ndof_max) &&
-           ALLOC(m->fext, ndof_max) && ALLOC(m->sys.u, ndof_max) && ALLOC(m->sys.v, ndof_max) &&
-           ALLOC(m->sys.a, ndof_max) && ALLOC(m->el_a, nel) && ALLOC(m->el_b, nel) && ALLOC(m->el_k, nel) &&
-           ALLOC(m->el_h, nel) && ALLOC(m->h_rowptr, ncon_max + 1) && ALLOC(m->h_col, 2 * ncon_max) &&
-           ALLOC(m->h_val, 2 * ncon_max) && ALLOC(m->g0, ncon_max) && ALLOC(m->pen_f, ncon_max) &&
-           ALLOC(m->pen_k, ncon_max) && ALLOC(m->pen_e, ncon_max) && ALLOC(m->gap_scratch, ncon_max) &&
-           ALLOC(m->restitution, ncon_max) && ALLOC(m->impulse, ncon_max) && ALLOC(m->k_rowptr, ndof_max + 1) &&
-           ALLOC(m->k_col, kmax) && ALLOC(m->k_val, kmax) && ALLOC(m->k_len, ndof_max + 1) &&
-           ALLOC(m->con_order, ncon_max) &&
-           ALLOC(m->el_pos, 4 * (int64_t)nel) && ALLOC(m->con_pos, 4 * (int64_t)ncon_max) &&
-           ALLOC(m->facet_strength, nfacet) && ALLOC(m->facet_iface, nfacet) && ALLOC(m->if_node, nfacet) &&
-           ALLOC(m->if_twin, nfacet) && ALLOC(m->if_sigma, nfacet) && ALLOC(m->if_deltac, nfacet) &&
-           ALLOC(m->if_dmax, nfacet) && ALLOC(m->if_delta, nfacet) && ALLOC(m->if_t, nfacet) &&
-           ALLOC(m->if_k, nfacet) && ALLOC(m->if_rev, nfacet) && ALLOC(m->if_delta_prev, nfacet) &&
-           ALLOC(m->if_t_prev, nfacet) && ALLOC(m->if_work, nfacet) &&
-           ALLOC(m->if_step_max, nfacet) && ALLOC(m->f_insert, ndof_max);
-  if (!ok) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for %d DOFs", (int)ndof_max);
+  m->if_cap = 0, m->ndof_cap = ndof_max - nfacet, m->ncon_cap = ncon_max - nfacet;
+  grow_array g[48];
+  const int n = grow_arrays(m, g);
+  int ok = 1;
+  for (int k = 0; k < n && ok; ++k) ok = (*g[k].p = calloc(grow_count(m, &g[k], 0), g[k].size)) != NULL;
+  ok = ok && ALLOC(m->el_a, nel) && ALLOC(m->el_b, nel) && ALLOC(m->el_k, nel) && ALLOC(m->el_h, nel) &&
+       ALLOC(m->el_pos, 4 * (int64_t)nel) && ALLOC(m->facet_strength, nfacet) && ALLOC(m->facet_iface, nfacet);
+  if (!ok) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for %d DOFs", (int)m->ndof_cap);
   for (int32_t f = 0; f < nfacet; ++f) m->facet_iface[f] = -1;
   return SHARD_OK;
 }
@@ -452,7 +519,8 @@ void shard_model_set_force_law(shard_model *m, const shard_contact_law_ops *ops,
 
 /* Split internal node j (facet j-1): the twin takes element j and half of its
  * mass; both copies keep u, v, a and the integrator's aux vectors (a is set
- * again after the step's insertions: insertion_acceleration). */
+ * again after the step's insertions: insertion_acceleration). The caller
+ * reserved the storage (model_reserve). */
 static int32_t split_node(shard_model *m, int32_t j, double sigma_eff, double damage) {
   shard_system *s = &m->sys;
   const int32_t t = m->ndof++;
@@ -513,13 +581,18 @@ static void insertion_acceleration(shard_model *m) {
 int32_t shard_model_insert(shard_model *m, int32_t *first_dof) {
   *first_dof = m->ndof;
   if (!m->fracture || !m->insertion) return 0;
+  /* the facets to split first (a split leaves the other facets' stresses as
+   * they were), the storage grown for them, then the splits */
   int32_t n = 0;
+  for (int32_t f = 0; f < m->nfacet; ++f) n += m->facet_iface[f] < 0 && shard_model_facet_stress(m, f) > m->facet_strength[f];
+  if (!n) return 0;
+  shard_msg msg = {{0}};
+  if (model_reserve(m, m->niface + n, &msg) != SHARD_OK) return -1; /* nothing inserted */
   for (int32_t f = 0; f < m->nfacet; ++f) {
     if (m->facet_iface[f] >= 0) continue;
     const double sf = shard_model_facet_stress(m, f);
-    if (sf > m->facet_strength[f]) split_node(m, f + 1, sf, 0.0), ++n;
+    if (sf > m->facet_strength[f]) split_node(m, f + 1, sf, 0.0);
   }
-  if (!n) return 0;
   finish_insertions(m);
   if (!m->insert_copy_a && m->stats.energy_form == SHARD_ENERGY_NEWMARK) insertion_acceleration(m);
   return n;
@@ -592,6 +665,7 @@ int shard_model_set_tsl(shard_model *m, const shard_tsl_ops *ops, void *self, in
                        "give a single damage",
                        m->path, count);
   int32_t n = 0;
+  if (st == SHARD_OK) st = model_reserve(m, m->niface + n_listed, msg);
   for (int k = 0; st == SHARD_OK && k < n_listed; ++k) split_node(m, listed[k], nominal, dmg[ndmg == 1 ? 0 : k]), ++n;
   const double damage = ndmg ? dmg[0] : 0.0;
   free(listed);
@@ -615,6 +689,10 @@ int shard_model_set_tsl(shard_model *m, const shard_tsl_ops *ops, void *self, in
       return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
     }
     for (int32_t k = 0; k < (int32_t)count; ++k) chosen[idx[k]] = 1;
+    if ((st = model_reserve(m, m->niface + (int32_t)count, msg)) != SHARD_OK) {
+      free(chosen), free(idx);
+      return st;
+    }
     for (int32_t f = 0; f < m->nfacet; ++f)
       if (chosen[f] && m->facet_iface[f] < 0) split_node(m, f + 1, nominal, damage), ++n;
     free(chosen);
@@ -836,11 +914,12 @@ typedef struct ck_array {
   uint64_t count; /* elements */
 } ck_array;
 
-/* Every mutable array of the model, at its preallocated size (alloc_model
- * allocates n + 1 elements for a requested n). */
-static int ck_arrays(shard_model *m, ck_array *out) {
-  const uint64_t nd = (uint64_t)m->ndof_max + 1, nc = (uint64_t)m->ncon_max + 1, nf = (uint64_t)m->nfacet + 1,
-                 ne = (uint64_t)m->nel + 1;
+/* Every mutable array of the model, for ndof DOFs, ncon rows and ni
+ * interfaces (and one spare element each, zero): what the state holds,
+ * whatever the capacity the run grew to. */
+static int ck_arrays(shard_model *m, int64_t ndof, int64_t ncon, int64_t ni, ck_array *out) {
+  const uint64_t nd = (uint64_t)ndof + 1, nc = (uint64_t)ncon + 1, nf = (uint64_t)m->nfacet + 1,
+                 ne = (uint64_t)m->nel + 1, nif = (uint64_t)ni + 1;
   const shard_model_ck_type D = SHARD_MODEL_CK_F64, I = SHARD_MODEL_CK_I32;
   int n = 0;
   out[n++] = (ck_array){"X", D, m->X, nd};
@@ -851,13 +930,13 @@ static int ck_arrays(shard_model *m, ck_array *out) {
   out[n++] = (ck_array){"a", D, m->sys.a, nd};
   out[n++] = (ck_array){"el_a", I, m->el_a, ne};
   out[n++] = (ck_array){"h_rowptr", I, m->h_rowptr, nc + 1};
-  out[n++] = (ck_array){"h_col", I, m->h_col, 2 * (uint64_t)m->ncon_max + 1};
-  out[n++] = (ck_array){"h_val", D, m->h_val, 2 * (uint64_t)m->ncon_max + 1};
+  out[n++] = (ck_array){"h_col", I, m->h_col, 2 * (uint64_t)ncon + 1};
+  out[n++] = (ck_array){"h_val", D, m->h_val, 2 * (uint64_t)ncon + 1};
   out[n++] = (ck_array){"g0", D, m->g0, nc};
   out[n++] = (ck_array){"impulse", D, m->impulse, nc}; /* the LCP warm start */
   out[n++] = (ck_array){"facet_iface", I, m->facet_iface, nf};
-  out[n++] = (ck_array){"if_node", I, m->if_node, nf};
-  out[n++] = (ck_array){"if_twin", I, m->if_twin, nf};
+  out[n++] = (ck_array){"if_node", I, m->if_node, nif};
+  out[n++] = (ck_array){"if_twin", I, m->if_twin, nif};
   struct {
     const char *name;
     double *p;
@@ -865,7 +944,7 @@ static int ck_arrays(shard_model *m, ck_array *out) {
              {"if_delta", m->if_delta},   {"if_t", m->if_t},                   {"if_k", m->if_k},
              {"if_rev", m->if_rev},       {"if_delta_prev", m->if_delta_prev}, {"if_t_prev", m->if_t_prev},
              {"if_work", m->if_work},     {"if_step_max", m->if_step_max}};
-  for (size_t i = 0; i < sizeof dbl / sizeof dbl[0]; ++i) out[n++] = (ck_array){dbl[i].name, D, dbl[i].p, nf};
+  for (size_t i = 0; i < sizeof dbl / sizeof dbl[0]; ++i) out[n++] = (ck_array){dbl[i].name, D, dbl[i].p, nif};
   if (m->sys.n_aux) out[n++] = (ck_array){"aux", D, m->sys.aux, (uint64_t)m->sys.n_aux * (uint64_t)m->ndof_max};
   return n;
 }
@@ -874,15 +953,55 @@ enum { CK_NDOF, CK_NCON, CK_NIFACE, CK_RELEASED, CK_INSERTIONS, CK_NSCALARS };
 
 uint32_t shard_model_checkpoint_sections(shard_model *m) {
   ck_array a[32];
-  return 1u + (uint32_t)ck_arrays(m, a);
+  return 1u + (uint32_t)ck_arrays(m, m->ndof, m->ncon, m->niface, a);
+}
+
+static size_t ck_type_size(uint32_t type) {
+  return type == SHARD_MODEL_CK_F64 || type == SHARD_MODEL_CK_I64 ? 8 : type == SHARD_MODEL_CK_I32 ? 4 : 1;
+}
+
+/* The sections keep the counts of a model that holds every interface (the
+ * checkpoint of a run does not depend on how far its storage grew): an
+ * array whose storage is shorter goes through `scratch`, zero-padded (at
+ * most the largest section, allocated for the write or read only). */
+static void *ck_scratch(const ck_array *full, int n) {
+  size_t most = 0;
+  for (int k = 0; k < n; ++k)
+    if (full[k].count * ck_type_size(full[k].type) > most) most = full[k].count * ck_type_size(full[k].type);
+  return malloc(most + 8);
 }
 
 void shard_model_checkpoint_write(shard_model *m, const shard_model_ck_io *io) {
-  ck_array a[32];
-  const int n = ck_arrays(m, a);
-  const int64_t sc[CK_NSCALARS] = {m->ndof, m->ncon, m->niface, m->released, m->insertions};
+  ck_array full[32], have[32];
+  const int n = ck_arrays(m, m->ndof_max, m->ncon_max, m->nfacet, full);
+  ck_arrays(m, m->ndof_cap, m->ncon_cap, m->if_cap, have);
+  int short_of = 0;
+  for (int i = 0; i < n; ++i) short_of |= have[i].count < full[i].count;
+  unsigned char *scratch = short_of ? ck_scratch(full, n) : NULL;
+  /* Out of memory for the scratch: the sections keep their sizes (the
+   * host's size of a checkpoint holds), their data read from the stiffness
+   * values (longer than any section), and the interface count says -1, so
+   * that a restart refuses this checkpoint as corrupt instead of taking it. */
+  const int poisoned = short_of && !scratch;
+  const int64_t sc[CK_NSCALARS] = {m->ndof, m->ncon, poisoned ? -1 : m->niface, m->released, m->insertions};
   io->put(io->ctx, "model", SHARD_MODEL_CK_I64, sc, CK_NSCALARS);
-  for (int i = 0; i < n; ++i) io->put(io->ctx, a[i].name, a[i].type, a[i].p, a[i].count);
+  for (int i = 0; i < n; ++i) {
+    const size_t z = ck_type_size(full[i].type);
+    if (have[i].count >= full[i].count) {
+      io->put(io->ctx, full[i].name, full[i].type, full[i].p, full[i].count);
+    } else if (poisoned) {
+      /* k_val holds ndof_cap + 2 nel + 2 ncon_cap + 1 values, more than any section of a bar */
+      const size_t kcap = (size_t)m->ndof_cap + 2 * (size_t)m->nel + 2 * (size_t)m->ncon_cap + 1;
+      const int fits = full[i].count * z <= kcap * sizeof(double);
+      io->put(io->ctx, full[i].name, full[i].type, fits ? (const void *)m->k_val : have[i].p,
+              fits ? full[i].count : have[i].count);
+    } else {
+      memcpy(scratch, have[i].p, have[i].count * z);
+      memset(scratch + have[i].count * z, 0, (full[i].count - have[i].count) * z);
+      io->put(io->ctx, full[i].name, full[i].type, scratch, full[i].count);
+    }
+  }
+  free(scratch);
 }
 
 #define CK_BAD(...) shard_msg_set(msg, SHARD_ERR_INPUT, __VA_ARGS__)
@@ -952,13 +1071,43 @@ static int ck_validate(const shard_model *m, const int64_t *sc, int32_t niface0,
 
 int shard_model_checkpoint_read(shard_model *m, const shard_model_ck_io *io, shard_msg *msg) {
   ck_array a[32];
-  const int n = ck_arrays(m, a);
   int64_t sc[CK_NSCALARS];
   int st = io->get(io->ctx, "model", SHARD_MODEL_CK_I64, sc, CK_NSCALARS, msg);
   const int32_t niface0 = m->niface;
   int32_t wall_col[4] = {0};
   for (int32_t i = 0; i < m->nwall && i < 4; ++i) wall_col[i] = m->h_col[m->h_rowptr[i]];
-  for (int i = 0; i < n && st == SHARD_OK; ++i) st = io->get(io->ctx, a[i].name, a[i].type, a[i].p, a[i].count, msg);
+  /* the sizes first (the arrays are read for them, into storage grown to hold them) */
+  if (st == SHARD_OK && (sc[CK_NIFACE] < niface0 || sc[CK_NIFACE] > m->nfacet))
+    st = CK_BAD("%lld interfaces, this case has %d to %d", (long long)sc[CK_NIFACE], (int)niface0, (int)m->nfacet);
+  if (st == SHARD_OK && (sc[CK_NDOF] != m->ndof_max - m->nfacet + sc[CK_NIFACE] ||
+                         sc[CK_NCON] != m->ncon_max - m->nfacet + sc[CK_NIFACE]))
+    st = CK_BAD("%lld DOFs and %lld constraints for %lld interfaces", (long long)sc[CK_NDOF], (long long)sc[CK_NCON],
+                (long long)sc[CK_NIFACE]);
+  if (st == SHARD_OK) st = model_reserve(m, (int32_t)sc[CK_NIFACE], msg);
+  ck_array full[32];
+  const int n = st == SHARD_OK ? ck_arrays(m, m->ndof_max, m->ncon_max, m->nfacet, full) : 0;
+  ck_arrays(m, m->ndof_cap, m->ncon_cap, m->if_cap, a);
+  unsigned char *scratch = NULL;
+  for (int i = 0; i < n && st == SHARD_OK; ++i) {
+    if (a[i].count >= full[i].count) {
+      st = io->get(io->ctx, full[i].name, full[i].type, full[i].p, full[i].count, msg);
+      continue;
+    }
+    if (!scratch && !(scratch = ck_scratch(full, n))) {
+      st = shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory reading section '%s'", full[i].name);
+      break;
+    }
+    if ((st = io->get(io->ctx, full[i].name, full[i].type, scratch, full[i].count, msg)) != SHARD_OK) break;
+    const size_t z = ck_type_size(full[i].type);
+    memcpy(a[i].p, scratch, a[i].count * z);
+    for (size_t b = a[i].count * z; b < full[i].count * z; ++b) /* past the state's interfaces: as written, zero */
+      if (scratch[b]) {
+        st = CK_BAD("%s[%llu] lies past the %lld interfaces of the state and is not zero", full[i].name,
+                    (unsigned long long)(b / z), (long long)sc[CK_NIFACE]);
+        break;
+      }
+  }
+  free(scratch);
   if (st == SHARD_OK) st = ck_validate(m, sc, niface0, wall_col, a, n, msg);
   if (st != SHARD_OK) return st; /* the model is left inconsistent: the caller destroys it */
   m->ndof = (int32_t)sc[CK_NDOF], m->ncon = (int32_t)sc[CK_NCON], m->niface = (int32_t)sc[CK_NIFACE];

@@ -36,6 +36,11 @@ typedef struct shard_model {
   shard_model_kind kind;
   shard_model_scales scales;
   int32_t ndof, ndof_max, ncon, ncon_max;
+  /* Storage grows with the interfaces (model_reserve, between steps): the
+   * per-interface arrays hold if_cap interfaces, the per-DOF ones nn + if_cap
+   * DOFs (ndof_cap), the per-row ones nwall + if_cap rows (ncon_cap); each
+   * array has one spare element, zero like everything past the used part. */
+  int32_t if_cap, ndof_cap, ncon_cap;
 
   /* per DOF */
   double *X;     /* reference position (bar), 0 for the particle */
@@ -85,7 +90,7 @@ typedef struct shard_model {
   int coh_trial;               /* if_* hold a trial evaluation (no commit since) at openings if_delta */
   int64_t insertions;
   int insert_copy_a;           /* model.insertion_acceleration = copied: the copies keep their source's a */
-  double *f_insert;            /* per DOF: the force after an insertion (ndof_max) */
+  double *f_insert;            /* per DOF: the force after an insertion (grown with the DOFs) */
 
   /* prescribed DOFs (loading) */
   int32_t n_presc;
