@@ -296,8 +296,8 @@ static int mj_refresh_factor(mj *s, const shard_system *sys, const shard_csr *k,
   if (kd > s->kd_cap) kd = band_order(k, n, s->perm, s->iperm, s->work);
   if (kd > s->kd_cap)
     return shard_msg_set(msg, SHARD_ERR_UNSUPPORTED,
-                         "the stiffness bandwidth grew to %d, beyond the %d sized at start (moreau_jean allocates its "
-                         "band factor of S once)",
+                         "the stiffness bandwidth grew to %d, beyond the %d sized at start or at the last insertion "
+                         "(moreau_jean sizes its band factor of S only between steps: K's pattern changed within one)",
                          (int)kd, (int)s->kd_cap);
   const int32_t *ip = s->iperm;
   const int ldab = kd + 1;
