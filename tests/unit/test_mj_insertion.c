@@ -52,13 +52,19 @@ static double momentum_off(const char *dir, const char *cx, const char *cy, doub
  * (restitution 0). Energy: MJ's own insertion books nothing
  * (energy.insertion_offset 0: its stored energy is E, continuous across a
  * split); its balance drift comes from the cohesive law's linearisation in
- * S (the law hands integrators its secant stiffness, not its softening
- * tangent, and a facet opens to delta_c in a few steps), already without
- * insertion: the same block with its crack given and no insertion (4 facets
- * broken) drifts 8.4e-3 under MJ (2.4e-15 under NSN), 2.1e-3 per broken
- * facet; with insertion 7.0e-2 for 24 broken facets, 2.9e-3 per facet.
- * Checked: the drift per broken facet within 3 times the one without
- * insertion, and under the host's guard of 0.1. */
+ * S, already without insertion: the same block with its crack given and no
+ * insertion (4 facets broken) drifts 8.4e-3 under MJ (2.4e-15 under NSN),
+ * 2.1e-3 per broken facet; with insertion 7.0e-2 for 24 broken facets,
+ * 2.9e-3 per facet. Checked: the drift per broken facet within 3 times the
+ * one without insertion, and under the host's guard of 0.1. The capped law
+ * does not converge in Δt under MJ (7.0e-2, 8.6e-2, 9.4e-2, 8.9e-2 at 0.1,
+ * 0.2, 0.05, 0.025 dt_c): on its capped path the traction is sigma_c (1 -
+ * d) with stiffness 0 in tension and 0 in compression, a jump each time a
+ * crack closes, and MJ applies the traction of u_n over the whole step.
+ * Uncapped (the secant path, continuous through closure) the drift is
+ * first order: 4.5e-2, 2.2e-2, 1.09e-2 at 0.1, 0.05, 0.025 dt_c, so the
+ * insertions add no energy of their own; checked: halving dt_c at least
+ * divides it by 1/0.7. */
 static void test_mj_tri2d_insertion(void) {
   const char *ins[] = {"fracture.insertion=true", "model.crack.from=null", "model.crack.to=null",
                        "fracture.strength.distribution=uniform", "fracture.strength.min=40e6",
@@ -97,6 +103,18 @@ static void test_mj_tri2d_insertion(void) {
   CU_CHECK_MSG(drift / broken <= 3.0 * drift0 / broken0 && drift <= 0.1,
                "balance drift %.3g (%.3g per broken facet; %.3g per facet without insertion)", drift, drift / broken,
                drift0 / broken0);
+  /* uncapped: the same runs at 0.1 and 0.05 dt_c (ins[6] was the cap) */
+  double d[2];
+  for (int i = 0; i < 2; ++i) {
+    char tag[16], o[512];
+    snprintf(tag, sizeof tag, "mjunc%d", i);
+    ins[6] = i == 0 ? "time.dt=0.1*dt_c" : "time.dt=0.05*dt_c";
+    CU_ASSERT_EQUAL_FATAL(rh_run("cases/examples/tri2d_crack_pull", tag, ins, 9, o, sizeof o, NULL, 0), 0);
+    d[i] = rh_summary(o, "energy.max_balance_drift");
+    CU_ASSERT(rh_summary(o, "fracture.broken") > 0);
+  }
+  printf("; uncapped law: drift %.2g at 0.1 dt_c, %.2g at 0.05 dt_c", d[0], d[1]);
+  CU_CHECK_MSG(d[1] <= 0.7 * d[0], "uncapped law: drift %.3g at 0.05 dt_c against %.3g at 0.1 dt_c", d[1], d[0]);
 }
 
 /* (b) The 1D bar: cases/paper/free_ring_case.yaml (the free expanding ring,
