@@ -63,8 +63,8 @@ static double momentum_off(const char *dir, const char *cx, const char *cy, doub
  * crack closes, and MJ applies the traction of u_n over the whole step.
  * Uncapped (the secant path, continuous through closure) the drift is
  * first order: 4.5e-2, 2.2e-2, 1.09e-2 at 0.1, 0.05, 0.025 dt_c, so the
- * insertions add no energy of their own; checked: halving dt_c at least
- * divides it by 1/0.7. */
+ * insertions add no energy of their own; checked: halving dt at least
+ * multiplies it by 0.7. */
 static void test_mj_tri2d_insertion(void) {
   const char *ins[] = {"fracture.insertion=true", "model.crack.from=null", "model.crack.to=null",
                        "fracture.strength.distribution=uniform", "fracture.strength.min=40e6",
