@@ -402,7 +402,7 @@ typedef struct known_integ {
 static const known_integ known[] = {
     {"nsn", SHARD_CAP_IMPACT_LAW | SHARD_CAP_NEEDS_LCP | SHARD_CAP_TOPOLOGY | SHARD_CAP_CONDITIONALLY_STABLE, 2, 0,
      {0.08, 0.06}, {0.062, 0.046}, 2.0},
-    {"moreau_jean", SHARD_CAP_IMPACT_LAW | SHARD_CAP_NEEDS_LCP, 1, 0, {0.08, 0.06}, {0.062, 0.046}, 3.0},
+    {"moreau_jean", SHARD_CAP_IMPACT_LAW | SHARD_CAP_NEEDS_LCP | SHARD_CAP_TOPOLOGY, 1, 0, {0.08, 0.06}, {0.062, 0.046}, 3.0},
     {"cd_lagrange", SHARD_CAP_IMPACT_LAW | SHARD_CAP_NEEDS_LCP | SHARD_CAP_TOPOLOGY | SHARD_CAP_CONDITIONALLY_STABLE,
      0, 1, {0.2, 0.1}, {0.146, 0.080}, 2.0},
     {"explicit_newmark", SHARD_CAP_FORCE_LAW | SHARD_CAP_TOPOLOGY | SHARD_CAP_CONDITIONALLY_STABLE, 0, 0, {0, 0},
@@ -960,6 +960,72 @@ static void test_integrators_mj_scrambled_numbering(void) {
     CU_ASSERT_FATAL(integ_open(&it, "moreau_jean", "theta", 0.6));
     CU_ASSERT_FATAL(integ_begin(&it, &m, dts[0]));
     mj_steps_check(&m, &it, 0.6, dts, 4, 1);
+    integ_close(&it);
+  }
+}
+
+/* MJ across an insertion: a chain of 20 nodes (band 1, storage sized for 9
+ * diagonals at start) with a wall on the last node and an interface between
+ * nodes 9 and 10 takes two steps; then 12 DOFs are appended (20..31), each a
+ * copy of node k (half its mass, its u and v), tied to it and to every other
+ * copy (a clique: no numbering gets its band under 11 diagonals). After
+ * on_insert, MJ's steps satisfy the scheme's equations exactly on the new
+ * system, Δt changing; without on_insert the step fails with the band
+ * error, never a wrong answer. */
+static void mj_insert_copies(mock *m) {
+  for (int k = 0; k < 12; ++k) {
+    const int c = 20 + k;
+    m->mass[k] *= 0.5;
+    m->mass[c] = m->mass[k];
+    m->u[c] = m->u[k], m->v[c] = m->v[k], m->fext[c] = 0.1 * k;
+    const double kt = 120.0 + 5.0 * k;
+    m->kd[k][k] += kt, m->kd[c][c] += kt, m->kd[k][c] -= kt, m->kd[c][k] -= kt;
+    for (int l = 0; l < k; ++l) {
+      const int d = 20 + l;
+      m->kd[c][c] += 7.0, m->kd[d][d] += 7.0, m->kd[c][d] -= 7.0, m->kd[d][c] -= 7.0;
+    }
+  }
+  mock_finish(m, 32, 2);
+}
+
+static void test_integrators_mj_insertion(void) {
+  const double dts[3] = {3e-3, 3e-3, 1e-3};
+  for (int with_hook = 1; with_hook >= 0; --with_hook) {
+    mock m;
+    integ it;
+    memset(&m, 0, sizeof m);
+    for (int i = 0; i < 20; ++i) {
+      m.mass[i] = 1.0 + 0.05 * i;
+      m.v[i] = i < 10 ? 1.5 : -1.0;
+      m.u[i] = 1e-4 * i;
+      m.fext[i] = 0.2 * i - 1.0;
+    }
+    m.kd[0][0] += 30.0;
+    for (int i = 1; i < 20; ++i) {
+      const double kk = 80.0 + 2.0 * i;
+      m.kd[i - 1][i - 1] += kk, m.kd[i][i] += kk, m.kd[i - 1][i] -= kk, m.kd[i][i - 1] -= kk;
+    }
+    m.hd[0][19] = -1.0;
+    m.g0[0] = 0.004 + m.u[19];
+    m.hd[1][9] = -1.0;
+    m.hd[1][10] = 1.0;
+    m.g0[1] = 0.003 + m.u[9] - m.u[10];
+    m.e[0] = 0.5, m.e[1] = 1.0;
+    mock_finish(&m, 20, 2);
+    mock_initial_acceleration(&m);
+    CU_ASSERT_FATAL(integ_open(&it, "moreau_jean", "theta", 0.5));
+    CU_ASSERT_FATAL(integ_begin(&it, &m, dts[0]));
+    mj_steps_check(&m, &it, 0.5, dts, 2, 0);
+    mj_insert_copies(&m);
+    shard_msg msg = {{0}};
+    if (with_hook) {
+      CU_ASSERT_FATAL(it.ops->on_insert != NULL);
+      CU_ASSERT_EQUAL_FATAL(it.ops->on_insert(it.self, &m.sys, 20, &msg), SHARD_OK);
+      mj_steps_check(&m, &it, 0.5, dts, 3, 0);
+    } else {
+      CU_ASSERT_EQUAL(it.ops->step(it.self, &m.sys, dts[0], &msg), SHARD_ERR_UNSUPPORTED);
+      CU_CHECK_MSG(strstr(msg.text, "the stiffness bandwidth grew to") != NULL, "%s", msg.text);
+    }
     integ_close(&it);
   }
 }
@@ -1528,6 +1594,7 @@ static const cu_test_def tests[] = {
     {"test_integrators_nsn_chain_equations", test_integrators_nsn_chain_equations},
     {"test_integrators_mj_chain_equations", test_integrators_mj_chain_equations},
     {"test_integrators_mj_scrambled_numbering", test_integrators_mj_scrambled_numbering},
+    {"test_integrators_mj_insertion", test_integrators_mj_insertion},
     {"test_integrators_cdl_chain_equations", test_integrators_cdl_chain_equations},
     {"test_integrators_nsn_closing_filter", test_integrators_nsn_closing_filter},
     {"test_integrators_nonfinite", test_integrators_nonfinite},

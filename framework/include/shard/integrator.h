@@ -142,8 +142,13 @@ typedef struct shard_integrator_ops {
   /* advance sys from sys->t to sys->t + dt; never allocates */
   int (*step)(void *self, shard_system *sys, double dt, shard_msg *msg);
   /* DOFs [first, sys->ndof) were just inserted, state and aux copied from
-   * their source DOFs; rebuild anything derived (optional slot, required
-   * when SHARD_CAP_TOPOLOGY is set) */
+   * their source DOFs, and K's pattern may have changed; rebuild anything
+   * derived (optional slot, required when SHARD_CAP_TOPOLOGY is set). Called
+   * between steps, never inside one: it may allocate (moreau_jean grows its
+   * band factor here). The host also calls it once when a run continues
+   * from a checkpoint of a model with insertion, after restoring the
+   * inserted topology (then first is the set-up's ndof, the state and aux
+   * those of the checkpoint) */
   int (*on_insert)(void *self, shard_system *sys, int32_t first, shard_msg *msg);
   void (*destroy)(void *self); /* accepts NULL */
   /* Optional (appended slot; the host reads it only when the plugin's

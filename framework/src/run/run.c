@@ -192,7 +192,7 @@ static int build_plugins(run *r, shard_msg *msg) {
     if ((r->info.flags & SHARD_MODEL_INSERTION) && !(ip->caps & SHARD_CAP_TOPOLOGY))
       return shard_msg_set(msg, SHARD_ERR_INPUT,
                            "%s: integrator '%s' does not support topology changes (cohesive insertion); set "
-                           "fracture.insertion: false or use nsn, cd_lagrange or explicit_newmark",
+                           "fracture.insertion: false or use nsn, cd_lagrange, explicit_newmark or moreau_jean",
                            path, ip->name);
     if ((st = instantiate(r, "fracture", &r->tsl, msg)) != SHARD_OK) return st;
     const shard_tsl_ops *tops = shard_tsl_ops_of(r->tsl.lp->desc);
@@ -603,11 +603,20 @@ int shard_run_case(const shard_case *c, const shard_registry *reg, const shard_r
     }
   }
   if (r.continuing) {
+    const int32_t ndof_setup = sys->ndof; /* the restore may bring the DOFs inserted before the checkpoint */
     if ((st = run_checkpoint_restore(&r, msg)) != SHARD_OK) goto done;
     /* the restored rows (those inserted before the checkpoint), before the first step */
     if ((st = shard_contact_reserve(r.contact, sys->ncon, msg)) != SHARD_OK ||
         (st = run_system_reserve(&r, msg)) != SHARD_OK) {
       shard_msg_prepend(msg, "restart at step %lld", (long long)r.k_start);
+      goto done;
+    }
+    /* the integrator started on the set-up's topology: it rebuilds what
+     * depends on it (moreau_jean: its band ordering and factor) for the
+     * restored one, as after the insertions that made it */
+    if ((r.info.flags & SHARD_MODEL_INSERTION) &&
+        (st = shard_integrator_on_insert(r.iops, r.integ.self, sys, ndof_setup, msg)) != SHARD_OK) {
+      shard_msg_prepend(msg, "restart at step %lld: integrator '%s'", (long long)r.k_start, r.integ.lp->desc->name);
       goto done;
     }
     if (opt->continued_from) *opt->continued_from = r.k_start;

@@ -20,9 +20,19 @@
  * The band numbering is a reverse Cuthill–McKee ordering of K's graph when
  * it is narrower than the model's own (twin DOFs of cohesive interfaces are
  * numbered after the mesh). The band storage is sized in start() from the
- * bandwidth of K(u_0) plus a few diagonals: this is the one allocation after
- * setup (the width is unknown before the stiffness can be evaluated). The
- * integrator does not support insertions. */
+ * bandwidth of K(u_0) plus a few diagonals (the width is unknown before the
+ * stiffness can be evaluated).
+ *
+ * Insertions (on_insert, between steps): the model appended DOFs anywhere in
+ * its numbering (tri2d: vertex copies; the bar: twins) and changed K's
+ * pattern. The ordering is recomputed from the new K (reverse Cuthill–McKee
+ * again, so the band stays narrow whatever the numbering), the band storage
+ * and the K cache are grown when the new band or pattern outgrows them (the
+ * only allocations after start, never inside step) and the factor is
+ * invalidated: the next step factors S of the new topology exactly. The
+ * ordering depends on K's pattern only, so a run restarted from a checkpoint
+ * (the host calls on_insert once after restoring an inserted topology)
+ * factors in the same numbering as the run it continues. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -286,8 +296,8 @@ static int mj_refresh_factor(mj *s, const shard_system *sys, const shard_csr *k,
   if (kd > s->kd_cap) kd = band_order(k, n, s->perm, s->iperm, s->work);
   if (kd > s->kd_cap)
     return shard_msg_set(msg, SHARD_ERR_UNSUPPORTED,
-                         "the stiffness bandwidth grew to %d, beyond the %d sized at start (moreau_jean allocates its "
-                         "band factor of S once)",
+                         "the stiffness bandwidth grew to %d, beyond the %d sized at start or at the last insertion "
+                         "(moreau_jean sizes its band factor of S only between steps: K's pattern changed within one)",
                          (int)kd, (int)s->kd_cap);
   const int32_t *ip = s->iperm;
   const int ldab = kd + 1;
@@ -486,6 +496,50 @@ static int mj_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
   return SHARD_OK;
 }
 
+/* DOFs [first, ndof) were inserted: reorder for the new K, grow the band
+ * and the K cache if needed, and drop the factor (rebuilt by the next step) */
+static int mj_on_insert(void *self, shard_system *sys, int32_t first, shard_msg *msg) {
+  mj *s = self;
+  (void)first;
+  int rc = mj_check(s, sys, msg);
+  if (rc != SHARD_OK) return rc;
+  const shard_csr *k = NULL;
+  rc = sys->ops->stiffness(sys, sys->u, &k, msg);
+  if (rc != SHARD_OK) {
+    shard_msg_prepend(msg, "stiffness after the insertion");
+    return rc;
+  }
+  const int32_t n = sys->ndof;
+  if (k->nrows != n || k->ncols != n)
+    return shard_msg_set(msg, SHARD_ERR_INTERNAL, "stiffness is %dx%d, expected %dx%d", (int)k->nrows,
+                         (int)k->ncols, (int)n, (int)n);
+  /* perm and iperm of the DOFs beyond n stay the identity (start), so that
+   * the orderings of [0, n) are permutations of [0, n) */
+  for (int32_t i = n; i < s->ndof_max; ++i) s->perm[i] = s->iperm[i] = i;
+  s->factored = s->cached = 0;
+  const int32_t kd = band_order(k, n, s->perm, s->iperm, s->work);
+  if (kd > s->kd_cap) { /* the same slack as start() */
+    int32_t cap = kd + 8;
+    if (cap > s->ndof_max - 1) cap = s->ndof_max - 1;
+    double *ab = realloc(s->ab, (size_t)(cap + 1) * (size_t)s->ndof_max * sizeof(double));
+    if (!ab)
+      return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for a band matrix of %d DOFs and bandwidth %d",
+                           (int)s->ndof_max, (int)cap);
+    s->ab = ab;
+    s->kd_cap = cap;
+  }
+  const int64_t nnz = k->rowptr[n];
+  if (nnz > s->cache_cap) {
+    int32_t *ci = realloc(s->c_colind, ((size_t)nnz + 1) * sizeof(int32_t));
+    if (ci) s->c_colind = ci;
+    double *cv = ci ? realloc(s->c_val, ((size_t)nnz + 1) * sizeof(double)) : NULL;
+    if (cv) s->c_val = cv;
+    if (!ci || !cv) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for a stiffness of %lld entries", (long long)nnz);
+    s->cache_cap = nnz;
+  }
+  return SHARD_OK;
+}
+
 static void mj_destroy(void *self) {
   mj *s = self;
   if (!s) return;
@@ -499,24 +553,25 @@ static const shard_integrator_ops mj_ops = {
     .setup = mj_setup,
     .start = mj_start,
     .step = mj_step,
-    .on_insert = NULL, /* declines insertions: no SHARD_CAP_TOPOLOGY */
+    .on_insert = mj_on_insert,
     .destroy = mj_destroy,
 };
 
 static const shard_plugin mj_desc = {
     SHARD_PLUGIN_HEADER(SHARD_KIND_INTEGRATOR),
     .name = "moreau_jean",
-    .version = "1.0.0",
+    .version = "1.1.0",
     .summary = "Moreau-Jean theta time-stepping with a velocity-level LCP; S = M + theta^2 dt^2 K factored by LAPACK",
     .params = mj_params,
     .n_params = SHARD_NPARAMS(mj_params),
     .ops_size = sizeof(shard_integrator_ops),
-    .caps = SHARD_CAP_IMPACT_LAW | SHARD_CAP_NEEDS_LCP,
+    .caps = SHARD_CAP_IMPACT_LAW | SHARD_CAP_NEEDS_LCP | SHARD_CAP_TOPOLOGY,
     .ops = &mj_ops,
     .doc = "Implicit theta-method on velocities (theta = 1/2 in the paper); the active set is taken at the "
            "position u_n + dt v_n; one LCP on W = H S^-1 H^T with S = M + theta^2 dt^2 K enforces the Newton "
-           "impact law. S is factored once per change of K or dt (LAPACK dpbtrf). Declines insertions, so "
-           "fracture cases are refused. docs/theory.md section 3.",
+           "impact law. S is factored once per change of K or dt (LAPACK dpbtrf) in a reverse Cuthill-McKee band ordering of "
+           "K; after a cohesive insertion the ordering, the band and the factor are rebuilt for the new topology "
+           "(between steps). docs/theory.md section 3.",
 };
 
 SHARD_PLUGIN_SINGLE(mj_desc)
