@@ -233,7 +233,9 @@ int run_checkpoint_restore(run *r, shard_msg *msg) {
              (st = shard_ck_get_section(&rd, "run", SHARD_CK_BYTES, (char *)r + RUN_CK_BEGIN, RUN_CK_END - RUN_CK_BEGIN,
                                         msg)) != SHARD_OK ||
              (st = shard_ck_close(&rd, msg)) != SHARD_OK || (st = check_run_block(r, &set, h.step, &h, msg)) != SHARD_OK) {
-    st = ck_corrupt(msg, path);
+    /* out of memory (a model growing to the checkpoint's size) is no corruption */
+    if (st == SHARD_ERR_NOMEM) shard_msg_prepend(msg, "checkpoint %s", path);
+    else st = ck_corrupt(msg, path);
   }
   free(buf);
   if (st != SHARD_OK) return st; /* the run's state is unusable: it ends here */
