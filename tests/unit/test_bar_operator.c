@@ -156,7 +156,7 @@ static void test_bar_operator_matches_host(void) {
   rows[0] = 5;
   CU_ASSERT_FATAL(shard_contact_operator(ck, sys->h, sys->minv, k, rows, 1, 1e-24, &w1, &msg) == SHARD_OK);
   CU_ASSERT(same_as_host(m, w1, rows, 1, 1e-24));
-  for (int32_t r = 0; r < m->ncon; ++r) CU_ASSERT_EQUAL(m->w_loc[r], -1);
+  for (int32_t d = 0; d < m->ndof_max; ++d) CU_ASSERT_EQUAL(m->w_dof_j[d], -1);
   shard_contact_destroy(ck);
   shard_contact_destroy(cd);
   fixture_close(&fx);
@@ -177,7 +177,7 @@ static void test_bar_operator_refusals(void) {
   int32_t rows[3] = {0, m->ncon, 1};
   int st = shard_model_contact_operator(m, rows, 3, 1e-24, rp, col, val, 4, &msg);
   CU_CHECK_MSG(st == SHARD_ERR_INTERNAL && strstr(msg.text, "row 32 of 32"), "rc %d: %.300s", st, msg.text);
-  for (int32_t r = 0; r < m->ncon; ++r) CU_ASSERT_EQUAL(m->w_loc[r], -1);
+  for (int32_t d = 0; d < m->ndof_max; ++d) CU_ASSERT_EQUAL(m->w_dof_j[d], -1);
   /* every row: more entries than the 4 of room, refused, nothing written past it */
   int32_t all[64];
   for (int32_t r = 0; r < m->ncon; ++r) all[r] = r;
@@ -187,7 +187,7 @@ static void test_bar_operator_refusals(void) {
   st = shard_model_contact_operator(m, all, 4, 1e-24, rp2, col, val, 3, &msg);
   CU_CHECK_MSG(st == SHARD_ERR_INTERNAL && strstr(msg.text, "more than 3 entries"), "rc %d: %.300s", st, msg.text);
   CU_ASSERT_EQUAL(col[3], -7);
-  for (int32_t r = 0; r < m->ncon; ++r) CU_ASSERT_EQUAL(m->w_loc[r], -1);
+  for (int32_t d = 0; d < m->ndof_max; ++d) CU_ASSERT_EQUAL(m->w_dof_j[d], -1);
   fixture_close(&fx);
 }
 

@@ -150,16 +150,19 @@ int shard_model_contact_operator(shard_model *m, const int32_t *rows, int32_t n,
   if (!m->dof_unique)
     return shard_msg_set(msg, SHARD_ERR_UNSUPPORTED, "contact operator: a DOF is in two constraint rows");
   const int32_t *restrict hrp = m->h_rowptr, *restrict hcol = m->h_col, *restrict krp = m->k_rowptr,
-                          *restrict kcol = m->k_col, *restrict dof_e = m->dof_e, *restrict dof_row = m->dof_row;
+                          *restrict kcol = m->k_col;
   const double *restrict hval = m->h_val, *restrict kval = m->k_val, *restrict minv = m->minv;
-  int32_t *restrict loc = m->w_loc;
+  /* per DOF of an active row: that row's local index and its H entry there */
+  int32_t *restrict dj = m->w_dof_j;
+  double *restrict dh = m->w_dof_h;
   for (int32_t i = 0; i < n; ++i) {
     if (rows[i] < 0 || rows[i] >= m->ncon) {
-      for (int32_t u = 0; u < i; ++u) loc[rows[u]] = -1;
+      for (int32_t u = 0; u < i; ++u)
+        for (int32_t e = hrp[rows[u]]; e < hrp[rows[u] + 1]; ++e) dj[hcol[e]] = -1;
       return shard_msg_set(msg, SHARD_ERR_INTERNAL, "contact operator: row %d of %d constraints", (int)rows[i],
                            (int)m->ncon);
     }
-    loc[rows[i]] = i;
+    for (int32_t e = hrp[rows[i]]; e < hrp[rows[i] + 1]; ++e) dj[hcol[e]] = i, dh[hcol[e]] = hval[e];
   }
   int st = SHARD_OK;
   int64_t nnz = 0;
@@ -171,8 +174,8 @@ int shard_model_contact_operator(shard_model *m, const int32_t *rows, int32_t n,
      * into W'(r, s) for the active row s holding DOF d (l): the products and
      * the order of the host's assembly, so the same sums bit for bit (and
      * the same zero tests: b = 0 or a K factor = 0 left out) */
-    int32_t js[W_REACH], nj = 0;
-    double acc[W_REACH];
+    int32_t js[W_REACH], nj = 0, j0 = -1, j1 = -1, j2 = -1;
+    double acc[W_REACH], a0 = 0.0, a1 = 0.0, a2 = 0.0;
     int any = 0;
     for (int32_t e = hrp[r]; e < hrp[r + 1] && st == SHARD_OK; ++e) {
       const int32_t d = hcol[e];
@@ -181,31 +184,48 @@ int shard_model_contact_operator(shard_model *m, const int32_t *rows, int32_t n,
       any = 1;
       const int32_t p1 = kcoef != 0.0 ? krp[d + 1] : krp[d];
       for (int32_t p = krp[d] - 1; p < p1; ++p) {
-        const int32_t l = p < krp[d] ? d : kcol[p], s = dof_row[l];
-        if (s < 0 || loc[s] < 0) continue;
+        const int32_t l = p < krp[d] ? d : kcol[p], j = dj[l];
+        if (j < 0) continue;
         double x;
         if (p < krp[d]) {
-          x = b * hval[dof_e[l]];
+          x = b * dh[l];
         } else {
           const double f = kcoef * b * kval[p] * minv[l];
           if (f == 0.0) continue;
-          x = -f * hval[dof_e[l]];
+          x = -f * dh[l];
         }
-        const int32_t j = loc[s];
-        int32_t q = 0;
-        while (q < nj && js[q] != j) ++q;
-        if (q == nj) {
-          if (nj == W_REACH) {
-            st = shard_msg_set(msg, SHARD_ERR_UNSUPPORTED, "contact operator: row %d couples to more than %d rows",
-                               (int)r, W_REACH);
-            break;
+        /* the first three rows' sums in registers (a row of the bar
+         * couples to itself and its two neighbours), the rest in acc */
+        if (j == j0) {
+          a0 += x;
+        } else if (j == j1) {
+          a1 += x;
+        } else if (j == j2) {
+          a2 += x;
+        } else {
+          int32_t q = nj < 3 ? nj : 3; /* not among the slots in use below 3 */
+          while (q < nj && js[q] != j) ++q;
+          if (q == nj) {
+            if (nj == W_REACH) {
+              st = shard_msg_set(msg, SHARD_ERR_UNSUPPORTED, "contact operator: row %d couples to more than %d rows",
+                                 (int)r, W_REACH);
+              break;
+            }
+            ++nj;
+            if (q == 0) j0 = j;
+            else if (q == 1) j1 = j;
+            else if (q == 2) j2 = j;
+            else js[q] = j, acc[q] = 0.0;
           }
-          js[nj] = j, acc[nj] = 0.0, ++nj;
+          if (q == 0) a0 += x;
+          else if (q == 1) a1 += x;
+          else if (q == 2) a2 += x;
+          else acc[q] += x;
         }
-        acc[q] += x;
       }
     }
     if (st != SHARD_OK) break;
+    js[0] = j0, acc[0] = a0, js[1] = j1, acc[1] = a1, js[2] = j2, acc[2] = a2;
     for (int32_t q = 1; q < nj; ++q) { /* columns ascending: a handful, insertion */
       const int32_t j = js[q];
       const double v = acc[q];
@@ -223,7 +243,8 @@ int shard_model_contact_operator(shard_model *m, const int32_t *rows, int32_t n,
     }
     w_rowptr[i + 1] = (int32_t)nnz;
   }
-  for (int32_t i = 0; i < n; ++i) loc[rows[i]] = -1;
+  for (int32_t i = 0; i < n; ++i)
+    for (int32_t e = hrp[rows[i]]; e < hrp[rows[i] + 1]; ++e) dj[hcol[e]] = -1;
   return st;
 }
 
@@ -294,14 +315,11 @@ static void rebuild_pattern(shard_model *m) {
   for (int32_t d = 0; d < nd; ++d) len[d + 1] += len[d];
   for (int32_t i = 0; i < m->ncon; ++i) m->con_order[len[con_min_dof(m, i)]++] = i;
   m->sys.con_order = m->con_order;
-  /* each DOF's H entry, for the closed-form W' */
+  /* whether each DOF is in one constraint row at most (the closed-form W') */
   m->dof_unique = 1;
-  for (int32_t d = 0; d < nd; ++d) m->dof_e[d] = m->dof_row[d] = -1;
-  for (int32_t i = 0; i < m->ncon; ++i)
-    for (int32_t e = m->h_rowptr[i]; e < m->h_rowptr[i + 1]; ++e) {
-      if (m->dof_e[m->h_col[e]] >= 0) m->dof_unique = 0;
-      m->dof_e[m->h_col[e]] = e, m->dof_row[m->h_col[e]] = i;
-    }
+  for (int32_t d = 0; d < nd; ++d) len[d] = 0;
+  for (int32_t e = 0; e < m->h_rowptr[m->ncon]; ++e)
+    if (len[m->h_col[e]]++ > 0) m->dof_unique = 0;
   m->k = (shard_csr){nd, nd, m->k_rowptr, m->k_col, m->k_val};
   m->h = (shard_csr){m->ncon, nd, m->h_rowptr, m->h_col, m->h_val};
 }
@@ -321,7 +339,7 @@ static int alloc_model(shard_model *m, int32_t ndof_max, int32_t ncon_max, int32
            ALLOC(m->pen_k, ncon_max) && ALLOC(m->pen_e, ncon_max) && ALLOC(m->gap_scratch, ncon_max) &&
            ALLOC(m->restitution, ncon_max) && ALLOC(m->impulse, ncon_max) && ALLOC(m->k_rowptr, ndof_max + 1) &&
            ALLOC(m->k_col, kmax) && ALLOC(m->k_val, kmax) && ALLOC(m->k_len, ndof_max + 1) &&
-           ALLOC(m->con_order, ncon_max) && ALLOC(m->dof_e, ndof_max) && ALLOC(m->dof_row, ndof_max) && ALLOC(m->w_loc, ncon_max) &&
+           ALLOC(m->con_order, ncon_max) && ALLOC(m->w_dof_j, ndof_max) && ALLOC(m->w_dof_h, ndof_max) &&
            ALLOC(m->el_pos, 4 * (int64_t)nel) && ALLOC(m->con_pos, 4 * (int64_t)ncon_max) &&
            ALLOC(m->facet_strength, nfacet) && ALLOC(m->facet_iface, nfacet) && ALLOC(m->if_node, nfacet) &&
            ALLOC(m->if_twin, nfacet) && ALLOC(m->if_sigma, nfacet) && ALLOC(m->if_deltac, nfacet) &&
@@ -331,7 +349,7 @@ static int alloc_model(shard_model *m, int32_t ndof_max, int32_t ncon_max, int32
            ALLOC(m->if_step_max, nfacet);
   if (!ok) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for %d DOFs", (int)ndof_max);
   for (int32_t f = 0; f < nfacet; ++f) m->facet_iface[f] = -1;
-  for (int32_t i = 0; i < ncon_max; ++i) m->w_loc[i] = -1;
+  for (int32_t d = 0; d < ndof_max; ++d) m->w_dof_j[d] = -1;
   return SHARD_OK;
 }
 
@@ -507,7 +525,7 @@ void shard_model_destroy(shard_model *m) {
   void *all[] = {m->X, m->mass, m->minv, m->fext, m->sys.u, m->sys.v, m->sys.a, m->sys.aux, m->el_a, m->el_b,
                  m->el_k, m->el_h, m->h_rowptr, m->h_col, m->h_val, m->g0, m->pen_f, m->pen_k, m->pen_e,
                  m->gap_scratch, m->restitution, m->impulse, m->k_rowptr, m->k_col, m->k_val, m->k_len, m->con_order,
-                 m->dof_e, m->dof_row, m->w_loc,
+                 m->w_dof_j, m->w_dof_h,
                  m->el_pos, m->con_pos, m->facet_strength, m->facet_iface, m->if_node, m->if_twin, m->if_sigma, m->if_deltac,
                  m->if_dmax, m->if_delta, m->if_t, m->if_k, m->if_rev, m->if_delta_prev, m->if_t_prev, m->if_work,
                  m->if_step_max};

@@ -62,13 +62,12 @@ typedef struct shard_model {
   shard_csr k;
   int32_t *el_pos;  /* 4 per element: (a,a) (a,b) (b,a) (b,b) */
   int32_t *con_pos; /* 4 per constraint: same with its two DOFs (or 1 used) */
-  /* W' in closed form (shard_model_contact_operator): per DOF the H entry
-   * and the row that have it (-1: none), whether no DOF is in two rows, and
-   * per constraint its local index in the active set at hand (-1 between
-   * calls) */
-  int32_t *dof_e, *dof_row;
+  /* W' in closed form (shard_model_contact_operator): whether no DOF is in
+   * two rows; per DOF the local index of the active row that has it (-1
+   * between calls) and that row's H entry there */
   int dof_unique;
-  int32_t *w_loc;
+  int32_t *w_dof_j;
+  double *w_dof_h;
 
   /* extrinsic cohesive fracture (docs/theory.md §8): candidate facets at internal nodes */
   shard_params fr;            /* the fracture section's keys (specs NULL without one; storage: the case) */
