@@ -191,7 +191,49 @@ static void test_bar_operator_refusals(void) {
   fixture_close(&fx);
 }
 
+/* the host's side of the slot: a model's W written into the contact
+ * storage and handed out; its refusal passed back untouched (the caller
+ * then forms W itself); more rows than reserved refused before the model
+ * is called */
+static int fill_calls;
+static int fill_diag(void *model, const int32_t *rows, int32_t n, double kcoef, int32_t *w_rowptr, int32_t *w_col,
+                     double *w_val, int64_t cap, shard_msg *msg) {
+  (void)rows, (void)kcoef;
+  ++fill_calls;
+  if (model) return shard_msg_set(msg, SHARD_ERR_UNSUPPORTED, "not this time");
+  if (n > cap) return shard_msg_set(msg, SHARD_ERR_INTERNAL, "room");
+  w_rowptr[0] = 0;
+  for (int32_t i = 0; i < n; ++i) w_col[i] = i, w_val[i] = 2.0 + i, w_rowptr[i + 1] = i + 1;
+  return SHARD_OK;
+}
+
+static void test_bar_operator_host_slot(void) {
+  shard_msg msg = {{0}};
+  shard_contact *c = NULL;
+  CU_ASSERT_FATAL(shard_contact_create(&c, 8, 4, 2, 3, &msg) == SHARD_OK);
+  const int32_t rows[5] = {0, 1, 2, 3, 3};
+  const shard_csr *w = NULL;
+  fill_calls = 0;
+  CU_ASSERT_EQUAL(shard_contact_operator_model(c, fill_diag, NULL, rows, 3, 0.5, &w, &msg), SHARD_OK);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+  CU_ASSERT_EQUAL(w->nrows, 3);
+  CU_ASSERT_EQUAL(w->ncols, 3);
+  CU_ASSERT_EQUAL(w->rowptr[3], 3);
+  CU_ASSERT_EQUAL(w->val[2], 4.0);
+  const shard_csr *w2 = NULL;
+  int dummy = 0;
+  CU_ASSERT_EQUAL(shard_contact_operator_model(c, fill_diag, &dummy, rows, 3, 0.5, &w2, &msg), SHARD_ERR_UNSUPPORTED);
+  CU_ASSERT_PTR_NULL(w2);
+  CU_ASSERT_STRING_EQUAL(msg.text, "not this time");
+  CU_ASSERT_EQUAL(fill_calls, 2);
+  CU_ASSERT_EQUAL(shard_contact_operator_model(c, fill_diag, NULL, rows, 5, 0.5, &w2, &msg), SHARD_ERR_INTERNAL);
+  CU_ASSERT_PTR_NOT_NULL(strstr(msg.text, "exceed the storage"));
+  CU_ASSERT_EQUAL(fill_calls, 2);
+  shard_contact_destroy(c);
+}
+
 static const cu_test_def tests[] = {
+    {"test_bar_operator_host_slot", test_bar_operator_host_slot},
     {"test_bar_operator_matches_host", test_bar_operator_matches_host},
     {"test_bar_operator_refusals", test_bar_operator_refusals},
     {NULL, NULL},
