@@ -2,7 +2,8 @@
 # Cost of a NSN step against an explicit-penalty step (docs/reproduction.md, "Cost"), measured in
 # one run of this script on the damaged bar with an interface at EVERY internal
 # node (adjacent interfaces: W' couples them), all in contact (zero openings,
-# the bar pushed onto the wall), NSN's LCP solved by pgs to 1e-12, 10^2 .. 10^5
+# the bar pushed onto the wall), NSN's LCP solved by pgs to 1e-12 (or by the
+# solver named in LCP: LCP=tridiag solves the chain blocks exactly), 10^2 .. 10^5
 # interfaces. Each scheme at 0.5 and at 0.99 of its own stable step dt_c
 # (NSN's from the bulk and cohesive stiffness, the explicit scheme's with the
 # penalty springs too: about 2.3 times smaller here, so the same dt for both
@@ -30,7 +31,8 @@
 # the two elements sharing a node). Override with BYTES_PER_DOF=...
 #
 # usage: scripts/bench_cost.sh [BUILD_DIR] [STEPS]
-#   env: SIZES (default "100 1000 10000 100000"), FACTORS (default "0.5 0.99"), STEPS0 (default 20)
+#   env: SIZES (default "100 1000 10000 100000"), FACTORS (default "0.5 0.99"), STEPS0 (default 20),
+#        LCP (NSN's LCP solver plugin, default pgs; its tolerance stays 1e-12)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
@@ -39,6 +41,7 @@ steps0=${STEPS0:-20}
 sizes=${SIZES:-"100 1000 10000 100000"}
 factors=${FACTORS:-"0.5 0.99"}
 bytes=${BYTES_PER_DOF:-90}
+lcp=${LCP:-pgs}
 shard="$build/bin/shard"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -101,6 +104,7 @@ CPUTIME
 bw=$("$tmp/triad" | awk '{print $1}')
 floor=$(awk -v b="$bytes" -v bw="$bw" 'BEGIN {printf "%.2f", b / bw}')
 echo "memory bandwidth (triad, 1 thread): $bw GB/s; explicit-step floor at $bytes B/DOF: $floor ns/DOF/step"
+echo "NSN's LCP solver: $lcp"
 
 # CPU seconds (user + system) of one shard run, its output in $1
 cpu_run() {
@@ -125,7 +129,7 @@ for fac in $factors; do
     dtn=$(awk -v f="$fac" '/^  dt_c:/ {printf "%.17g", f * $2}' "$tmp/probe/summary.yaml")
     dtp=$(awk -v f="$fac" '/^  dt_c:/ {printf "%.17g", f * $2}' "$tmp/probep/summary.yaml")
     span() { awk -v dt="$1" -v s="$2" 'BEGIN {printf "%.17g", dt * (s + 0.5)}'; }
-    nsn=(run "$root/cases/paper/damaged_bar.yaml" "${common[@]}" --set time.dt=$dtn --set lcp.plugin=pgs
+    nsn=(run "$root/cases/paper/damaged_bar.yaml" "${common[@]}" --set time.dt=$dtn --set lcp.plugin=$lcp
          --set lcp.tolerance=1e-12)
     pen=(run "$root/cases/paper/damaged_bar_penalty.yaml" "${common[@]}" --set time.dt=$dtp --set time.energy_guard=1e12)
     cn=$(cpu_run "$tmp/nsn" "${nsn[@]}" --set time.end=$(span $dtn $st))

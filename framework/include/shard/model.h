@@ -251,6 +251,22 @@ typedef struct shard_model_ops {
   int (*probe_open)(void *self, const char *dir, int32_t stride, shard_msg *msg);
   int (*probe_write)(void *self, double t, shard_msg *msg);
   int (*probe_close)(void *self, int done, shard_msg *msg);
+
+  /* The contact operator W' = H_R M^-1 (M - kcoef K) M^-1 H_R^T offered by
+   * a model that knows its structure (optional, appended after probe_close:
+   * the host reads it only from an ops table whose ops_size holds it, and
+   * otherwise, or when it is NULL, forms W' itself from H, M^-1 and K).
+   * rows[0..n): the active constraint rows, in the order of W's rows and
+   * columns; K: the model's last stiffness() (kcoef 0: none). Writes
+   * w_rowptr[0..n] and, per row, its columns ascending in w_col and values
+   * in w_val (room for cap entries), leaving out exact zeros off the
+   * diagonal and the diagonal only when the row reaches no mass. Equal to
+   * the host's product at least to round-off (the bar's: bit for bit).
+   * SHARD_ERR_UNSUPPORTED (msg set):
+   * not this time, the host's product serves; any other failure stops the
+   * step. Allocates nothing. */
+  int (*contact_operator)(void *self, const int32_t *rows, int32_t n, double kcoef, int32_t *w_rowptr,
+                          int32_t *w_col, double *w_val, int64_t cap, shard_msg *msg);
 } shard_model_ops;
 
 #ifdef __cplusplus

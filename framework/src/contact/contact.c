@@ -638,6 +638,19 @@ int shard_contact_operator(shard_contact *c, const shard_csr *h, const double *m
   return st;
 }
 
+int shard_contact_operator_model(shard_contact *c, shard_contact_fill fill, void *model, const int32_t *rows,
+                                 int32_t n, double kcoef, const shard_csr **out_w, shard_msg *msg) {
+  if (n > c->cap)
+    return shard_msg_set(msg, SHARD_ERR_INTERNAL,
+                         "contact operator: %d rows exceed the storage for %d reserved before this step", (int)n,
+                         (int)c->cap);
+  const int st = fill(model, rows, n, kcoef, c->w_rowptr, c->w_col, c->w_val, c->w_cap, msg);
+  if (st != SHARD_OK) return st;
+  c->w = (shard_csr){.nrows = n, .ncols = n, .rowptr = c->w_rowptr, .colind = c->w_col, .val = c->w_val};
+  *out_w = &c->w;
+  return SHARD_OK;
+}
+
 static int32_t uf_find(int32_t *parent, int32_t i) {
   while (parent[i] != i) {
     parent[i] = parent[parent[i]];

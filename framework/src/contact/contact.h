@@ -76,6 +76,14 @@ void shard_contact_set_step(shard_contact *c, int64_t step, double t);
  * topology change was announced. */
 int shard_contact_operator(shard_contact *c, const shard_csr *h, const double *minv, const shard_csr *k,
                            const int32_t *rows, int32_t n, double kcoef, const shard_csr **out_w, shard_msg *msg);
+/* The same W written by the model (shard_model_ops.contact_operator, its
+ * signature) into the storage of c: n rows at most as many as reserved.
+ * The model's status as it is: SHARD_ERR_UNSUPPORTED tells the caller to
+ * use shard_contact_operator instead. */
+typedef int (*shard_contact_fill)(void *model, const int32_t *rows, int32_t n, double kcoef, int32_t *w_rowptr,
+                                  int32_t *w_col, double *w_val, int64_t cap, shard_msg *msg);
+int shard_contact_operator_model(shard_contact *c, shard_contact_fill fill, void *model, const int32_t *rows,
+                                 int32_t n, double kcoef, const shard_csr **out_w, shard_msg *msg);
 /* The model's H or K pattern may have changed (an insertion): the next
  * operator call rebuilds its symbolic product. */
 void shard_contact_topology_changed(shard_contact *c);

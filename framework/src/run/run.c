@@ -470,6 +470,11 @@ static int run_setup(run *r, shard_msg *msg) {
   shard_scope sc = run_scope(r);
   if (!(r->model_pi.lp = shard_model_plugin_for(r->c, r->reg, msg))) return SHARD_ERR_INPUT;
   r->mops = shard_model_ops_of(r->model_pi.lp->desc);
+  /* an appended optional slot: read only from a table that holds it */
+  r->model_w = r->model_pi.lp->desc->ops_size >= offsetof(shard_model_ops, contact_operator) +
+                                                     sizeof r->mops->contact_operator
+                   ? r->mops->contact_operator
+                   : NULL;
   /* the model's keys and the fracture section's own, resolved for it */
   const char *type = shard_case_string(r->c, "model.type");
   shard_params mp, fp;

@@ -63,6 +63,9 @@ typedef struct run {
   shard_system_ops sys_ops;
   const shard_system_ops *model_sys_ops;
   const shard_csr *k_last;
+  /* the model's own W' (shard_model_ops.contact_operator), NULL: the host's */
+  int (*model_w)(void *self, const int32_t *rows, int32_t n, double kcoef, int32_t *w_rowptr, int32_t *w_col,
+                 double *w_val, int64_t cap, shard_msg *msg);
   int model_ready;
   int scope_depth;
 

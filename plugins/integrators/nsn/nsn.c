@@ -47,6 +47,15 @@ typedef struct nsn {
   double *block; /* the one allocation behind the double arrays */
 } nsn;
 
+/* Nonzero when x is NaN or ±inf (its exponent field all ones: adding one
+ * to the field carries into the sign bit): integer operations only, cheaper
+ * in the update loops than a floating-point compare and flag per entry. */
+static inline uint64_t nsn_not_finite(double x) {
+  uint64_t b;
+  memcpy(&b, &x, sizeof b);
+  return ((b & UINT64_C(0x7ff0000000000000)) + UINT64_C(0x0010000000000000)) & UINT64_C(0x8000000000000000);
+}
+
 static const shard_param_spec nsn_params[] = {
     {.key = "closing_filter",
      .type = SHARD_PARAM_BOOL,
@@ -184,10 +193,10 @@ static int nsn_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
   const shard_csr *h = sys->h;
 
   /* predictor (its finiteness is reported with the final displacement) */
-  int bad_pred = 0;
+  uint64_t bad_pred = 0;
   for (int32_t i = 0; i < n; ++i) {
     s->ut[i] = u[i] + dt * v[i] + hdt2 * a[i];
-    bad_pred |= shard_not_finite(s->ut[i]);
+    bad_pred |= nsn_not_finite(s->ut[i]);
   }
 
   /* active set at the predicted position */
@@ -214,22 +223,22 @@ static int nsn_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
     shard_msg_prepend(msg, "force at the predicted position");
     return rc;
   }
-  int bad = 0;
+  uint64_t bad = 0;
   for (int32_t i = 0; i < n; ++i) {
     s->astar[i] *= minv[i];
-    bad |= shard_not_finite(s->astar[i]);
+    bad |= nsn_not_finite(s->astar[i]);
   }
   if (bad)
     return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite acceleration at the predicted position");
 
   /* the updates check what they write as they go (bad_v: velocity or
    * acceleration, bad_u: displacement), instead of three more passes */
-  int bad_v = 0, bad_u = bad_pred;
+  uint64_t bad_v = 0, bad_u = bad_pred;
   if (na == 0) {
     for (int32_t i = 0; i < n; ++i) {
       s->anew[i] = s->astar[i];
       s->vnew[i] = v[i] + hdt * (a[i] + s->astar[i]);
-      bad_v |= shard_not_finite(s->vnew[i]);
+      bad_v |= nsn_not_finite(s->vnew[i]);
     }
   } else {
     const shard_csr *k = NULL, *w = NULL;
@@ -249,11 +258,15 @@ static int nsn_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
     if (w->nrows != na || w->ncols != na)
       return shard_msg_set(msg, SHARD_ERR_INTERNAL, "contact operator is %dx%d for %d active constraints",
                            (int)w->nrows, (int)w->ncols, (int)na);
-    /* q = H_A [(1+e) v_n + Δt/2 (a_n + a*)]; the LCP starts from the last impulses */
+    /* q = H_A [(1+e) v_n + Δt/2 (a_n + a*)]; the LCP starts from the last
+     * impulses. nh counts the active rows' H entries: at least the DOFs the
+     * impulses reach */
+    int64_t nh = 0;
     for (int32_t j = 0; j < na; ++j) {
       const int32_t c = s->rows[j];
       const double e = sys->restitution ? sys->restitution[c] : 0.0;
       double hv = 0.0, hacc = 0.0;
+      nh += h->rowptr[c + 1] - h->rowptr[c];
       for (int32_t kk = h->rowptr[c]; kk < h->rowptr[c + 1]; ++kk) {
         const int32_t col = h->colind[kk];
         hv += h->val[kk] * v[col];
@@ -270,26 +283,31 @@ static int nsn_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
     if (!shard_all_finite(s->p, na)) return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite impulse from the LCP solver");
     /* v̂ = M⁻¹ H_Aᵀ p and K v̂. When the impulses reach few DOFs, both are
      * formed on those DOFs and their K neighbours only, O(active), the rest
-     * of both vectors staying zero; when they reach a sizeable part of the
-     * mesh (a fragmented bar with most cracks closed), K v̂ is one row-ordered
-     * pass fused with the update, which streams K instead of gathering it.
-     * Both paths sum each row of K in the same order: identical results. */
+     * of both vectors staying zero; when they may reach a sizeable part of
+     * the mesh (a fragmented bar with most cracks closed: the active rows
+     * have more than n/8 H entries), K v̂ is one row-ordered pass fused with
+     * the update, which streams K instead of gathering it, and v̂ is
+     * scattered without listing its DOFs. Both paths sum each row of K in
+     * the same order: identical results. */
     memset(s->vhat, 0, (size_t)n * sizeof(double));
-    int32_t nd = 0;
-    for (int32_t j = 0; j < na; ++j) {
-      const int32_t c = s->rows[j];
-      for (int32_t kk = h->rowptr[c]; kk < h->rowptr[c + 1]; ++kk) {
-        const int32_t d = h->colind[kk];
-        s->vhat[d] += h->val[kk] * s->p[j];
-        if (!s->mark[d]) s->mark[d] = 1, s->dofs[nd++] = d;
-      }
-    }
-    const int32_t nv = nd;
-    const int dense = (int64_t)nv * 8 > (int64_t)n;
+    const int dense = nh * 8 > (int64_t)n;
     if (dense) {
-      for (int32_t q = 0; q < nv; ++q) s->mark[s->dofs[q]] = 0;
+      for (int32_t j = 0; j < na; ++j) {
+        const int32_t c = s->rows[j];
+        for (int32_t kk = h->rowptr[c]; kk < h->rowptr[c + 1]; ++kk) s->vhat[h->colind[kk]] += h->val[kk] * s->p[j];
+      }
       for (int32_t i = 0; i < n; ++i) s->vhat[i] *= minv[i];
     } else {
+      int32_t nd = 0;
+      for (int32_t j = 0; j < na; ++j) {
+        const int32_t c = s->rows[j];
+        for (int32_t kk = h->rowptr[c]; kk < h->rowptr[c + 1]; ++kk) {
+          const int32_t d = h->colind[kk];
+          s->vhat[d] += h->val[kk] * s->p[j];
+          if (!s->mark[d]) s->mark[d] = 1, s->dofs[nd++] = d;
+        }
+      }
+      const int32_t nv = nd;
       memset(s->kv, 0, (size_t)n * sizeof(double));
       for (int32_t q = 0; q < nv; ++q) {
         const int32_t d = s->dofs[q];
@@ -310,8 +328,8 @@ static int nsn_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
       s->anew[i] = s->astar[i] - hdt * minv[i] * kv;
       s->vnew[i] = v[i] + hdt * (a[i] + s->anew[i]) + s->vhat[i];
       s->ut[i] += hdt * s->vhat[i];
-      bad_v |= shard_not_finite(s->vnew[i]) | shard_not_finite(s->anew[i]);
-      bad_u |= shard_not_finite(s->ut[i]);
+      bad_v |= nsn_not_finite(s->vnew[i]) | nsn_not_finite(s->anew[i]);
+      bad_u |= nsn_not_finite(s->ut[i]);
     }
     /* the force where the step ends, not its linearisation about ũ: then
      * M a_{n+1} = f(u_{n+1}) and the next step's trapezoid is the force's
@@ -326,7 +344,7 @@ static int nsn_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
         const double at = minv[i] * s->kv[i];
         s->vnew[i] += hdt * (at - s->anew[i]);
         s->anew[i] = at;
-        bad_v |= shard_not_finite(s->vnew[i]) | shard_not_finite(at);
+        bad_v |= nsn_not_finite(s->vnew[i]) | nsn_not_finite(at);
       }
     }
   }

@@ -587,6 +587,11 @@ static int line_probe_close(void *self, int done, shard_msg *msg) {
 
 /* ---- checkpoints ------------------------------------------------------------------- */
 
+static int line_contact_operator(void *self, const int32_t *rows, int32_t n, double kcoef, int32_t *w_rowptr,
+                                 int32_t *w_col, double *w_val, int64_t cap, shard_msg *msg) {
+  return shard_model_contact_operator(((line *)self)->m, rows, n, kcoef, w_rowptr, w_col, w_val, cap, msg);
+}
+
 static uint32_t line_ck_sections(void *self) { return shard_model_checkpoint_sections(((line *)self)->m) + 1u; }
 
 static void line_ck_write(void *self, const shard_model_ck_io *io) {
@@ -667,6 +672,7 @@ const shard_model_ops shard_line_model_ops = {
     .probe_open = line_probe_open,
     .probe_write = line_probe_write,
     .probe_close = line_probe_close,
+    .contact_operator = line_contact_operator,
 };
 
 /* ---- the plugins: one engine, two models -------------------------------------------------- */

@@ -140,6 +140,114 @@ static const shard_system_ops model_ops = {
     .prescribe = sys_prescribe,
 };
 
+/* ---- W' in closed form (model.h) ------------------------------------------- */
+
+/* the most rows one row couples to */
+#define W_REACH 32
+
+int shard_model_contact_operator(shard_model *m, const int32_t *rows, int32_t n, double kcoef, int32_t *w_rowptr,
+                                 int32_t *w_col, double *w_val, int64_t cap, shard_msg *msg) {
+  if (!m->dof_unique)
+    return shard_msg_set(msg, SHARD_ERR_UNSUPPORTED, "contact operator: a DOF is in two constraint rows");
+  const int32_t *restrict hrp = m->h_rowptr, *restrict hcol = m->h_col, *restrict krp = m->k_rowptr,
+                          *restrict kcol = m->k_col;
+  const double *restrict hval = m->h_val, *restrict kval = m->k_val, *restrict minv = m->minv;
+  /* per DOF of an active row: that row's local index and its H entry there */
+  int32_t *restrict dj = m->w_dof_j;
+  double *restrict dh = m->w_dof_h;
+  for (int32_t i = 0; i < n; ++i) {
+    if (rows[i] < 0 || rows[i] >= m->ncon) {
+      for (int32_t u = 0; u < i; ++u)
+        for (int32_t e = hrp[rows[u]]; e < hrp[rows[u] + 1]; ++e) dj[hcol[e]] = -1;
+      return shard_msg_set(msg, SHARD_ERR_INTERNAL, "contact operator: row %d of %d constraints", (int)rows[i],
+                           (int)m->ncon);
+    }
+    for (int32_t e = hrp[rows[i]]; e < hrp[rows[i] + 1]; ++e) dj[hcol[e]] = i, dh[hcol[e]] = hval[e];
+  }
+  int st = SHARD_OK;
+  int64_t nnz = 0;
+  w_rowptr[0] = 0;
+  for (int32_t i = 0; i < n && st == SHARD_OK; ++i) {
+    const int32_t r = rows[i];
+    /* per H entry (DOF d, b = h M^-1_d) the mass product b h_sd, then per
+     * entry K_dl of K's row the product -(kcoef b K_dl M^-1_l) h_sl, added
+     * into W'(r, s) for the active row s holding DOF d (l): the products and
+     * the order of the host's assembly, so the same sums bit for bit (and
+     * the same zero tests: b = 0 or a K factor = 0 left out) */
+    int32_t js[W_REACH], nj = 0, j0 = -1, j1 = -1, j2 = -1;
+    double acc[W_REACH], a0 = 0.0, a1 = 0.0, a2 = 0.0;
+    int any = 0;
+    for (int32_t e = hrp[r]; e < hrp[r + 1] && st == SHARD_OK; ++e) {
+      const int32_t d = hcol[e];
+      const double b = hval[e] * minv[d];
+      if (b == 0.0) continue;
+      any = 1;
+      const int32_t p1 = kcoef != 0.0 ? krp[d + 1] : krp[d];
+      for (int32_t p = krp[d] - 1; p < p1; ++p) {
+        const int32_t l = p < krp[d] ? d : kcol[p], j = dj[l];
+        if (j < 0) continue;
+        double x;
+        if (p < krp[d]) {
+          x = b * dh[l];
+        } else {
+          const double f = kcoef * b * kval[p] * minv[l];
+          if (f == 0.0) continue;
+          x = -f * dh[l];
+        }
+        /* the first three rows' sums in registers (a row of the bar
+         * couples to itself and its two neighbours), the rest in acc */
+        if (j == j0) {
+          a0 += x;
+        } else if (j == j1) {
+          a1 += x;
+        } else if (j == j2) {
+          a2 += x;
+        } else {
+          int32_t q = nj < 3 ? nj : 3; /* not among the slots in use below 3 */
+          while (q < nj && js[q] != j) ++q;
+          if (q == nj) {
+            if (nj == W_REACH) {
+              st = shard_msg_set(msg, SHARD_ERR_UNSUPPORTED, "contact operator: row %d couples to more than %d rows",
+                                 (int)r, W_REACH);
+              break;
+            }
+            ++nj;
+            if (q == 0) j0 = j;
+            else if (q == 1) j1 = j;
+            else if (q == 2) j2 = j;
+            else js[q] = j, acc[q] = 0.0;
+          }
+          if (q == 0) a0 += x;
+          else if (q == 1) a1 += x;
+          else if (q == 2) a2 += x;
+          else acc[q] += x;
+        }
+      }
+    }
+    if (st != SHARD_OK) break;
+    js[0] = j0, acc[0] = a0, js[1] = j1, acc[1] = a1, js[2] = j2, acc[2] = a2;
+    for (int32_t q = 1; q < nj; ++q) { /* columns ascending: a handful, insertion */
+      const int32_t j = js[q];
+      const double v = acc[q];
+      int32_t u = q;
+      while (u > 0 && js[u - 1] > j) js[u] = js[u - 1], acc[u] = acc[u - 1], --u;
+      js[u] = j, acc[u] = v;
+    }
+    for (int32_t q = 0; q < nj; ++q) {
+      if (js[q] == i ? !any : acc[q] == 0.0) continue;
+      if (nnz == cap) {
+        st = shard_msg_set(msg, SHARD_ERR_INTERNAL, "contact operator: more than %lld entries", (long long)cap);
+        break;
+      }
+      w_col[nnz] = js[q], w_val[nnz++] = acc[q];
+    }
+    w_rowptr[i + 1] = (int32_t)nnz;
+  }
+  for (int32_t i = 0; i < n; ++i)
+    for (int32_t e = hrp[rows[i]]; e < hrp[rows[i] + 1]; ++e) dj[hcol[e]] = -1;
+  return st;
+}
+
 /* ---- stiffness pattern: rebuilt in O(ndof + nel + ncon) after insertions ---- */
 
 static int32_t row_find(const shard_model *m, int32_t r, int32_t c) {
@@ -207,6 +315,11 @@ static void rebuild_pattern(shard_model *m) {
   for (int32_t d = 0; d < nd; ++d) len[d + 1] += len[d];
   for (int32_t i = 0; i < m->ncon; ++i) m->con_order[len[con_min_dof(m, i)]++] = i;
   m->sys.con_order = m->con_order;
+  /* whether each DOF is in one constraint row at most (the closed-form W') */
+  m->dof_unique = 1;
+  for (int32_t d = 0; d < nd; ++d) len[d] = 0;
+  for (int32_t e = 0; e < m->h_rowptr[m->ncon]; ++e)
+    if (len[m->h_col[e]]++ > 0) m->dof_unique = 0;
   m->k = (shard_csr){nd, nd, m->k_rowptr, m->k_col, m->k_val};
   m->h = (shard_csr){m->ncon, nd, m->h_rowptr, m->h_col, m->h_val};
 }
@@ -231,7 +344,7 @@ static int grow_arrays(shard_model *m, grow_array *out) {
   G_(m->sys.v, 1, 0), G_(m->sys.a, 1, 0), G_(m->f_insert, 1, 0), G_(m->k_rowptr, 1, 4), G_(m->k_len, 1, 4);
   G_(m->h_rowptr, 1, 5), G_(m->h_col, 2, 1), G_(m->h_val, 2, 1), G_(m->g0, 1, 1), G_(m->pen_f, 1, 1);
   G_(m->pen_k, 1, 1), G_(m->pen_e, 1, 1), G_(m->gap_scratch, 1, 1), G_(m->restitution, 1, 1);
-  G_(m->impulse, 1, 1), G_(m->con_order, 1, 1), G_(m->con_pos, 4, 1);
+  G_(m->impulse, 1, 1), G_(m->con_order, 1, 1), G_(m->con_pos, 4, 1), G_(m->w_dof_j, 1, 0), G_(m->w_dof_h, 1, 0);
   G_(m->k_col, 1, 3), G_(m->k_val, 1, 3);
   G_(m->if_node, 1, 2), G_(m->if_twin, 1, 2), G_(m->if_sigma, 1, 2), G_(m->if_deltac, 1, 2);
   G_(m->if_dmax, 1, 2), G_(m->if_delta, 1, 2), G_(m->if_t, 1, 2), G_(m->if_k, 1, 2), G_(m->if_rev, 1, 2);
@@ -281,6 +394,7 @@ static int model_reserve(shard_model *m, int32_t need, shard_msg *msg) {
     *g[k].p = q;
   }
   m->if_cap = (int32_t)cap;
+  for (int32_t d = m->ndof_cap; d < m->ndof_max - m->nfacet + m->if_cap; ++d) m->w_dof_j[d] = -1;
   m->ndof_cap = m->ndof_max - m->nfacet + m->if_cap;
   m->ncon_cap = m->ncon_max - m->nfacet + m->if_cap;
   m->sys.mass = m->mass, m->sys.minv = m->minv, m->sys.impulse = m->impulse; /* moved by realloc */
@@ -303,6 +417,7 @@ static int alloc_model(shard_model *m, int32_t ndof_max, int32_t ncon_max, int32
        ALLOC(m->el_pos, 4 * (int64_t)nel) && ALLOC(m->facet_strength, nfacet) && ALLOC(m->facet_iface, nfacet);
   if (!ok) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for %d DOFs", (int)m->ndof_cap);
   for (int32_t f = 0; f < nfacet; ++f) m->facet_iface[f] = -1;
+  for (int32_t d = 0; d < m->ndof_cap; ++d) m->w_dof_j[d] = -1; /* no active row holds it */
   return SHARD_OK;
 }
 
@@ -480,6 +595,7 @@ void shard_model_destroy(shard_model *m) {
   void *all[] = {m->X, m->mass, m->minv, m->fext, m->sys.u, m->sys.v, m->sys.a, m->sys.aux, m->el_a, m->el_b,
                  m->el_k, m->el_h, m->h_rowptr, m->h_col, m->h_val, m->g0, m->pen_f, m->pen_k, m->pen_e,
                  m->gap_scratch, m->restitution, m->impulse, m->k_rowptr, m->k_col, m->k_val, m->k_len, m->con_order,
+                 m->w_dof_j, m->w_dof_h,
                  m->el_pos, m->con_pos, m->facet_strength, m->facet_iface, m->if_node, m->if_twin, m->if_sigma, m->if_deltac,
                  m->if_dmax, m->if_delta, m->if_t, m->if_k, m->if_rev, m->if_delta_prev, m->if_t_prev, m->if_work,
                  m->if_step_max, m->f_insert};

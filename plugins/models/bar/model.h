@@ -67,6 +67,12 @@ typedef struct shard_model {
   shard_csr k;
   int32_t *el_pos;  /* 4 per element: (a,a) (a,b) (b,a) (b,b) */
   int32_t *con_pos; /* 4 per constraint: same with its two DOFs (or 1 used) */
+  /* W' in closed form (shard_model_contact_operator): whether no DOF is in
+   * two rows; per DOF the local index of the active row that has it (-1
+   * between calls) and that row's H entry there */
+  int dof_unique;
+  int32_t *w_dof_j;
+  double *w_dof_h;
 
   /* extrinsic cohesive fracture (docs/theory.md §8): candidate facets at internal nodes */
   shard_params fr;            /* the fracture section's keys (specs NULL without one; storage: the case) */
@@ -118,6 +124,21 @@ typedef struct shard_model {
   shard_step_stats stats;
 
 } shard_model;
+
+/* W' = H_R M^-1 (M - kcoef K) M^-1 H_R^T on the constraint rows
+ * rows[0..n) (local order), with the K of the last stiffness() call, into
+ * w_rowptr (n + 1), w_col and w_val (room for cap entries): per row its
+ * columns ascending, the exact zeros off the diagonal left out, the
+ * diagonal left out only when the row reaches no mass (every M^-1 entry
+ * zero), as the host's product does. Each DOF being in one row at most, the
+ * row holding a DOF is known without a search: a row costs its H entries
+ * times their K rows, with no symbolic product, and adds the host's
+ * products in the host's order (the same bits). SHARD_ERR_UNSUPPORTED (msg
+ * set) when a DOF is in two rows or a row couples to more rows than it
+ * handles; SHARD_ERR_INTERNAL for a row out of range or more than cap
+ * entries. O(active rows), allocates nothing. */
+int shard_model_contact_operator(shard_model *m, const int32_t *rows, int32_t n, double kcoef, int32_t *w_rowptr,
+                                 int32_t *w_col, double *w_val, int64_t cap, shard_msg *msg);
 
 /* Build from the resolved keys of the case's model and fracture sections
  * (shard/model.h). */
