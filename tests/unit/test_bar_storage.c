@@ -15,11 +15,6 @@
 #include "bar_build.h"
 #include "loader/registry.h"
 
-static int no_lookup(void *ctx, const char *name, double *out) {
-  (void)ctx, (void)name, (void)out;
-  return 0;
-}
-
 #define NEL 1000
 
 static const char *const CASE_TEXT =
@@ -31,31 +26,6 @@ static const char *const CASE_TEXT =
     "contact: {impact: {plugin: newton_impact, restitution: 1}}\n"
     "lcp: {plugin: lemke}\n"
     "time: {end: 1e-8, dt: 1e-10}\n";
-
-static shard_model *build_model(void) {
-  char path[] = "/tmp/shard_bar_storage_XXXXXX";
-  const int fd = mkstemp(path);
-  CU_ASSERT_FATAL(fd >= 0);
-  FILE *f = fdopen(fd, "w");
-  fputs(CASE_TEXT, f);
-  fclose(f);
-  shard_msg msg = {{0}};
-  shard_registry *reg = NULL;
-  CU_ASSERT_FATAL(shard_registry_create(&reg, &msg) == SHARD_OK);
-  CU_ASSERT_FATAL(shard_registry_load_dir(reg, SHARD_PLUGIN_DIR, &msg) == SHARD_OK);
-  shard_diag *diag = shard_diag_create();
-  shard_case *c = NULL;
-  shard_model *m = NULL;
-  const shard_scope scope = {no_lookup, NULL, NULL};
-  if (shard_case_load(path, NULL, 0, reg, &c, diag) == SHARD_OK) shard_model_build(c, &scope, &m, diag, &msg);
-  if (shard_diag_count(diag)) shard_diag_print(diag, stderr);
-  CU_CHECK_MSG(m != NULL, "model not built: %.300s", msg.text);
-  shard_case_destroy(c);
-  shard_diag_destroy(diag);
-  shard_registry_destroy(reg);
-  remove(path);
-  return m;
-}
 
 /* a uniform stretch, and `n` more facets (every 7th not yet split, from
  * `from`) made weaker than it: the next insert splits exactly those */
@@ -86,7 +56,7 @@ static void check_consistent(const shard_model *m) {
 }
 
 static void test_bar_storage_starts_small_and_grows(void) {
-  shard_model *m = build_model();
+  shard_model *m = shard_test_bar_from_text(CASE_TEXT);
   CU_ASSERT_PTR_NOT_NULL_FATAL(m);
   CU_ASSERT_EQUAL(m->nfacet, NEL - 1);
   CU_ASSERT_EQUAL(m->ndof_max, NEL + 1 + NEL - 1); /* the limits stay those of every facet broken */
@@ -158,7 +128,7 @@ static const section *find(const store *st, const char *name) {
 }
 
 static void test_bar_storage_checkpoint_round_trip(void) {
-  shard_model *a = build_model(), *b = build_model();
+  shard_model *a = shard_test_bar_from_text(CASE_TEXT), *b = shard_test_bar_from_text(CASE_TEXT);
   CU_ASSERT_FATAL(a && b);
   int from = 3;
   weaken(a, 150, &from);
@@ -190,7 +160,7 @@ static void test_bar_storage_checkpoint_round_trip(void) {
   CU_ASSERT(!memcmp(a->h_col, b->h_col, 2 * (size_t)a->ncon * sizeof(int32_t)));
   check_consistent(b);
   /* a value past the state's interfaces is refused, not taken */
-  shard_model *c = build_model();
+  shard_model *c = shard_test_bar_from_text(CASE_TEXT);
   CU_ASSERT_FATAL(c != NULL);
   ((double *)find(&st, "if_sigma")->data)[a->nfacet - 1] = 1.0;
   st.next = 0;

@@ -16,36 +16,8 @@
 
 static const char *const NAMES[7] = {"young", "density", "area", "h_mean", "h_min", "mass_min", "length"};
 
-static int no_lookup(void *ctx, const char *name, double *out) { return 0; }
-
-/* build the model of a case text (written to a temporary file) */
-static shard_model *build_model(const char *text) {
-  char path[] = "/tmp/shard_scales_XXXXXX";
-  const int fd = mkstemp(path);
-  CU_ASSERT_FATAL(fd >= 0);
-  FILE *f = fdopen(fd, "w");
-  fputs(text, f);
-  fclose(f);
-  shard_msg msg = {{0}};
-  shard_registry *reg = NULL;
-  CU_ASSERT_FATAL(shard_registry_create(&reg, &msg) == SHARD_OK);
-  CU_ASSERT_FATAL(shard_registry_load_dir(reg, SHARD_PLUGIN_DIR, &msg) == SHARD_OK);
-  shard_diag *diag = shard_diag_create();
-  shard_case *c = NULL;
-  shard_model *m = NULL;
-  const shard_scope scope = {no_lookup, NULL, NULL};
-  if (shard_case_load(path, NULL, 0, reg, &c, diag) == SHARD_OK) shard_model_build(c, &scope, &m, diag, &msg);
-  if (shard_diag_count(diag)) shard_diag_print(diag, stderr);
-  CU_CHECK_MSG(m != NULL, "model not built: %.300s", msg.text);
-  shard_case_destroy(c);
-  shard_diag_destroy(diag);
-  shard_registry_destroy(reg);
-  remove(path);
-  return m;
-}
-
 static void test_scales_bar(void) {
-  shard_model *m = build_model("model: {type: bar, length: 2.0, area: 1e-4, young: 2e11, density: 8000, elements: 10,\n"
+  shard_model *m = shard_test_bar_from_text("model: {type: bar, length: 2.0, area: 1e-4, young: 2e11, density: 8000, elements: 10,\n"
                                "        walls: {right: {gap: 0}}, initial: {velocity: 1}}\n"
                                "integrator: {plugin: nsn}\n"
                                "contact: {impact: {plugin: newton_impact, restitution: 0}}\n"
@@ -75,7 +47,7 @@ static void test_scales_bar(void) {
 }
 
 static void test_scales_particle(void) {
-  shard_model *m = build_model("model: {type: particle, mass: 2.5, position: 1}\n"
+  shard_model *m = shard_test_bar_from_text("model: {type: particle, mass: 2.5, position: 1}\n"
                                "integrator: {plugin: nsn}\n"
                                "contact: {impact: {plugin: newton_impact, restitution: 0}}\n"
                                "lcp: {plugin: lemke}\n"
