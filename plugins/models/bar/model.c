@@ -368,6 +368,15 @@ static size_t grow_count(const shard_model *m, const grow_array *g, int32_t if_c
   return (size_t)g->per * units + 1; /* and a spare */
 }
 
+/* The pointers that alias the growing arrays, set again after realloc may
+ * have moved them (whether the growth succeeded or not) */
+static void model_alias(shard_model *m) {
+  m->sys.mass = m->mass, m->sys.minv = m->minv, m->sys.impulse = m->impulse;
+  m->sys.con_order = m->con_order;
+  m->k = (shard_csr){m->ndof, m->ndof, m->k_rowptr, m->k_col, m->k_val};
+  m->h = (shard_csr){m->ncon, m->ndof, m->h_rowptr, m->h_col, m->h_val};
+}
+
 /* Storage for `need` interfaces (and their DOFs and rows): the capacity grows
  * by half (and 64) at least, at most to every facet; the arrays keep their
  * values, the new elements zero. The hot path never comes here: insertions
@@ -386,19 +395,20 @@ static int model_reserve(shard_model *m, int32_t need, shard_msg *msg) {
     const size_t n0 = grow_count(m, &g[k], m->if_cap), n1 = grow_count(m, &g[k], (int32_t)cap);
     if (n1 <= n0) continue;
     void *q = realloc(*g[k].p, n1 * g[k].size);
-    if (!q) /* the arrays grown so far are merely larger: the old capacity still holds */
+    if (!q) { /* the arrays grown so far are merely larger (and may have moved): the old capacity still holds */
+      model_alias(m);
       return shard_msg_set(msg, SHARD_ERR_NOMEM,
                            "out of memory growing the storage from %d to %d interfaces (%zu bytes for one array)",
                            (int)m->if_cap, (int)cap, n1 * g[k].size);
+    }
     memset((char *)q + n0 * g[k].size, 0, (n1 - n0) * g[k].size);
     *g[k].p = q;
   }
+  model_alias(m);
   m->if_cap = (int32_t)cap;
   for (int32_t d = m->ndof_cap; d < m->ndof_max - m->nfacet + m->if_cap; ++d) m->w_dof_j[d] = -1;
   m->ndof_cap = m->ndof_max - m->nfacet + m->if_cap;
   m->ncon_cap = m->ncon_max - m->nfacet + m->if_cap;
-  m->sys.mass = m->mass, m->sys.minv = m->minv, m->sys.impulse = m->impulse; /* moved by realloc */
-  m->sys.con_order = m->con_order;
   return SHARD_OK;
 }
 
