@@ -77,15 +77,22 @@ static inline int shard_integrator_check_sizes(int setup_done, const shard_syste
   return SHARD_OK;
 }
 
-/* reserve's check of the capacities the host asks for: sys->ndof <= ndof_cap
- * <= sys->ndof_max and sys->ncon <= ncon_cap <= sys->ncon_max. SHARD_OK, or
- * SHARD_ERR_INTERNAL with the message. */
-static inline int shard_integrator_check_reserve(const shard_system *sys, int32_t ndof_cap, int32_t ncon_cap,
-                                                 shard_msg *msg) {
-  if (ndof_cap < sys->ndof || ncon_cap < sys->ncon || ndof_cap > sys->ndof_max || ncon_cap > sys->ncon_max)
+/* reserve's check of the capacities the host asks for (sys->ndof <= ndof_cap
+ * <= sys->ndof_max, sys->ncon <= ncon_cap <= sys->ncon_max, after setup:
+ * setup_done, the plugin's own flag), and what to grow to: *ndof_cap and
+ * *ncon_cap raised to the plugin's present capacities have_ndof, have_ncon
+ * (reserve never shrinks). SHARD_OK, or SHARD_ERR_INTERNAL with the message;
+ * nothing to grow when both come back equal to what the plugin has. */
+static inline int shard_integrator_reserve_caps(int setup_done, const shard_system *sys, int32_t have_ndof,
+                                                int32_t have_ncon, int32_t *ndof_cap, int32_t *ncon_cap,
+                                                shard_msg *msg) {
+  if (!setup_done) return shard_msg_set(msg, SHARD_ERR_INTERNAL, "reserve before setup");
+  if (*ndof_cap < sys->ndof || *ncon_cap < sys->ncon || *ndof_cap > sys->ndof_max || *ncon_cap > sys->ncon_max)
     return shard_msg_set(msg, SHARD_ERR_INTERNAL,
-                         "reserve for %d DOFs and %d constraints, outside [%d, %d] and [%d, %d]", (int)ndof_cap,
-                         (int)ncon_cap, (int)sys->ndof, (int)sys->ndof_max, (int)sys->ncon, (int)sys->ncon_max);
+                         "reserve for %d DOFs and %d constraints, outside [%d, %d] and [%d, %d]", (int)*ndof_cap,
+                         (int)*ncon_cap, (int)sys->ndof, (int)sys->ndof_max, (int)sys->ncon, (int)sys->ncon_max);
+  if (*ndof_cap < have_ndof) *ndof_cap = have_ndof;
+  if (*ncon_cap < have_ncon) *ncon_cap = have_ncon;
   return SHARD_OK;
 }
 

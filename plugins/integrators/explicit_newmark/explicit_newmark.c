@@ -63,12 +63,10 @@ static int enm_setup(void *self, shard_system *sys, shard_msg *msg) {
 
 static int enm_reserve(void *self, const shard_system *sys, int32_t ndof_cap, int32_t ncon_cap, shard_msg *msg) {
   enm *s = self;
-  if (!s->block) return shard_msg_set(msg, SHARD_ERR_INTERNAL, "reserve before setup");
-  const int rc = shard_integrator_check_reserve(sys, ndof_cap, ncon_cap, msg);
-  if (rc != SHARD_OK) return rc;
-  if (ndof_cap <= s->ndof_max && ncon_cap <= s->ncon_max) return SHARD_OK;
-  return enm_grow(s, ndof_cap > s->ndof_max ? ndof_cap : s->ndof_max, ncon_cap > s->ncon_max ? ncon_cap : s->ncon_max,
-                  msg);
+  const int rc =
+      shard_integrator_reserve_caps(s->block != NULL, sys, s->ndof_max, s->ncon_max, &ndof_cap, &ncon_cap, msg);
+  if (rc != SHARD_OK || (ndof_cap == s->ndof_max && ncon_cap == s->ncon_max)) return rc;
+  return enm_grow(s, ndof_cap, ncon_cap, msg);
 }
 
 static int enm_check(const enm *s, const shard_system *sys, shard_msg *msg) {
