@@ -152,8 +152,7 @@ int run_loop(run *r, int64_t *out_steps, shard_msg *msg) {
     if (inserted > 0) {
       shard_contact_topology_changed(r->contact);
       /* storage for the new rows, grown here between steps, never inside one */
-      if ((st = shard_contact_reserve(r->contact, sys->ncon, msg)) != SHARD_OK ||
-          (st = run_system_reserve(r, msg)) != SHARD_OK) {
+      if ((st = run_system_reserve(r, msg)) != SHARD_OK) {
         shard_msg_prepend(msg, "step %lld (t = %.9g s): after %d insertions", (long long)k, t, (int)inserted);
         break;
       }

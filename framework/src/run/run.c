@@ -611,8 +611,7 @@ int shard_run_case(const shard_case *c, const shard_registry *reg, const shard_r
     const int32_t ndof_setup = sys->ndof; /* the restore may bring the DOFs inserted before the checkpoint */
     if ((st = run_checkpoint_restore(&r, msg)) != SHARD_OK) goto done;
     /* the restored rows (those inserted before the checkpoint), before the first step */
-    if ((st = shard_contact_reserve(r.contact, sys->ncon, msg)) != SHARD_OK ||
-        (st = run_system_reserve(&r, msg)) != SHARD_OK) {
+    if ((st = run_system_reserve(&r, msg)) != SHARD_OK) {
       shard_msg_prepend(msg, "restart at step %lld", (long long)r.k_start);
       goto done;
     }

@@ -107,7 +107,8 @@ int run_state_reserve(run *r, shard_msg *msg) {
 
 int run_system_reserve(run *r, shard_msg *msg) {
   const shard_system *sys = r->sys;
-  const int sst = run_state_reserve(r, msg);
+  int sst = shard_contact_reserve(r->contact, sys->ncon, msg);
+  if (sst == SHARD_OK) sst = run_state_reserve(r, msg);
   if (sst != SHARD_OK) return sst;
   if (!shard_integrator_has_reserve(r->iops) || (sys->ndof <= r->integ_ndof_cap && sys->ncon <= r->integ_ncon_cap))
     return SHARD_OK;

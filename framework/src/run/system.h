@@ -10,8 +10,9 @@
  * (sys->ops, sys->host). */
 int run_system_setup(run *r, shard_msg *msg);
 void run_system_teardown(run *r);
-/* Between steps, when the system's DOFs or rows outgrew them: grow the run's
- * previous state and gaps, and the integrator's storage through its reserve slot (capacities up by half at least,
+/* Between steps, when the system's DOFs or rows outgrew them: grow the
+ * contact service (shard_contact_reserve), the run's previous state and
+ * gaps, and the integrator's storage through its reserve slot (capacities up by half at least,
  * never beyond ndof_max / ncon_max; amortised over insertions). Nothing for
  * an integrator without the slot (sized for ndof_max / ncon_max at setup).
  * SHARD_ERR_NOMEM names what and how much; the integrator keeps its old
