@@ -50,13 +50,16 @@ static inline int shard_integrator_on_insert(const shard_integrator_ops *ops, vo
                                              int32_t first, shard_msg *msg) {
   return ops->on_insert ? ops->on_insert(self, sys, first, msg) : SHARD_OK;
 }
-/* The integrator's table at the host's size: the plugin's ops_size bytes of
- * it, the slots it does not know NULL (appended optional slots, such as
- * reserve, are then read safely). */
+/* A plugin's table at the host's size (size bytes at out): the plugin's
+ * ops_size bytes of it, the slots it does not know NULL, so that appended
+ * optional slots are read safely; all NULL for a descriptor of another kind. */
+static inline void shard_ops_widen(const shard_plugin *d, uint32_t kind, void *out, size_t size) {
+  memset(out, 0, size);
+  if (d && d->kind == kind && d->ops) memcpy(out, d->ops, d->ops_size < size ? d->ops_size : size);
+}
+/* The integrator's table at the host's size (reserve read safely) */
 static inline void shard_integrator_ops_widen(const shard_plugin *d, shard_integrator_ops *out) {
-  memset(out, 0, sizeof *out);
-  if (d && d->kind == SHARD_KIND_INTEGRATOR && d->ops)
-    memcpy(out, d->ops, d->ops_size < sizeof *out ? d->ops_size : sizeof *out);
+  shard_ops_widen(d, SHARD_KIND_INTEGRATOR, out, sizeof *out);
 }
 /* 1 when the integrator grows its storage through reserve (else it sized it
  * for ndof_max / ncon_max in setup) */
@@ -130,12 +133,9 @@ static inline void shard_tsl_evaluate(const shard_tsl_ops *ops, const void *self
 static inline double shard_tsl_max_stiffness(const shard_tsl_ops *ops, const void *self) {
   return ops->max_stiffness(self);
 }
-/* The law's table at the host's size: the plugin's ops_size bytes of it, the
- * slots it does not know NULL (appended optional slots are then read safely). */
+/* The law's table at the host's size (shear_weight read safely) */
 static inline void shard_tsl_ops_widen(const shard_plugin *d, shard_tsl_ops *out) {
-  memset(out, 0, sizeof *out);
-  if (d && d->kind == SHARD_KIND_TSL && d->ops)
-    memcpy(out, d->ops, d->ops_size < sizeof *out ? d->ops_size : sizeof *out);
+  shard_ops_widen(d, SHARD_KIND_TSL, out, sizeof *out);
 }
 /* beta, the weight of sliding (1 for a law without the slot) */
 static inline double shard_tsl_shear_weight(const shard_tsl_ops *ops, const void *self) {
