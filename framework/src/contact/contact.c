@@ -994,7 +994,7 @@ static int solve_batched(shard_contact *c, const shard_csr *w, const double *q, 
   double *restrict guess = c->b_z;
   for (int32_t i = 0; i < n; ++i) { /* the guess, restored on failure; the warm start, made feasible */
     guess[i] = z[i];
-    if (!(z[i] > 0.0)) z[i] = 0.0;
+    z[i] = z[i] > 0.0 ? z[i] : 0.0; /* solve_with's test, as a select (a branch on it mispredicts) */
   }
   const shard_lcp_problem prob = {.n = n, .csr = w, .dense = NULL, .q = q, .flags = flags};
   const shard_contact_solver *s = &c->policy.primary;
