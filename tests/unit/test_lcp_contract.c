@@ -1383,6 +1383,113 @@ static void test_lcp_contract_batched_blocks(void) {
   shard_registry_destroy(reg);
 }
 
+/* A solver that returns a NaN impulse in z[0] and reports success. */
+static int nan_solve(void *self, const shard_lcp_problem *p, double *z, double *w, shard_lcp_report *rep,
+                     shard_msg *msg) {
+  (void)self, (void)msg;
+  for (int32_t i = 0; i < p->n; ++i) z[i] = 0.0, w[i] = p->q[i];
+  z[0] = NAN;
+  rep->status = SHARD_OK, rep->iterations = 1, rep->residual = 0.0;
+  return SHARD_OK;
+}
+static const shard_lcp_solver_ops nan_ops = {.setup = liar_setup, .solve = nan_solve};
+
+/* The batched path keeps the guards of the block-by-block one. A W of
+ * interval blocks with one block outside the tridiagonal Z class (a
+ * positive coupling) is not handed over whole: the primary sees only the
+ * chain (a whole-W call would be a second one, refused), the other block
+ * goes to the fallback. A primary of the class returning a NaN impulse
+ * with success is caught on the batched call and again on the first block,
+ * which stops the solve with the host's message. */
+static void test_lcp_contract_batched_guards(void) {
+  shard_registry *reg = NULL;
+  tsolver solvers[MAX_SOLVERS];
+  const int ns = load_solvers(&reg, solvers);
+  const tsolver *tri = NULL, *lemke = find_solver(solvers, ns, "lemke");
+  for (int i = 0; i < ns; ++i)
+    if (solvers[i].caps & SHARD_CAP_LCP_TRIDIAGONAL_Z) tri = &solvers[i];
+  CU_ASSERT_PTR_NOT_NULL_FATAL(tri);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(lemke);
+  enum { N = 7 };
+  /* rows 0-3 chain (Z), 4-5 positive coupling, 6 alone */
+  double a[N][N] = {{0}};
+  for (int i = 0; i < 4; ++i) {
+    a[i][i] = 2.0 + 0.1 * i;
+    if (i > 0) a[i][i - 1] = a[i - 1][i] = -0.9;
+  }
+  a[4][4] = a[5][5] = 2.0, a[4][5] = a[5][4] = 0.5;
+  a[6][6] = 1.5;
+  const double q[N] = {-1.0, 0.5, -2.0, 0.2, -1.0, -1.0, -3.0};
+  int32_t rowptr[N + 1], col[N * N];
+  double val[N * N];
+  int32_t nnz = 0;
+  rowptr[0] = 0;
+  for (int i = 0; i < N; ++i) {
+    for (int j = 0; j < N; ++j)
+      if (a[i][j] != 0.0) col[nnz] = j, val[nnz++] = a[i][j];
+    rowptr[i + 1] = nnz;
+  }
+  const shard_csr w = {N, N, rowptr, col, val};
+  {
+    shard_msg msg = {{0}};
+    shard_contact *c = NULL;
+    void *tself = NULL, *lself = NULL;
+    CU_ASSERT_EQUAL_FATAL(shard_contact_create(&c, 2 * N, N, 2, N, &msg), SHARD_OK);
+    CU_ASSERT_EQUAL_FATAL(tri->ops->create(&tri->params, &tself, &msg), SHARD_OK);
+    CU_ASSERT_EQUAL_FATAL(lemke->ops->create(&lemke->params, &lself, &msg), SHARD_OK);
+    counted_solver prim = {tri->ops, tself, 0};
+    shard_contact_policy pol = {.primary = {tri->desc->name, &counted_ops, &prim, tri->caps, 10 * tri->tol},
+                                .fallback = {"lemke", lemke->ops, lself, lemke->caps, 10 * lemke->tol},
+                                .scalar_closed_form = 1,
+                                .batch_blocks = 1};
+    CU_ASSERT_EQUAL_FATAL(shard_contact_set_policy(c, &pol, &msg), SHARD_OK);
+    double z[N] = {0};
+    shard_step_stats st;
+    memset(&st, 0, sizeof st);
+    const int rc = shard_contact_lcp_solve(c, &w, q, SHARD_LCP_SYMMETRIC, z, &st, &msg);
+    CU_CHECK_MSG(rc == SHARD_OK, "mixed classes: %d '%.300s'", rc, msg.text);
+    CU_CHECK_MSG(prim.calls == 1, "the primary was called %d times (expected 1: the chain alone)", prim.calls);
+    CU_ASSERT_EQUAL(st.lcp_fallbacks, 1);
+    CU_ASSERT_EQUAL(st.lcp_blocks, 3);
+    for (int i = 0; i < N; ++i) {
+      double wi = q[i];
+      for (int32_t e = rowptr[i]; e < rowptr[i + 1]; ++e) wi += val[e] * z[col[e]];
+      CU_CHECK_MSG(z[i] >= 0.0 && wi >= -1e-12 && fabs(z[i] * wi) <= 1e-12, "row %d: z %.3g w %.3g", i, z[i], wi);
+    }
+    shard_contact_destroy(c);
+    tri->ops->destroy(tself);
+    lemke->ops->destroy(lself);
+  }
+  {
+    /* two chains of two rows: W of the class, batched */
+    int32_t rp2[] = {0, 2, 4, 6, 8};
+    int32_t col2[] = {0, 1, 0, 1, 2, 3, 2, 3};
+    double val2[] = {2.0, -0.5, -0.5, 2.0, 2.0, -0.5, -0.5, 2.0};
+    const shard_csr w2 = {4, 4, rp2, col2, val2};
+    const double q2[] = {-1.0, -1.0, -1.0, -1.0};
+    shard_msg msg = {{0}};
+    shard_contact *c = NULL;
+    CU_ASSERT_EQUAL_FATAL(shard_contact_create(&c, 8, 4, 2, 4, &msg), SHARD_OK);
+    counted_solver prim = {&nan_ops, NULL, 0};
+    shard_contact_policy pol = {.primary = {"nan", &counted_ops, &prim,
+                                            SHARD_CAP_LCP_SPARSE | SHARD_CAP_LCP_TRIDIAGONAL_Z, 1e-9},
+                                .scalar_closed_form = 1,
+                                .batch_blocks = 1};
+    CU_ASSERT_EQUAL_FATAL(shard_contact_set_policy(c, &pol, &msg), SHARD_OK);
+    double z[4] = {0};
+    shard_step_stats st;
+    memset(&st, 0, sizeof st);
+    const int rc = shard_contact_lcp_solve(c, &w2, q2, SHARD_LCP_SYMMETRIC, z, &st, &msg);
+    CU_CHECK_MSG(rc == SHARD_ERR_NUMERIC && strstr(msg.text, "lcp 'nan': block of 2 contacts") &&
+                     strstr(msg.text, "non-finite impulse returned"),
+                 "NaN impulse: %d '%.300s'", rc, msg.text);
+    CU_CHECK_MSG(prim.calls == 2, "the primary was called %d times (expected 2: W whole, then the first block)",
+                 prim.calls);
+    shard_contact_destroy(c);
+  }
+  shard_registry_destroy(reg);
+}
+
 /* The block split's two paths agree bit for bit: a banded W (rows in space
  * order on a chain: blocks are runs of rows, found in one pass) and the same
  * W with its rows interleaved across blocks (found by union-find), each
@@ -1517,6 +1624,7 @@ static const cu_test_def tests[] = {
     {"test_lcp_contract_block_paths", test_lcp_contract_block_paths},
     {"test_lcp_contract_class_dispatch", test_lcp_contract_class_dispatch},
     {"test_lcp_contract_batched_blocks", test_lcp_contract_batched_blocks},
+    {"test_lcp_contract_batched_guards", test_lcp_contract_batched_guards},
     {"test_lcp_contract_cli", test_lcp_contract_cli},
     {NULL, NULL},
 };

@@ -192,7 +192,9 @@ typedef struct shard_model_ops {
    * storage here, between steps, rather than hold every interface's from the
    * start: -1 when it ran out of memory doing so, nothing inserted, and the
    * host stops the run with what it computed); gaps at u into `gaps`
-   * (and the force law's state for the measures below). */
+   * (and the force law's state for the measures below). commit changes
+   * neither the state u, v, a nor the masses: the host reads a^T M a of the
+   * step's state before it, for H's jump at an insertion. */
   void (*commit)(void *self);
   int32_t (*insert)(void *self, int32_t *first_dof);
   void (*measure)(void *self, const double *u, double *gaps);

@@ -1,6 +1,7 @@
 /* host: contact operator assembly and block-split LCP solves (see contact.h). */
 #include "contact/contact.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -878,24 +879,47 @@ static int solve_scalar(shard_contact *c, const shard_csr *w, const double *q, i
  * start[b] .. start[b+1] - 1 are the rows of block b (blocks in increasing
  * order, rows ascending: the order union-find gives). Returns the number of
  * blocks, or -1 when some row's first link is forward only or reaches back
- * past its run, and union-find must decide. */
-static int32_t interval_blocks(const shard_csr *w, int32_t *start) {
+ * past its run, and union-find must decide. With out_tz (which then holds
+ * the answer when blocks are returned), the same pass also decides whether
+ * W is in the class of tridiagonal_z below, by the same tests on the same
+ * sums: W's batched solve needs both, and its rows are read once. */
+static inline __attribute__((always_inline)) int32_t interval_blocks_with(const shard_csr *w, int32_t *start,
+                                                                          int *out_tz) {
   const int32_t n = w->nrows;
+  const int32_t *restrict rowptr = w->rowptr, *restrict col = w->colind;
+  const double *restrict val = w->val;
   int32_t nb = 0, b0 = 0, reach = -1;
+  int tz = 1;
   for (int32_t i = 0; i < n; ++i) {
     if (i == b0) start[nb++] = i, reach = i;
     int linked = i == b0;
-    for (int32_t e = w->rowptr[i]; e < w->rowptr[i + 1]; ++e) {
-      const int32_t j = w->colind[e];
+    double d = 0.0, lo = 0.0, up = 0.0;
+    for (int32_t e = rowptr[i]; e < rowptr[i + 1]; ++e) {
+      const int32_t j = col[e];
       if (j < b0) return -1;
       if (j < i) linked = 1;
       if (j > reach) reach = j;
+      if (out_tz) {
+        const double v = val[e];
+        if (j == i) d += v;
+        else if (j == i - 1) lo += v;
+        else if (j == i + 1) up += v;
+        else if (v != 0.0) tz = 0;
+      }
     }
     if (!linked) return -1;
+    if (out_tz)
+      tz &= d > 0.0 && isfinite(d) && lo <= 0.0 && up <= 0.0 && isfinite(lo) && isfinite(up);
     if (reach == i) b0 = i + 1; /* nothing in the run reaches past i: it ends here */
   }
   start[nb] = n;
+  if (out_tz) *out_tz = tz;
   return nb;
+}
+
+static int32_t interval_blocks(const shard_csr *w, int32_t *start) { return interval_blocks_with(w, start, NULL); }
+static int32_t interval_blocks_tz(const shard_csr *w, int32_t *start, int *out_tz) {
+  return interval_blocks_with(w, start, out_tz);
 }
 
 /* connected components by union-find over the entries: c->start, c->order */
@@ -926,14 +950,18 @@ static int32_t union_find_blocks(shard_contact *c, const shard_csr *w) {
  * within tol. */
 static int check_intervals(const shard_csr *w, const double *q, const double *z, const int32_t *start,
                            int32_t nblocks, double tol, double *out_res, int32_t *out_max) {
+  const int32_t *restrict rowptr = w->rowptr, *restrict col = w->colind;
+  const double *restrict val = w->val;
   double worst = 0.0;
   int32_t largest = 0;
+  int bad = 0; /* a non-finite z (the solve's check, done here as the rows are read) */
   for (int32_t b = 0; b < nblocks; ++b) {
     double s = 1e-300, r = 0.0;
     for (int32_t i = start[b]; i < start[b + 1]; ++i) {
       double mz = 0.0;
-      for (int32_t e = w->rowptr[i]; e < w->rowptr[i + 1]; ++e) mz += w->val[e] * z[w->colind[e]];
+      for (int32_t e = rowptr[i]; e < rowptr[i + 1]; ++e) mz += val[e] * z[col[e]];
       const double wi = mz + q[i], m = fabs(z[i] < wi ? z[i] : wi);
+      bad |= !(fabs(z[i]) <= DBL_MAX);
       if (fabs(mz) > s) s = fabs(mz);
       if (fabs(q[i]) > s) s = fabs(q[i]);
       if (!(m <= r)) r = m;
@@ -943,6 +971,7 @@ static int check_intervals(const shard_csr *w, const double *q, const double *z,
     if (r > worst) worst = r;
     if (start[b + 1] - start[b] > largest) largest = start[b + 1] - start[b];
   }
+  if (bad) return 0;
   *out_res = worst;
   *out_max = largest;
   return 1;
@@ -952,23 +981,32 @@ static int check_intervals(const shard_csr *w, const double *q, const double *z,
  * whose blocks are runs of rows (intervals) and which is tridiagonal Z as a
  * whole is block diagonal with blocks of that class, and such a solver
  * solves each block as if alone; one call and one pass of checks replace a
- * copy, a call and a check per block. Any failure (W outside the class, a
- * refused solve, a block over the check tolerance) restores z and returns
- * 0: the block-by-block path then applies the policy to each block.
+ * copy, a call and a check per block. The caller has found W of the class
+ * (interval_blocks_tz). Any failure (a refused solve, a non-finite z, a
+ * block over the check tolerance) restores z and returns 0: the
+ * block-by-block path then applies the policy to each block.
  * Statistics: the blocks and the largest as on that path, the call's
  * iterations once, the largest block residual. */
 static int solve_batched(shard_contact *c, const shard_csr *w, const double *q, uint32_t flags, double *z,
                          int32_t nblocks, shard_step_stats *stats) {
   shard_msg m = {{0}};
   const int32_t n = w->nrows;
-  if (!tridiagonal_z(w, &m)) return 0;
-  memcpy(c->b_z, z, (size_t)n * sizeof(double)); /* the guess, restored on failure */
+  double *restrict guess = c->b_z;
+  for (int32_t i = 0; i < n; ++i) { /* the guess, restored on failure; the warm start, made feasible */
+    guess[i] = z[i];
+    z[i] = z[i] > 0.0 ? z[i] : 0.0; /* solve_with's test, as a select (a branch on it mispredicts) */
+  }
   const shard_lcp_problem prob = {.n = n, .csr = w, .dense = NULL, .q = q, .flags = flags};
+  const shard_contact_solver *s = &c->policy.primary;
   shard_lcp_report rep;
+  memset(&rep, 0, sizeof rep);
   double res = 0.0;
   int32_t largest = 0;
-  if (solve_with(&c->policy.primary, &prob, z, c->b_w, &rep, &m) != SHARD_OK ||
-      !check_intervals(w, q, z, c->start, nblocks, c->policy.primary.check_tol, &res, &largest)) {
+  /* solve_with's steps with its two passes over z fused: the warm start's
+   * above and the finiteness check in check_intervals */
+  int st = shard_lcp_solver_solve(s->ops, s->self, &prob, z, c->b_w, &rep, &m);
+  if (st == SHARD_OK && rep.status != SHARD_OK) st = rep.status;
+  if (st != SHARD_OK || !check_intervals(w, q, z, c->start, nblocks, s->check_tol, &res, &largest)) {
     memcpy(z, c->b_z, (size_t)n * sizeof(double));
     return 0;
   }
@@ -989,17 +1027,19 @@ int shard_contact_lcp_solve(shard_contact *c, const shard_csr *w, const double *
                          (int)n, (long long)w->rowptr[n], (int)c->cap, (long long)c->b_cap);
   if (!c->policy.primary.ops) return shard_msg_set(msg, SHARD_ERR_INTERNAL, "no LCP solver configured");
   if (n == 1 && solve_scalar(c, w, q, 0, z, stats)) return SHARD_OK;
-  const int32_t nblocks = interval_blocks(w, c->start);
+  /* a primary of the tridiagonal Z class solves every interval block in one
+   * call when W is of its class as a whole: decided in the blocks' pass */
+  const int batch = (c->policy.primary.caps & SHARD_CAP_LCP_TRIDIAGONAL_Z) && c->policy.batch_blocks &&
+                    !(c->policy.dump_every > 0 && c->step % c->policy.dump_every == 0);
+  int tz = 0;
+  const int32_t nblocks = batch ? interval_blocks_tz(w, c->start, &tz) : interval_blocks(w, c->start);
   const int intervals = nblocks >= 0;
   if (nblocks == 1 || (!intervals && union_find_blocks(c, w) == 1)) {
     /* one block holds every row: solve W itself, no copies */
     shard_lcp_problem prob = {.n = n, .csr = w, .dense = NULL, .q = q, .flags = flags};
     return solve_block(c, &prob, z, 0, stats, msg);
   }
-  if (intervals && (c->policy.primary.caps & SHARD_CAP_LCP_TRIDIAGONAL_Z) && c->policy.batch_blocks &&
-      !(c->policy.dump_every > 0 && c->step % c->policy.dump_every == 0) &&
-      solve_batched(c, w, q, flags, z, nblocks, stats))
-    return SHARD_OK;
+  if (intervals && batch && tz && solve_batched(c, w, q, flags, z, nblocks, stats)) return SHARD_OK;
   /* intervals: start[0..nblocks]; union-find: start[root], indexed by the
    * root (empty entries skipped), rows listed in order */
   const int32_t nslots = intervals ? nblocks : n;

@@ -44,9 +44,28 @@ void run_impact_restitution(run *r, const shard_contact_law_ops *ops, int32_t n)
   shard_contact_law_restitution(ops, r->impact.self, &k, r->restitution);
 }
 
-static int check_finite(const shard_system *sys, const char **what) {
-  if (shard_all_finite(sys->u, sys->ndof) && shard_all_finite(sys->v, sys->ndof) && shard_all_finite(sys->a, sys->ndof))
+/* 1 when the state u, v, a is finite, else 0 with *what naming the first
+ * non-finite entry. With out_aMa, a^T M a of this state in the same pass
+ * (summed in DOF order, the sum of run_energy_aMa bit for bit): that sum's
+ * chain of dependent additions is the pass's cost, and the check rides in
+ * its shadow instead of taking three passes of their own. The check is a
+ * second sum, of |u| + |v| + |a| (non-finite when an entry is; a finite
+ * state whose sum overflows is rechecked entry by entry), so that the loop
+ * vectorises. */
+static int check_finite(const shard_system *sys, const char **what, double *out_aMa) {
+  if (out_aMa) {
+    const double *restrict u = sys->u, *restrict v = sys->v, *restrict a = sys->a, *restrict mass = sys->mass;
+    double aMa = 0, size = 0;
+    for (int32_t d = 0; d < sys->ndof; ++d) {
+      size += fabs(u[d]) + fabs(v[d]) + fabs(a[d]);
+      aMa += mass[d] * a[d] * a[d];
+    }
+    *out_aMa = aMa;
+    if (isfinite(size)) return 1;
+  } else if (shard_all_finite(sys->u, sys->ndof) && shard_all_finite(sys->v, sys->ndof) &&
+             shard_all_finite(sys->a, sys->ndof)) {
     return 1;
+  }
   for (int32_t d = 0; d < sys->ndof; ++d) { /* name the first non-finite entry, DOF by DOF */
     if (!isfinite(sys->u[d])) return *what = "displacement", 0;
     if (!isfinite(sys->v[d])) return *what = "velocity", 0;
@@ -122,7 +141,12 @@ int run_loop(run *r, int64_t *out_steps, shard_msg *msg) {
     }
     sys->t = t;
     const char *what;
-    if (!check_finite(sys, &what)) {
+    /* a^T M a of the state the step computed, for H's jump at an insertion
+     * (docs/theory.md §12): neither commit nor run_energy_step changes a or
+     * M, so it is that of the state the insertion starts from */
+    const int insertions = (mi->flags & SHARD_MODEL_INSERTION) != 0;
+    double aMa_before = 0.0;
+    if (!check_finite(sys, &what, insertions ? &aMa_before : NULL)) {
       st = shard_msg_set(msg, SHARD_ERR_NUMERIC, "step %lld (t = %.9g s): non-finite %s", (long long)k, t, what);
       break;
     }
@@ -136,8 +160,7 @@ int run_loop(run *r, int64_t *out_steps, shard_msg *msg) {
     /* a model may set new accelerations at an insertion (tri2d: M^-1 f(u)
      * of the new topology): H = E - dt^2/8 a^T M a jumps by as much, which
      * the balance carries as it does a release's (docs/theory.md §12) */
-    const int newmark_h = (mi->flags & SHARD_MODEL_INSERTION) && r->energy_form != SHARD_ENERGY_PLAIN;
-    const double aMa_before = newmark_h ? run_energy_aMa(r) : 0.0;
+    const int newmark_h = insertions && r->energy_form != SHARD_ENERGY_PLAIN;
     int32_t first_new;
     const int32_t inserted = mo->insert(model, &first_new);
     if (inserted < 0) {
