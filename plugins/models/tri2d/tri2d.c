@@ -18,12 +18,14 @@
  * fracture.insertion, facets break during the run and the vertices split
  * the same way; every copy on a crack gets a row on each wall (docs/theory.md,
  * "Two-dimensional model"). */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_NORESERVE */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "core/rng.h"
 #include "io/fsio.h"
@@ -286,8 +288,10 @@ static void element_stress(const tri2d *m, int32_t e, const double *u, double ep
   for (int i = 0; i < 3; ++i) sig[i] = m->D[i][0] * eps[0] + m->D[i][1] * eps[1] + m->D[i][2] * eps[2];
 }
 
+/* the gaps of the system's rows (sys.ncon: an insertion that failed part-way
+ * may have added rows the host was never given room for) */
 static void gaps_at(const tri2d *m, const double *u, double *g) {
-  for (int32_t r = 0; r < m->ncon; ++r) {
+  for (int32_t r = 0; r < m->sys.ncon; ++r) {
     double x = m->g0[r];
     for (int32_t q = m->h_rowptr[r]; q < m->h_rowptr[r + 1]; ++q) x += m->h_val[q] * u[m->h_col[q]];
     g[r] = x;
@@ -2125,6 +2129,10 @@ static int32_t tri2d_insert(void *self, int32_t *first_dof) {
    * nothing is inserted and the run stops with what it computed */
   shard_msg gmsg;
   if (grow_for(m, n, &gmsg) != SHARD_OK) return -1;
+  /* the forces after the insertion (Newmark form, below), allocated now too */
+  double *force = NULL;
+  if (m->stats.energy_form == SHARD_ENERGY_NEWMARK && !(force = malloc(2 * ((size_t)m->nn_cap + 1) * sizeof *force)))
+    return -1;
   for (int32_t f = 0; f < m->nfac; ++f) {
     double seff;
     if (!m->bf_state[f] && facet_breaks(m, f, &seff)) m->bf_state[f] = 1, m->bf_sc[f] = seff;
@@ -2132,6 +2140,7 @@ static int32_t tri2d_insert(void *self, int32_t *first_dof) {
   m->nbroken += n, m->insertions += n;
   if (split_vertices(m, &m->insert_msg) != SHARD_OK) {
     m->insert_failed = 1;
+    free(force);
     return 0;
   }
   /* the lumped masses again, element by element (the order of create) */
@@ -2149,24 +2158,19 @@ static int32_t tri2d_insert(void *self, int32_t *first_dof) {
   m->k_rowptr = m->k_col = m->nblock = NULL, m->k_base = m->k_val = NULL;
   if (row_springs(m, &m->insert_msg) != SHARD_OK || build_stiffness(m, &m->insert_msg) != SHARD_OK) {
     m->insert_failed = 1;
+    free(force);
     return 0;
   }
   m->sys.ndof = m->ndof, m->sys.ncon = m->ncon;
   init_points(m, old_npt);
   /* the step just taken says the scheme's form: CD-Lagrange's a is the
    * difference of its staggered velocities (copied with them), not f / m */
-  if (m->stats.energy_form != SHARD_ENERGY_NEWMARK) return n;
-  double *f = malloc((size_t)m->ndof * sizeof *f);
-  if (!f) {
-    shard_msg_set(&m->insert_msg, SHARD_ERR_NOMEM, "out of memory for the forces after an insertion");
-    m->insert_failed = 1;
-    return 0;
-  }
+  if (!force) return n;
   shard_msg fmsg;
-  sys_force(&m->sys, m->sys.t, m->sys.u, f, &fmsg); /* cannot fail: insert_failed is clear */
+  sys_force(&m->sys, m->sys.t, m->sys.u, force, &fmsg); /* cannot fail: insert_failed is clear */
   for (int32_t d = 0; d < m->ndof; ++d)
-    if (m->minv[d] != 0.0) m->sys.a[d] = m->minv[d] * f[d];
-  free(f);
+    if (m->minv[d] != 0.0) m->sys.a[d] = m->minv[d] * force[d];
+  free(force);
   return n;
 }
 
@@ -2377,7 +2381,9 @@ static int tri2d_summary_keys(void *self, const shard_model_summary_in *in, cons
   w->num(w->ctx, "tri2d.vy_mean", py / m->mass_total);
   w->integer(w->ctx, "tri2d.nodes", m->nn);
   w->integer(w->ctx, "tri2d.elements", m->ne);
+  int rc = SHARD_OK; /* out of memory counting the fragments: the keys empty, the summary refused */
   const int32_t nf = fragments(m);
+  if (nf < 0) rc = SHARD_ERR_NOMEM;
   if (nf < 0) w->num(w->ctx, "tri2d.fragments", NAN);
   else w->integer(w->ctx, "tri2d.fragments", nf);
   if (m->fracture) {
@@ -2385,6 +2391,7 @@ static int tri2d_summary_keys(void *self, const shard_model_summary_in *in, cons
     else w->integer(w->ctx, "fracture.fragments", nf);
     frag_row *fr = NULL;
     const int32_t n = fragment_rows(m, &fr);
+    if (n < 0) rc = SHARD_ERR_NOMEM;
     double mean = NAN, sd = NAN, lo = NAN, hi = NAN;
     if (n > 0) {
       double sum = 0, ss = 0;
@@ -2409,7 +2416,7 @@ static int tri2d_summary_keys(void *self, const shard_model_summary_in *in, cons
     w->num(w->ctx, "fracture.cohesive_work", in->cohesive_work);
     w->num(w->ctx, "fracture.reversible", in->cohesive_reversible);
   }
-  return SHARD_OK;
+  return rc;
 }
 
 /* fragments.csv (with a fracture section): one row per fragment */
@@ -2633,10 +2640,16 @@ static int ck_secs(tri2d *m, ck_sec *out) {
   return n;
 }
 
-static void *ck_scratch(const ck_sec *sec, int n) {
+/* the bytes of the largest section shorter than its room (0: none) */
+static size_t ck_most(const ck_sec *sec, int n) {
   size_t most = 0;
   for (int k = 0; k < n; ++k)
     if (sec[k].have < sec[k].count && sec[k].count * ck_size(sec[k].type) > most) most = sec[k].count * ck_size(sec[k].type);
+  return most;
+}
+
+static void *ck_scratch(const ck_sec *sec, int n) {
+  const size_t most = ck_most(sec, n);
   return most ? malloc(most + 8) : NULL;
 }
 
@@ -2666,15 +2679,16 @@ static void ck_unpad(const ck_sec *c, const unsigned char *scratch) {
 }
 
 /* write section c (through scratch when shorter than its room; without a
- * scratch, out of memory: an empty section, which a restart refuses) */
-static void ck_put_sec(const shard_model_ck_io *io, const ck_sec *c, unsigned char *scratch) {
+ * scratch, out of memory: the zero pages `zero` at the section's size, or,
+ * without them either, an empty section) */
+static void ck_put_sec(const shard_model_ck_io *io, const ck_sec *c, unsigned char *scratch, const void *zero) {
   if (c->have >= c->count) {
     io->put(io->ctx, c->name, c->type, c->data, c->count);
   } else if (scratch) {
     ck_pad(c, scratch);
     io->put(io->ctx, c->name, c->type, scratch, c->count);
   } else {
-    io->put(io->ctx, c->name, c->type, NULL, 0);
+    io->put(io->ctx, c->name, c->type, zero, zero ? c->count : 0);
   }
 }
 
@@ -2691,19 +2705,30 @@ static void tri2d_ck_write(void *self, const shard_model_ck_io *io) {
   tri2d *m = self;
   ck_sec sec[16];
   const int nsec = ck_secs(m, sec);
+  const size_t most = ck_most(sec, nsec);
   unsigned char *scratch = ck_scratch(sec, nsec);
+  /* Out of memory for the scratch: the sections keep their sizes (the
+   * host's size of a checkpoint holds), their data zero pages mapped for
+   * the write (no memory: they are only read), and the counts say -1, so
+   * that a restart refuses this checkpoint as corrupt instead of taking it */
+  void *zero = NULL;
+  if (most && !scratch) {
+    zero = mmap(NULL, most, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (zero == MAP_FAILED) zero = NULL;
+  }
   int k = 0;
   if (m->insertion) { /* the topology first: the state's sizes follow from it */
-    const int64_t counts[4] = {m->nn, m->ncon, m->nbroken, m->insertions};
-    io->put(io->ctx, "topology_counts", SHARD_MODEL_CK_I64, counts, 4);
+    const int64_t counts[4] = {m->nn, m->ncon, m->nbroken, m->insertions}, bad[4] = {-1, -1, -1, -1};
+    io->put(io->ctx, "topology_counts", SHARD_MODEL_CK_I64, most && !scratch ? bad : counts, 4);
     io->put(io->ctx, "topology_tri", SHARD_MODEL_CK_I32, m->tri, 3 * (uint64_t)m->ne);
-    ck_put_sec(io, &sec[k++], scratch); /* topology_x */
+    ck_put_sec(io, &sec[k++], scratch, zero); /* topology_x */
     io->put(io->ctx, "facet_state", SHARD_MODEL_CK_BYTES, m->bf_state, (uint64_t)m->nfac);
     io->put(io->ctx, "facet_row", SHARD_MODEL_CK_I32, m->bf_row, 2 * (uint64_t)m->nfac);
     io->put(io->ctx, "facet_sigma", SHARD_MODEL_CK_F64, m->bf_sc, (uint64_t)m->nfac);
   }
-  for (; k < nsec; ++k) ck_put_sec(io, &sec[k], scratch);
+  for (; k < nsec; ++k) ck_put_sec(io, &sec[k], scratch, zero);
   free(scratch);
+  if (zero) munmap(zero, most);
 }
 
 /* A run with insertion: the copies, rows and facet states of the
