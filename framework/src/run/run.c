@@ -108,7 +108,7 @@ static void scope_why(void *ctx, const char *name, char *buf, size_t n) {
 static int instantiate(run *r, const char *slot, plugin_inst *pi, shard_msg *msg) {
   shard_scope sc = run_scope(r);
   const int st = shard_case_plugin(r->c, slot, &sc, &pi->lp, &pi->params, r->diag);
-  if (st == SHARD_ERR_NOMEM) return shard_msg_set(msg, st, "%s: out of memory for the plugin parameters", slot);
+  if (st == SHARD_ERR_NOMEM) return shard_msg_set(msg, st, "%s: out of memory for the plugin or its parameters", slot);
   if (st != SHARD_OK) return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: invalid plugin parameters", slot);
   return SHARD_OK;
 }
