@@ -25,7 +25,8 @@
 #endif
 #endif
 #ifdef SHARD_TEST_ASAN
-#include <sanitizer/allocator_interface.h>
+/* the sanitizer's allocator (its runtime has it; gcc ships no header for it) */
+size_t __sanitizer_get_current_allocated_bytes(void);
 static size_t heap_now(void) { return __sanitizer_get_current_allocated_bytes(); }
 #else
 /* bytes in use: the arena's and the mapped blocks' (large arrays) */
