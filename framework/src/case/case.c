@@ -1064,6 +1064,10 @@ int shard_case_plugin(const shard_case *c, const char *slot_path, const shard_sc
     return SHARD_ERR_INPUT;
   }
   if (!sl->plugin) {
+    /* out of memory loading the plugin (an absent section's default, which
+     * resolves quietly): not the case's fault */
+    const char *name = sl->variant ? sl->variant : section((uint32_t)si)->default_variant;
+    if (name && c->reg && shard_registry_why_status(c->reg, name) == SHARD_ERR_NOMEM) return SHARD_ERR_NOMEM;
     if (sl->present || section((uint32_t)si)->default_variant)
       shard_diag_error(diag, c->path, 0, 0, "", "'%s': plugin '%s' is not loaded", slot_path,
                        sl->variant ? sl->variant : section((uint32_t)si)->default_variant);

@@ -150,5 +150,11 @@ static inline void shard_tsl_destroy(const shard_tsl_ops *ops, void *self) {
 static inline const shard_model_ops *shard_model_ops_of(const shard_plugin *d) {
   return d && d->kind == SHARD_KIND_MODEL ? (const shard_model_ops *)d->ops : NULL;
 }
+/* The model's table at the host's size (the appended optional slots,
+ * probe_* and contact_operator, read safely: NULL when the plugin's table
+ * ends before them) */
+static inline void shard_model_ops_widen(const shard_plugin *d, shard_model_ops *out) {
+  shard_ops_widen(d, SHARD_KIND_MODEL, out, sizeof *out);
+}
 
 #endif

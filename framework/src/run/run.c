@@ -108,7 +108,7 @@ static void scope_why(void *ctx, const char *name, char *buf, size_t n) {
 static int instantiate(run *r, const char *slot, plugin_inst *pi, shard_msg *msg) {
   shard_scope sc = run_scope(r);
   const int st = shard_case_plugin(r->c, slot, &sc, &pi->lp, &pi->params, r->diag);
-  if (st == SHARD_ERR_NOMEM) return shard_msg_set(msg, st, "%s: out of memory for the plugin parameters", slot);
+  if (st == SHARD_ERR_NOMEM) return shard_msg_set(msg, st, "%s: out of memory for the plugin or its parameters", slot);
   if (st != SHARD_OK) return shard_msg_set(msg, SHARD_ERR_INPUT, "%s: invalid plugin parameters", slot);
   return SHARD_OK;
 }
@@ -411,9 +411,7 @@ static int setup_probes(run *r, shard_msg *msg) {
   st = setup_fail(st, shard_case_int(r->c, "output.probes.stride", &sc, &stride, r->diag));
   if (st != SHARD_OK) return value_fail(st, "output.probes", msg);
   const double from = v[0], to = v[1], interval = v[2];
-  const shard_plugin *d = r->model_pi.lp->desc;
-  const int has_ops = d->ops_size >= offsetof(shard_model_ops, probe_close) + sizeof r->mops->probe_close &&
-                      r->mops->probe_open && r->mops->probe_write && r->mops->probe_close;
+  const int has_ops = r->mops->probe_open && r->mops->probe_write && r->mops->probe_close;
   const char *why = NULL;
   char buf[400];
   if (!has_ops) {
@@ -469,12 +467,8 @@ static int setup_probes(run *r, shard_msg *msg) {
 static int run_setup(run *r, shard_msg *msg) {
   shard_scope sc = run_scope(r);
   if (!(r->model_pi.lp = shard_model_plugin_for(r->c, r->reg, msg))) return SHARD_ERR_INPUT;
-  r->mops = shard_model_ops_of(r->model_pi.lp->desc);
-  /* an appended optional slot: read only from a table that holds it */
-  r->model_w = r->model_pi.lp->desc->ops_size >= offsetof(shard_model_ops, contact_operator) +
-                                                     sizeof r->mops->contact_operator
-                   ? r->mops->contact_operator
-                   : NULL;
+  shard_model_ops_widen(r->model_pi.lp->desc, &r->mops_host);
+  r->mops = &r->mops_host;
   /* the model's keys and the fracture section's own, resolved for it */
   const char *type = shard_case_string(r->c, "model.type");
   shard_params mp, fp;

@@ -51,7 +51,8 @@ typedef struct run {
   const shard_registry *reg;
   const shard_run_options *opt;
   shard_diag *diag;
-  const shard_model_ops *mops; /* the model (shard/model.h), of the plugin model_pi.lp */
+  const shard_model_ops *mops; /* the model (shard/model.h): &mops_host */
+  shard_model_ops mops_host;   /* the plugin model_pi.lp's table widened to the host's size */
   void *model;
   shard_system *sys;           /* its system */
   shard_model_info info;       /* what it is (refreshed after the reference is set up) */
@@ -63,9 +64,6 @@ typedef struct run {
   shard_system_ops sys_ops;
   const shard_system_ops *model_sys_ops;
   const shard_csr *k_last;
-  /* the model's own W' (shard_model_ops.contact_operator), NULL: the host's */
-  int (*model_w)(void *self, const int32_t *rows, int32_t n, double kcoef, int32_t *w_rowptr, int32_t *w_col,
-                 double *w_val, int64_t cap, shard_msg *msg);
   int model_ready;
   int scope_depth;
 

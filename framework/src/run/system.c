@@ -19,8 +19,8 @@ static int run_contact_operator(shard_system *sys, const int32_t *rows, int32_t 
   run *r = sys->host;
   if (kcoef != 0.0 && !r->k_last)
     return shard_msg_set(msg, SHARD_ERR_INTERNAL, "contact_operator with kcoef = %g before any stiffness() call", kcoef);
-  if (r->model_w) { /* the model's own product; "not this time": the host's */
-    const int st = shard_contact_operator_model(r->contact, r->model_w, r->model, rows, n, kcoef, out_w, msg);
+  if (r->mops->contact_operator) { /* the model's own product; "not this time": the host's */
+    const int st = shard_contact_operator_model(r->contact, r->mops->contact_operator, r->model, rows, n, kcoef, out_w, msg);
     if (st != SHARD_ERR_UNSUPPORTED) return st;
     msg->text[0] = '\0';
   }

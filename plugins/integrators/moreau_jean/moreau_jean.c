@@ -21,7 +21,12 @@
  * it is narrower than the model's own (twin DOFs of cohesive interfaces are
  * numbered after the mesh). The band storage is sized in start() from the
  * bandwidth of K(u_0) plus a few diagonals (the width is unknown before the
- * stiffness can be evaluated).
+ * stiffness can be evaluated), for the DOFs present.
+ *
+ * Storage: setup and start size everything for the DOFs and rows present;
+ * reserve (between steps, before on_insert) grows the per-step vectors, the
+ * dense W of the active set and the band's per-DOF storage to the host's
+ * capacities, so a run holds what its cracks need, not every interface's.
  *
  * Insertions (on_insert, between steps): the model appended DOFs anywhere in
  * its numbering (tri2d: vertex copies; the bar: twins) and changed K's
@@ -50,13 +55,15 @@ extern void dpbtrs_(const char *uplo, const int *n, const int *kd, const int *nr
 
 typedef struct mj {
   double theta;
+  /* the DOFs and rows the storage holds (setup: those present; reserve
+   * grows them up to sys->ndof_max / ncon_max), the largest active set */
   int32_t ndof_max, ncon_max, na_cap;
-  /* per-step vectors (setup) */
+  /* per-step vectors (setup, reserve) */
   double *b, *col, *vp, *ap, *f, *kv, *g, *q, *p, *wval;
   int32_t *rows, *wrowptr, *wcolind;
   double *block;
   double *minv_cache; /* minv the factor was built with */
-  /* band factor (start) */
+  /* band factor (start; its per-DOF arrays grown by reserve) */
   double *ab;
   int32_t kd_cap;     /* bandwidth the storage holds */
   int32_t kd;         /* bandwidth of the current factor */
@@ -188,29 +195,58 @@ static void mj_release_band(mj *s) {
 static void mj_release(mj *s) {
   mj_release_band(s);
   free(s->block);
+  free(s->wval);
   free(s->rows);
   free(s->wrowptr);
   free(s->wcolind);
-  s->block = NULL;
+  s->block = s->wval = NULL;
   s->rows = s->wrowptr = s->wcolind = NULL;
 }
 
-static int mj_setup(void *self, shard_system *sys, shard_msg *msg) {
-  mj *s = self;
-  const int rc = shard_integrator_check_system(sys, msg);
-  if (rc != SHARD_OK) return rc;
-  mj_release(s);
-  const size_t nd = (size_t)sys->ndof_max, nc = (size_t)sys->ncon_max;
-  const size_t na = nc < MJ_ACTIVE_MAX ? nc : MJ_ACTIVE_MAX;
-  s->block = calloc(7 * nd + 3 * nc + na * na + 1, sizeof(double));
-  s->rows = calloc(nc + 1, sizeof(int32_t));
-  s->wrowptr = calloc(na + 1, sizeof(int32_t));
-  s->wcolind = calloc(na * na + 1, sizeof(int32_t));
-  if (!s->block || !s->rows || !s->wrowptr || !s->wcolind) {
-    mj_release(s);
+/* The storage for ndof_cap DOFs and ncon_cap rows, the values held kept
+ * (setup: from nothing; reserve: from the last capacities), and the band's
+ * per-DOF arrays once start made them. All or nothing: out of memory, the
+ * storage is as it was. */
+static int mj_grow(mj *s, int32_t ndof_cap, int32_t ncon_cap, shard_msg *msg) {
+  const size_t nd0 = s->block ? (size_t)s->ndof_max : 0, nc0 = s->block ? (size_t)s->ncon_max : 0;
+  const size_t nd = (size_t)ndof_cap, nc = (size_t)ncon_cap;
+  const size_t na0 = s->block ? (size_t)s->na_cap : 0, na = nc < MJ_ACTIVE_MAX ? nc : MJ_ACTIVE_MAX;
+  const int band = s->perm != NULL && nd > nd0;
+  double *b = shard_integrator_block_grow(s->block, 7, nd0, nd, 3, nc0, nc);
+  int32_t *rows = shard_integrator_array_grow(s->rows, nc0, nc, sizeof(int32_t));
+  /* W of the active set: scratch of a step, nothing to keep */
+  double *wval = na != na0 || !s->wval ? calloc(na * na + 1, sizeof(double)) : s->wval;
+  int32_t *wrowptr = na != na0 || !s->wrowptr ? calloc(na + 1, sizeof(int32_t)) : s->wrowptr;
+  int32_t *wcolind = na != na0 || !s->wcolind ? calloc(na * na + 1, sizeof(int32_t)) : s->wcolind;
+  int32_t *perm = band ? shard_integrator_array_grow(s->perm, nd0, nd, sizeof(int32_t)) : s->perm;
+  int32_t *iperm = band ? shard_integrator_array_grow(s->iperm, nd0, nd, sizeof(int32_t)) : s->iperm;
+  int32_t *work = band ? shard_integrator_array_grow(s->work, 0, nd, sizeof(int32_t)) : s->work;
+  double *xp = band ? shard_integrator_array_grow(s->xp, 0, nd, sizeof(double)) : s->xp;
+  int32_t *c_rowptr = band ? shard_integrator_array_grow(s->c_rowptr, nd0 + 1, nd + 1, sizeof(int32_t)) : s->c_rowptr;
+  /* the band of S: a factor of the old topology, dropped (rebuilt by the next step) */
+  double *ab = band ? calloc((size_t)(s->kd_cap + 1) * nd + 1, sizeof(double)) : s->ab;
+  if (!b || !rows || !wval || !wrowptr || !wcolind || (band && (!perm || !iperm || !work || !xp || !c_rowptr || !ab))) {
+    free(b), free(rows);
+    if (wval != s->wval) free(wval);
+    if (wrowptr != s->wrowptr) free(wrowptr);
+    if (wcolind != s->wcolind) free(wcolind);
+    if (perm != s->perm) free(perm);
+    if (iperm != s->iperm) free(iperm);
+    if (work != s->work) free(work);
+    if (xp != s->xp) free(xp);
+    if (c_rowptr != s->c_rowptr) free(c_rowptr);
+    if (ab != s->ab) free(ab);
     return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for %zu DOFs and %zu constraints", nd, nc);
   }
-  double *b = s->block;
+  free(s->block), free(s->rows);
+  if (wval != s->wval) free(s->wval), free(s->wrowptr), free(s->wcolind);
+  if (band) {
+    free(s->perm), free(s->iperm), free(s->work), free(s->xp), free(s->c_rowptr), free(s->ab);
+    for (size_t i = nd0; i < nd; ++i) perm[i] = iperm[i] = (int32_t)i; /* beyond ndof: the identity (start) */
+    s->factored = 0;
+  }
+  s->block = b, s->rows = rows, s->wval = wval, s->wrowptr = wrowptr, s->wcolind = wcolind;
+  s->perm = perm, s->iperm = iperm, s->work = work, s->xp = xp, s->c_rowptr = c_rowptr, s->ab = ab;
   s->b = b;
   s->col = b + nd;
   s->vp = b + 2 * nd;
@@ -221,11 +257,26 @@ static int mj_setup(void *self, shard_system *sys, shard_msg *msg) {
   s->g = b + 7 * nd;
   s->q = s->g + nc;
   s->p = s->q + nc;
-  s->wval = s->p + nc;
-  s->ndof_max = sys->ndof_max;
-  s->ncon_max = sys->ncon_max;
+  s->ndof_max = ndof_cap;
+  s->ncon_max = ncon_cap;
   s->na_cap = (int32_t)na;
   return SHARD_OK;
+}
+
+static int mj_setup(void *self, shard_system *sys, shard_msg *msg) {
+  mj *s = self;
+  const int rc = shard_integrator_check_system(sys, msg);
+  if (rc != SHARD_OK) return rc;
+  mj_release(s);
+  return mj_grow(s, sys->ndof, sys->ncon, msg); /* the host reserves more as insertions need it */
+}
+
+static int mj_reserve(void *self, const shard_system *sys, int32_t ndof_cap, int32_t ncon_cap, shard_msg *msg) {
+  mj *s = self;
+  const int rc =
+      shard_integrator_reserve_caps(s->block != NULL, sys, s->ndof_max, s->ncon_max, &ndof_cap, &ncon_cap, msg);
+  if (rc != SHARD_OK || (ndof_cap == s->ndof_max && ncon_cap == s->ncon_max)) return rc;
+  return mj_grow(s, ndof_cap, ncon_cap, msg);
 }
 
 static int mj_check(const mj *s, const shard_system *sys, shard_msg *msg) {
@@ -555,12 +606,13 @@ static const shard_integrator_ops mj_ops = {
     .step = mj_step,
     .on_insert = mj_on_insert,
     .destroy = mj_destroy,
+    .reserve = mj_reserve,
 };
 
 static const shard_plugin mj_desc = {
     SHARD_PLUGIN_HEADER(SHARD_KIND_INTEGRATOR),
     .name = "moreau_jean",
-    .version = "1.1.0",
+    .version = "1.2.0",
     .summary = "Moreau-Jean theta time-stepping with a velocity-level LCP; S = M + theta^2 dt^2 K factored by LAPACK",
     .params = mj_params,
     .n_params = SHARD_NPARAMS(mj_params),

@@ -18,12 +18,14 @@
  * fracture.insertion, facets break during the run and the vertices split
  * the same way; every copy on a crack gets a row on each wall (docs/theory.md,
  * "Two-dimensional model"). */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_NORESERVE */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "core/rng.h"
 #include "io/fsio.h"
@@ -249,7 +251,13 @@ typedef struct tri2d {
   const shard_tsl_ops *tsl;
   void *tsl_self;
   double tsl_ibeta2; /* 1/beta^2, beta the law's weight of sliding (shear_weight): the insertion criterion's */
-  int32_t npt, npt_cap; /* cohesive points, and room for them */
+  /* cohesive points, the storage's room for them (grown by insert), and
+   * the most there can be (both ends of every facet) */
+  int32_t npt, npt_cap, npt_max;
+  /* Storage grows with the cracks (grow_copies, grow_rows, grow_points,
+   * between steps): the per-copy arrays hold nn_cap copies (at most nn_max),
+   * the per-row arrays ncon_cap rows (at most ncon_room) */
+  int32_t nn_cap, ncon_cap, ncon_room;
   double *coh; /* one block: the arrays below */
   double *pt_w, *pt_n, *pt_sc, *pt_dc, *pt_dmax, *pt_dmax_s, *pt_dn, *pt_dt, *pt_tn, *pt_tt, *pt_kn, *pt_kt, *pt_rev,
       *pt_dn0, *pt_dt0, *pt_tn0, *pt_tt0, *pt_work;
@@ -280,8 +288,10 @@ static void element_stress(const tri2d *m, int32_t e, const double *u, double ep
   for (int i = 0; i < 3; ++i) sig[i] = m->D[i][0] * eps[0] + m->D[i][1] * eps[1] + m->D[i][2] * eps[2];
 }
 
+/* the gaps of the system's rows (sys.ncon: an insertion that failed part-way
+ * may have added rows the host was never given room for) */
 static void gaps_at(const tri2d *m, const double *u, double *g) {
-  for (int32_t r = 0; r < m->ncon; ++r) {
+  for (int32_t r = 0; r < m->sys.ncon; ++r) {
     double x = m->g0[r];
     for (int32_t q = m->h_rowptr[r]; q < m->h_rowptr[r + 1]; ++q) x += m->h_val[q] * u[m->h_col[q]];
     g[r] = x;
@@ -1202,13 +1212,145 @@ static int build_facets(tri2d *m, int seg, const double from[2], const double to
     return shard_msg_set(msg, SHARD_ERR_INPUT,
                          "%s: model.crack: no interior mesh edge lies on the segment from (%g, %g) to (%g, %g) (a crack "
                          "follows mesh edges; boundary edges cannot break)", path, from[0], from[1], to[0], to[1]);
-  m->nn_max = 3 * ne; /* X has room for every corner its own copy */
-  {
-    double *X = realloc(m->X, 2 * (size_t)m->nn_max * sizeof *X);
-    if (!X) return NOMEM("the vertex copies");
-    m->X = X;
-  }
+  m->nn_max = 3 * ne; /* at most every corner its own copy (grow_copies makes the room) */
   return SHARD_OK;
+}
+
+/* ---- storage that grows with the cracks --------------------------------------------------- */
+
+/* the next capacity for `need`: up by half (and 64) at least, at most max */
+static int32_t grown_cap(int32_t cap, int32_t need, int32_t max) {
+  int64_t c = (int64_t)cap + cap / 2 + 64;
+  if (c < need) c = need;
+  return c > max ? max : (int32_t)c;
+}
+
+/* *p from n0 to n1 elements of `size` bytes (and a spare), the new ones
+ * zero (fill_m1: -1); a NULL *p is allocated (n0 taken as 0). 0 out of
+ * memory (*p as it was). */
+static int grow_array(void *p, size_t size, size_t n0, size_t n1, int fill_m1) {
+  void *old;
+  memcpy(&old, p, sizeof old);
+  if (!old) n0 = 0;
+  void *q = realloc(old, (n1 + 1) * size);
+  if (!q) return 0;
+  memset((char *)q + n0 * size, fill_m1 ? 0xff : 0, (n1 + 1 - n0) * size);
+  memcpy(p, &q, sizeof q);
+  return 1;
+}
+
+/* The pointers that alias the growing arrays, set again after realloc may
+ * have moved them (whether a growth succeeded or not) */
+static void tri_alias(tri2d *m) {
+  m->sys.mass = m->mass, m->sys.minv = m->minv, m->sys.impulse = m->impulse;
+  m->h.rowptr = m->h_rowptr, m->h.colind = m->h_col, m->h.val = m->h_val;
+}
+
+#define GROW_NOMEM(what, n0, n1)                                                                                  \
+  (tri_alias(m), shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory growing the %s from %d to %d", what, (int)(n0), \
+                               (int)(n1)))
+
+/* Room for `need` vertex copies in the per-copy arrays (positions, masses,
+ * u, v, a, the wall scratch); the first call allocates those not there yet.
+ * Out of memory: the old capacity holds (the arrays grown so far are merely
+ * larger). */
+static int grow_copies(tri2d *m, int32_t need, shard_msg *msg) {
+  if (need <= m->nn_cap && m->mass) return SHARD_OK;
+  const int32_t max = m->nn_max > m->nn ? m->nn_max : m->nn;
+  if (need > max) return shard_msg_set(msg, SHARD_ERR_INTERNAL, "%d vertex copies, more than the %d corners", (int)need, (int)max);
+  const int32_t cap = m->mass ? grown_cap(m->nn_cap, need, max) : (need > m->nn_cap ? need : m->nn_cap);
+  const size_t c0 = (size_t)m->nn_cap, c1 = (size_t)cap;
+  if (!grow_array(&m->X, sizeof(double), 2 * c0, 2 * c1, 0) || !grow_array(&m->mass, sizeof(double), 2 * c0, 2 * c1, 0) ||
+      !grow_array(&m->minv, sizeof(double), 2 * c0, 2 * c1, 0) ||
+      !grow_array(&m->sys.u, sizeof(double), 2 * c0, 2 * c1, 0) ||
+      !grow_array(&m->sys.v, sizeof(double), 2 * c0, 2 * c1, 0) ||
+      !grow_array(&m->sys.a, sizeof(double), 2 * c0, 2 * c1, 0) ||
+      (m->wall_mask && !grow_array(&m->wall_mask, 1, c0, c1, 0)) ||
+      (m->wshare && !grow_array(&m->wshare, sizeof(double), c0, c1, 0)))
+    return GROW_NOMEM("vertex copies", c0, c1);
+  tri_alias(m);
+  m->nn_cap = cap;
+  return SHARD_OK;
+}
+
+/* Room for `need` contact rows (at most ncon_room); as grow_copies */
+static int grow_rows(tri2d *m, int32_t need, shard_msg *msg) {
+  if (need <= m->ncon_cap && m->row_c) return SHARD_OK;
+  if (need > m->ncon_room)
+    return shard_msg_set(msg, SHARD_ERR_INTERNAL, "%d contact rows, more than the %d there is room for", (int)need,
+                         (int)m->ncon_room);
+  const int32_t cap = m->row_c ? grown_cap(m->ncon_cap, need, m->ncon_room) : need;
+  const size_t c0 = (size_t)m->ncon_cap, c1 = (size_t)cap;
+  if (!grow_array(&m->row_c, sizeof(int32_t), 2 * c0, 2 * c1, 0) ||
+      !grow_array(&m->row_wall, sizeof(int32_t), c0, c1, 0) ||
+      !grow_array(&m->h_rowptr, sizeof(int32_t), c0 + 1, c1 + 1, 0) /* rowptr[ncon] kept */ ||
+      !grow_array(&m->h_col, sizeof(int32_t), 4 * c0, 4 * c1, 0) ||
+      !grow_array(&m->h_val, sizeof(double), 4 * c0, 4 * c1, 0) || !grow_array(&m->g0, sizeof(double), c0, c1, 0) ||
+      !grow_array(&m->row_w, sizeof(double), c0, c1, 0) || !grow_array(&m->pen_f, sizeof(double), c0, c1, 0) ||
+      !grow_array(&m->pen_k, sizeof(double), c0, c1, 0) || !grow_array(&m->pen_e, sizeof(double), c0, c1, 0) ||
+      !grow_array(&m->gap, sizeof(double), c0, c1, 0) || !grow_array(&m->impulse, sizeof(double), c0, c1, 0) ||
+      !grow_array(&m->row_pt, sizeof(int32_t), c0, c1, 1) || !grow_array(&m->crack_row, sizeof(int32_t), c0, c1, 1))
+    return GROW_NOMEM("contact rows", c0, c1);
+  tri_alias(m);
+  m->ncon_cap = cap;
+  return SHARD_OK;
+}
+
+/* the cohesive points' arrays: slices of one block of npt_cap each */
+static void point_slices(tri2d *m) {
+  const size_t np = (size_t)m->npt_cap;
+  double **arr[] = {&m->pt_w, &m->pt_sc, &m->pt_dc, &m->pt_dmax, &m->pt_dmax_s, &m->pt_dn, &m->pt_dt, &m->pt_tn,
+                    &m->pt_tt, &m->pt_kn, &m->pt_kt, &m->pt_rev, &m->pt_dn0, &m->pt_dt0, &m->pt_tn0, &m->pt_tt0,
+                    &m->pt_work};
+  for (size_t k = 0; k < sizeof arr / sizeof arr[0]; ++k) *arr[k] = m->coh + k * np;
+  m->pt_n = m->coh + 17 * np; /* two per point */
+}
+
+/* Room for `need` cohesive points (at most npt_max): a new block, the
+ * values of every slice copied; out of memory, the old block holds. */
+static int grow_points(tri2d *m, int32_t need, shard_msg *msg) {
+  if (need <= m->npt_cap && m->coh) return SHARD_OK;
+  if (need > m->npt_max)
+    return shard_msg_set(msg, SHARD_ERR_INTERNAL, "%d cohesive points, more than the %d facet ends", (int)need,
+                         (int)m->npt_max);
+  const int32_t cap = m->coh ? grown_cap(m->npt_cap, need, m->npt_max) : need;
+  const size_t c0 = m->coh ? (size_t)m->npt_cap : 0, c1 = (size_t)cap;
+  double *coh = calloc(19 * c1 + 1, sizeof *coh);
+  if (!coh || !grow_array(&m->pt_fac, sizeof(int32_t), c0, c1, 0)) {
+    free(coh);
+    return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory growing the cohesive points from %d to %d", (int)c0,
+                         (int)c1);
+  }
+  if (m->coh) {
+    for (size_t k = 0; k < 17; ++k) memcpy(coh + k * c1, m->coh + k * c0, c0 * sizeof *coh);
+    memcpy(coh + 17 * c1, m->coh + 17 * c0, 2 * c0 * sizeof *coh);
+  }
+  free(m->coh);
+  m->coh = coh, m->npt_cap = cap;
+  point_slices(m);
+  return SHARD_OK;
+}
+
+/* Rows after nbroken facets broke with nn copies: the rows there are, the
+ * crack rows still to come (a row per end of a broken facet at most), and,
+ * with walls and a crack, a row per wall at each copy a crack row will
+ * hold (two per crack row, at most nn) */
+static int32_t rows_bound(const tri2d *m, int64_t nbroken, int64_t nn) {
+  const int64_t crack = 2 * nbroken, held = 2 * crack < nn ? 2 * crack : nn;
+  const int64_t now = m->ncon > m->nwall_rows ? m->ncon : m->nwall_rows;
+  const int64_t rows = now + (crack - m->ncrack_rows) + (m->wall_mask ? (int64_t)m->nwalls * held : 0);
+  return rows < m->ncon_room ? (int32_t)rows : m->ncon_room;
+}
+
+/* Room for the copies, rows and points of nbroken broken facets (a broken
+ * facet splits each of its two vertices at most once more). */
+static int grow_for(tri2d *m, int32_t new_broken, shard_msg *msg) {
+  const int64_t nb = (int64_t)m->nbroken + new_broken, nn = (int64_t)m->nn + 2 * (int64_t)new_broken;
+  const int32_t nn_need = nn < m->nn_max ? (int32_t)nn : m->nn_max;
+  int st = grow_copies(m, nn_need > m->nn ? nn_need : m->nn, msg);
+  if (st == SHARD_OK) st = grow_rows(m, rows_bound(m, nb, nn_need), msg);
+  if (st == SHARD_OK && m->coh) st = grow_points(m, 2 * nb < m->npt_max ? (int32_t)(2 * nb) : m->npt_max, msg);
+  return st;
 }
 
 /* The vertex copies after facets broke: the element corners joined across
@@ -1220,7 +1362,7 @@ static int build_facets(tri2d *m, int seg, const double from[2], const double to
 static int split_vertices(tri2d *m, shard_msg *msg) {
   const size_t ne3 = 3 * (size_t)m->ne;
   int32_t *par = malloc(ne3 * sizeof *par), *copy = malloc(ne3 * sizeof *copy);
-  char *seen = calloc((size_t)m->nn_max, 1);
+  char *seen = calloc((size_t)m->nn + 1, 1);
   if (!par || !copy || !seen) {
     free(par), free(copy), free(seen);
     return NOMEM("the vertex copies");
@@ -1242,6 +1384,11 @@ static int split_vertices(tri2d *m, shard_msg *msg) {
     if (!seen[v]) {
       copy[r] = v, seen[v] = 1;
       continue;
+    }
+    if (nn >= m->nn_cap) { /* grow_copies made room for every copy a split can make */
+      free(par), free(copy), free(seen);
+      return shard_msg_set(msg, SHARD_ERR_INTERNAL, "a vertex split needs more than the %d copies reserved",
+                           (int)m->nn_cap);
     }
     const int32_t w = copy[r] = nn++;
     m->X[2 * w] = m->X[2 * v], m->X[2 * w + 1] = m->X[2 * v + 1];
@@ -1593,6 +1740,7 @@ static int tri2d_create(const shard_model_args *a, void **out_self, shard_system
        : from_file ? build_file(m, pp, path, msg)
                    : build_rectangle(m, pp, path, msg);
   if (st != SHARD_OK) goto fail;
+  m->nn_cap = m->nn; /* X holds the mesh's vertices */
   if ((annulus || disk || from_file) && (st = boundary_shares(m, path, msg)) != SHARD_OK) goto fail;
   {
     double cf[2], ct[2];
@@ -1604,6 +1752,9 @@ static int tri2d_create(const shard_model_args *a, void **out_self, shard_system
     if (has_f != has_t) FAIL(shard_msg_set(msg, SHARD_ERR_INPUT, "%s: model.crack needs both 'from' and 'to'", path));
     if (has_f || m->insertion) {
       if ((st = build_facets(m, has_f, cf, ct, path, msg)) != SHARD_OK) goto fail;
+      /* room for the copies of the case's crack (the run's grow with it) */
+      const int64_t nn_crack = (int64_t)m->nn + 2 * (int64_t)m->nbroken;
+      if ((st = grow_copies(m, nn_crack < m->nn_max ? (int32_t)nn_crack : m->nn_max, msg)) != SHARD_OK) goto fail;
       if ((st = split_vertices(m, msg)) != SHARD_OK) goto fail;
     }
     if (has_f) {
@@ -1616,11 +1767,10 @@ static int tri2d_create(const shard_model_args *a, void **out_self, shard_system
   }
   const int32_t nn = m->nn, ne = m->ne, ndof = m->ndof;
   const int32_t ndof_max = m->insertion ? 2 * m->nn_max : ndof; /* inserting: every corner may become a copy */
-  if (!(m->geo = malloc((size_t)ne * 7 * sizeof *m->geo)) || !(m->mass = calloc((size_t)ndof_max, sizeof *m->mass)) ||
-      !(m->minv = calloc((size_t)ndof_max, sizeof *m->minv)) ||
-      !(m->sys.u = calloc((size_t)ndof_max, sizeof(double))) ||
-      !(m->sys.v = calloc((size_t)ndof_max, sizeof(double))) ||
-      !(m->sys.a = calloc((size_t)ndof_max, sizeof(double))) ||
+  if (!m->insertion) m->nn_max = nn; /* the copies there are */
+  /* the per-copy arrays for the copies there are; insert grows them */
+  if ((st = grow_copies(m, nn, msg)) != SHARD_OK) goto fail;
+  if (!(m->geo = malloc((size_t)ne * 7 * sizeof *m->geo)) ||
       (m->insertion && !(m->sig_el = malloc((size_t)ne * 3 * sizeof(double)))))
     FAIL(NOMEM("the mesh"));
   /* geometry, lumped mass, sizes */
@@ -1730,20 +1880,13 @@ static int tri2d_create(const shard_model_args *a, void **out_self, shard_system
   if (room > INT32_MAX / 4)
     FAIL(shard_msg_set(msg, SHARD_ERR_INPUT, "%s: model.mesh: %lld contact rows are too many", path, (long long)room));
   const int32_t ncon_max = (int32_t)room;
-  const size_t nc = (size_t)(ncon_max > 0 ? ncon_max : 1);
-  if (!(m->row_c = calloc(2 * nc, sizeof(int32_t))) || !(m->row_wall = calloc(nc, sizeof(int32_t))) ||
-      !(m->h_rowptr = malloc((nc + 1) * sizeof(int32_t))) || !(m->h_col = malloc(4 * nc * sizeof(int32_t))) ||
-      !(m->h_val = malloc(4 * nc * sizeof(double))) || !(m->g0 = malloc(nc * sizeof(double))) ||
-      !(m->row_w = calloc(nc, sizeof(double))) || !(m->pen_f = calloc(nc, sizeof(double))) ||
-      !(m->pen_k = calloc(nc, sizeof(double))) || !(m->pen_e = calloc(nc, sizeof(double))) ||
-      !(m->gap = calloc(nc, sizeof(double))) || !(m->impulse = calloc(nc, sizeof(double))) ||
-      !(m->row_pt = malloc(nc * sizeof(int32_t))) || !(m->crack_row = malloc(nc * sizeof(int32_t))))
-    FAIL(NOMEM("the wall rows"));
-  for (size_t q = 0; q < nc; ++q) m->row_pt[q] = -1, m->crack_row[q] = -1;
-  if (walls_crack && (!(m->wall_mask = calloc((size_t)m->nn_max, 1)) ||
-                      !(m->wshare = malloc((size_t)m->nn_max * sizeof(double))) ||
+  m->ncon_room = ncon_max > 0 ? ncon_max : 1;
+  if (walls_crack && (!(m->wall_mask = calloc((size_t)m->nn_cap + 1, 1)) ||
+                      !(m->wshare = calloc((size_t)m->nn_cap + 1, sizeof(double))) ||
                       !(m->edge_fac = malloc(3 * (size_t)ne * sizeof(int32_t)))))
     FAIL(NOMEM("the wall rows"));
+  /* the rows of the walls and of the case's crack; insert grows them */
+  if ((st = grow_rows(m, m->insertion ? rows_bound(m, m->nbroken, nn) : m->ncon_room, msg)) != SHARD_OK) goto fail;
   if (walls_crack) edge_facets(m);
   int32_t r = 0;
   for (int s = 0; s < W_N; ++s)
@@ -1764,16 +1907,10 @@ static int tri2d_create(const shard_model_args *a, void **out_self, shard_system
   m->ncon = ncon;
   m->h_rowptr[ncon] = 2 * ncon;
   m->h = (shard_csr){ncon, ndof, m->h_rowptr, m->h_col, m->h_val};
-  if (m->fracture && ncrack > 0) { /* the cohesive points: the crack rows' facet ends */
-    const size_t np = (size_t)ncrack;
-    m->npt_cap = ncrack;
-    if (!(m->coh = calloc(19 * np, sizeof *m->coh)) || !(m->pt_fac = malloc(np * sizeof(int32_t))))
-      FAIL(NOMEM("the cohesive points"));
-    double **arr[] = {&m->pt_w, &m->pt_sc, &m->pt_dc, &m->pt_dmax, &m->pt_dmax_s, &m->pt_dn, &m->pt_dt, &m->pt_tn,
-                      &m->pt_tt, &m->pt_kn, &m->pt_kt, &m->pt_rev, &m->pt_dn0, &m->pt_dt0, &m->pt_tn0, &m->pt_tt0,
-                      &m->pt_work};
-    for (size_t k = 0; k < sizeof arr / sizeof arr[0]; ++k) *arr[k] = m->coh + k * np;
-    m->pt_n = m->coh + 17 * np; /* two per point */
+  if (m->fracture && ncrack > 0) { /* the cohesive points: the crack rows' facet ends (insert grows them) */
+    m->npt_max = ncrack;
+    const int32_t np = m->insertion ? (2 * m->nbroken < ncrack ? 2 * m->nbroken : ncrack) : ncrack;
+    if ((st = grow_points(m, np, msg)) != SHARD_OK) goto fail;
   }
   add_crack_rows(m);
   add_wall_rows(m);
@@ -1956,8 +2093,23 @@ static void tri2d_commit(void *self) {
  * f(u_n) as the scheme's energy identity needs (docs/theory.md §14). Every
  * DOF, not only the copies': NSN's linearised a (a step with impulses,
  * without consistent_acceleration) sums to zero momentum over all DOFs
- * only; M^-1 f does too. Returns the facets broken. An allocation failure
- * here is reported by the next force(). */
+ * only; M^-1 f does too. Returns the facets broken. The storage grows
+ * first, for the worst case of the facets about to break (amortised,
+ * capped at every corner a copy): out of memory there, -1 and nothing
+ * changed. A later allocation failure here is reported by the next
+ * force(). */
+/* whether intact facet f breaks under the elements' stresses sig_el: its
+ * effective traction in *seff */
+static int facet_breaks(const tri2d *m, int32_t f, double *seff) {
+  const double *sa = m->sig_el + 3 * m->bf_em[f], *sb = m->sig_el + 3 * m->bf_ep[f];
+  const double sxx = 0.5 * (sa[0] + sb[0]), syy = 0.5 * (sa[1] + sb[1]), sxy = 0.5 * (sa[2] + sb[2]);
+  const double nx = m->bf_n[2 * f], ny = m->bf_n[2 * f + 1];
+  const double tx = sxx * nx + sxy * ny, ty = sxy * nx + syy * ny;
+  const double sn = tx * nx + ty * ny, tau = -ny * tx + nx * ty, sp = sn > 0 ? sn : 0.0;
+  *seff = sqrt(sp * sp + tau * tau * m->tsl_ibeta2);
+  return *seff >= m->bf_strength[f];
+}
+
 static int32_t tri2d_insert(void *self, int32_t *first_dof) {
   tri2d *m = self;
   *first_dof = m->ndof;
@@ -1969,19 +2121,26 @@ static int32_t tri2d_insert(void *self, int32_t *first_dof) {
   }
   int32_t n = 0;
   for (int32_t f = 0; f < m->nfac; ++f) {
-    if (m->bf_state[f]) continue;
-    const double *sa = m->sig_el + 3 * m->bf_em[f], *sb = m->sig_el + 3 * m->bf_ep[f];
-    const double sxx = 0.5 * (sa[0] + sb[0]), syy = 0.5 * (sa[1] + sb[1]), sxy = 0.5 * (sa[2] + sb[2]);
-    const double nx = m->bf_n[2 * f], ny = m->bf_n[2 * f + 1];
-    const double tx = sxx * nx + sxy * ny, ty = sxy * nx + syy * ny;
-    const double sn = tx * nx + ty * ny, tau = -ny * tx + nx * ty, sp = sn > 0 ? sn : 0.0;
-    const double seff = sqrt(sp * sp + tau * tau * m->tsl_ibeta2);
-    if (seff >= m->bf_strength[f]) m->bf_state[f] = 1, m->bf_sc[f] = seff, ++n;
+    double seff;
+    n += !m->bf_state[f] && facet_breaks(m, f, &seff);
   }
   if (!n) return 0;
+  /* the storage for them first, while nothing has changed: out of memory,
+   * nothing is inserted and the run stops with what it computed */
+  shard_msg gmsg;
+  if (grow_for(m, n, &gmsg) != SHARD_OK) return -1;
+  /* the forces after the insertion (Newmark form, below), allocated now too */
+  double *force = NULL;
+  if (m->stats.energy_form == SHARD_ENERGY_NEWMARK && !(force = malloc(2 * ((size_t)m->nn_cap + 1) * sizeof *force)))
+    return -1;
+  for (int32_t f = 0; f < m->nfac; ++f) {
+    double seff;
+    if (!m->bf_state[f] && facet_breaks(m, f, &seff)) m->bf_state[f] = 1, m->bf_sc[f] = seff;
+  }
   m->nbroken += n, m->insertions += n;
   if (split_vertices(m, &m->insert_msg) != SHARD_OK) {
     m->insert_failed = 1;
+    free(force);
     return 0;
   }
   /* the lumped masses again, element by element (the order of create) */
@@ -1999,24 +2158,19 @@ static int32_t tri2d_insert(void *self, int32_t *first_dof) {
   m->k_rowptr = m->k_col = m->nblock = NULL, m->k_base = m->k_val = NULL;
   if (row_springs(m, &m->insert_msg) != SHARD_OK || build_stiffness(m, &m->insert_msg) != SHARD_OK) {
     m->insert_failed = 1;
+    free(force);
     return 0;
   }
   m->sys.ndof = m->ndof, m->sys.ncon = m->ncon;
   init_points(m, old_npt);
   /* the step just taken says the scheme's form: CD-Lagrange's a is the
    * difference of its staggered velocities (copied with them), not f / m */
-  if (m->stats.energy_form != SHARD_ENERGY_NEWMARK) return n;
-  double *f = malloc((size_t)m->ndof * sizeof *f);
-  if (!f) {
-    shard_msg_set(&m->insert_msg, SHARD_ERR_NOMEM, "out of memory for the forces after an insertion");
-    m->insert_failed = 1;
-    return 0;
-  }
+  if (!force) return n;
   shard_msg fmsg;
-  sys_force(&m->sys, m->sys.t, m->sys.u, f, &fmsg); /* cannot fail: insert_failed is clear */
+  sys_force(&m->sys, m->sys.t, m->sys.u, force, &fmsg); /* cannot fail: insert_failed is clear */
   for (int32_t d = 0; d < m->ndof; ++d)
-    if (m->minv[d] != 0.0) m->sys.a[d] = m->minv[d] * f[d];
-  free(f);
+    if (m->minv[d] != 0.0) m->sys.a[d] = m->minv[d] * force[d];
+  free(force);
   return n;
 }
 
@@ -2227,7 +2381,9 @@ static int tri2d_summary_keys(void *self, const shard_model_summary_in *in, cons
   w->num(w->ctx, "tri2d.vy_mean", py / m->mass_total);
   w->integer(w->ctx, "tri2d.nodes", m->nn);
   w->integer(w->ctx, "tri2d.elements", m->ne);
+  int rc = SHARD_OK; /* out of memory counting the fragments: the keys empty, the summary refused */
   const int32_t nf = fragments(m);
+  if (nf < 0) rc = SHARD_ERR_NOMEM;
   if (nf < 0) w->num(w->ctx, "tri2d.fragments", NAN);
   else w->integer(w->ctx, "tri2d.fragments", nf);
   if (m->fracture) {
@@ -2235,6 +2391,7 @@ static int tri2d_summary_keys(void *self, const shard_model_summary_in *in, cons
     else w->integer(w->ctx, "fracture.fragments", nf);
     frag_row *fr = NULL;
     const int32_t n = fragment_rows(m, &fr);
+    if (n < 0) rc = SHARD_ERR_NOMEM;
     double mean = NAN, sd = NAN, lo = NAN, hi = NAN;
     if (n > 0) {
       double sum = 0, ss = 0;
@@ -2259,7 +2416,7 @@ static int tri2d_summary_keys(void *self, const shard_model_summary_in *in, cons
     w->num(w->ctx, "fracture.cohesive_work", in->cohesive_work);
     w->num(w->ctx, "fracture.reversible", in->cohesive_reversible);
   }
-  return SHARD_OK;
+  return rc;
 }
 
 /* fragments.csv (with a fracture section): one row per fragment */
@@ -2432,39 +2589,146 @@ static const char *tri2d_fields_note(const void *self) {
  * pt_work, contiguous in the block: 5 per point) */
 static uint32_t tri2d_ck_sections(void *self) {
   const tri2d *m = self;
-  return (m->sys.n_aux ? 5u : 4u) + (m->insertion ? (m->wall_mask ? 9u : 6u) : 0u) + (m->tsl && m->npt_cap > 0 ? 2u : 0u);
+  return (m->sys.n_aux ? 5u : 4u) + (m->insertion ? (m->wall_mask ? 9u : 6u) : 0u) + (m->tsl && m->npt_max > 0 ? 2u : 0u);
 }
 
 /* Every section has the size of its room (ndof_max, ncon_max, every
- * possible cohesive point): a checkpoint has one size whatever the state
- * (without insertion the room is the state). */
+ * possible copy and cohesive point), whatever the state and however far the
+ * storage grew (without insertion the room is the state): the arrays
+ * shorter than their room go through a scratch buffer, zero-padded (as
+ * large as the largest section, allocated for the write or read only). */
+typedef struct ck_sec {
+  const char *name;
+  uint32_t type;
+  void *data;       /* the model's array */
+  uint64_t have;    /* elements it holds */
+  uint64_t count;   /* the section's */
+  uint64_t stride;  /* > 0: `parts` slices of `stride` in the model, of count / parts in the section */
+  int parts;
+} ck_sec;
+
+static size_t ck_size(uint32_t type) {
+  return type == SHARD_MODEL_CK_F64 || type == SHARD_MODEL_CK_I64 ? 8 : type == SHARD_MODEL_CK_I32 ? 4 : 1;
+}
+
+/* the sections of the arrays that grow, in their order: topology (with
+ * insertion), state; n_out: how many */
+static int ck_secs(tri2d *m, ck_sec *out) {
+  int n = 0;
+  const uint64_t nd = (uint64_t)m->sys.ndof_max, nr = (uint64_t)m->sys.ncon_max;
+  const uint64_t hd = 2 * (uint64_t)m->nn_cap, hr = (uint64_t)m->ncon_cap;
+  if (m->insertion) {
+    out[n++] = (ck_sec){"topology_x", SHARD_MODEL_CK_F64, m->X, hd, 2 * (uint64_t)m->nn_max, 0, 0};
+    if (m->wall_mask) {
+      out[n++] = (ck_sec){"row_wall", SHARD_MODEL_CK_I32, m->row_wall, hr, nr, 0, 0};
+      out[n++] = (ck_sec){"row_node", SHARD_MODEL_CK_I32, m->row_c, 2 * hr, 2 * nr, 0, 0};
+      out[n++] = (ck_sec){"row_weight", SHARD_MODEL_CK_F64, m->row_w, hr, nr, 0, 0};
+    }
+  }
+  out[n++] = (ck_sec){"u", SHARD_MODEL_CK_F64, m->sys.u, hd, nd, 0, 0};
+  out[n++] = (ck_sec){"v", SHARD_MODEL_CK_F64, m->sys.v, hd, nd, 0, 0};
+  out[n++] = (ck_sec){"a", SHARD_MODEL_CK_F64, m->sys.a, hd, nd, 0, 0};
+  out[n++] = (ck_sec){"impulse", SHARD_MODEL_CK_F64, m->impulse, hr, nr, 0, 0};
+  if (m->sys.n_aux)
+    out[n++] = (ck_sec){"aux", SHARD_MODEL_CK_F64, m->sys.aux, (uint64_t)m->sys.n_aux * nd, (uint64_t)m->sys.n_aux * nd, 0, 0};
+  if (m->tsl && m->npt_max > 0) {
+    const uint64_t hp = (uint64_t)m->npt_cap, np = (uint64_t)m->npt_max;
+    out[n++] = (ck_sec){"cohesive_dmax", SHARD_MODEL_CK_F64, m->pt_dmax, hp, np, 0, 0};
+    /* dn0, dt0, tn0, tt0, work: consecutive slices of the block */
+    out[n++] = (ck_sec){"cohesive_state", SHARD_MODEL_CK_F64, m->pt_dn0, 5 * hp, 5 * np, hp, 5};
+  }
+  return n;
+}
+
+/* the bytes of the largest section shorter than its room (0: none) */
+static size_t ck_most(const ck_sec *sec, int n) {
+  size_t most = 0;
+  for (int k = 0; k < n; ++k)
+    if (sec[k].have < sec[k].count && sec[k].count * ck_size(sec[k].type) > most) most = sec[k].count * ck_size(sec[k].type);
+  return most;
+}
+
+static void *ck_scratch(const ck_sec *sec, int n) {
+  const size_t most = ck_most(sec, n);
+  return most ? malloc(most + 8) : NULL;
+}
+
+/* section k's bytes in scratch, zero-padded */
+static void ck_pad(const ck_sec *c, unsigned char *scratch) {
+  const size_t z = ck_size(c->type);
+  memset(scratch, 0, c->count * z);
+  if (c->parts) {
+    for (int p = 0; p < c->parts; ++p)
+      memcpy(scratch + (size_t)p * (c->count / (uint64_t)c->parts) * z, (const unsigned char *)c->data + (size_t)p * c->stride * z,
+             c->stride * z);
+  } else {
+    memcpy(scratch, c->data, c->have * z);
+  }
+}
+
+/* the first `have` elements of section k from scratch */
+static void ck_unpad(const ck_sec *c, const unsigned char *scratch) {
+  const size_t z = ck_size(c->type);
+  if (c->parts) {
+    for (int p = 0; p < c->parts; ++p)
+      memcpy((unsigned char *)c->data + (size_t)p * c->stride * z, scratch + (size_t)p * (c->count / (uint64_t)c->parts) * z,
+             c->stride * z);
+  } else {
+    memcpy(c->data, scratch, c->have * z);
+  }
+}
+
+/* write section c (through scratch when shorter than its room; without a
+ * scratch, out of memory: the zero pages `zero` at the section's size, or,
+ * without them either, an empty section) */
+static void ck_put_sec(const shard_model_ck_io *io, const ck_sec *c, unsigned char *scratch, const void *zero) {
+  if (c->have >= c->count) {
+    io->put(io->ctx, c->name, c->type, c->data, c->count);
+  } else if (scratch) {
+    ck_pad(c, scratch);
+    io->put(io->ctx, c->name, c->type, scratch, c->count);
+  } else {
+    io->put(io->ctx, c->name, c->type, zero, zero ? c->count : 0);
+  }
+}
+
+/* read section c into the model's array (through scratch when shorter) */
+static int ck_get_sec(const shard_model_ck_io *io, const ck_sec *c, unsigned char *scratch, shard_msg *msg) {
+  if (c->have >= c->count) return io->get(io->ctx, c->name, c->type, c->data, c->count, msg);
+  if (!scratch) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory for the checkpoint's section %s", c->name);
+  const int st = io->get(io->ctx, c->name, c->type, scratch, c->count, msg);
+  if (st == SHARD_OK) ck_unpad(c, scratch);
+  return st;
+}
+
 static void tri2d_ck_write(void *self, const shard_model_ck_io *io) {
   tri2d *m = self;
-  const uint64_t n = (uint64_t)m->sys.ndof_max;
+  ck_sec sec[16];
+  const int nsec = ck_secs(m, sec);
+  const size_t most = ck_most(sec, nsec);
+  unsigned char *scratch = ck_scratch(sec, nsec);
+  /* Out of memory for the scratch: the sections keep their sizes (the
+   * host's size of a checkpoint holds), their data zero pages mapped for
+   * the write (no memory: they are only read), and the counts say -1, so
+   * that a restart refuses this checkpoint as corrupt instead of taking it */
+  void *zero = NULL;
+  if (most && !scratch) {
+    zero = mmap(NULL, most, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (zero == MAP_FAILED) zero = NULL;
+  }
+  int k = 0;
   if (m->insertion) { /* the topology first: the state's sizes follow from it */
-    const int64_t counts[4] = {m->nn, m->ncon, m->nbroken, m->insertions};
-    io->put(io->ctx, "topology_counts", SHARD_MODEL_CK_I64, counts, 4);
+    const int64_t counts[4] = {m->nn, m->ncon, m->nbroken, m->insertions}, bad[4] = {-1, -1, -1, -1};
+    io->put(io->ctx, "topology_counts", SHARD_MODEL_CK_I64, most && !scratch ? bad : counts, 4);
     io->put(io->ctx, "topology_tri", SHARD_MODEL_CK_I32, m->tri, 3 * (uint64_t)m->ne);
-    io->put(io->ctx, "topology_x", SHARD_MODEL_CK_F64, m->X, 2 * (uint64_t)m->nn_max);
+    ck_put_sec(io, &sec[k++], scratch, zero); /* topology_x */
     io->put(io->ctx, "facet_state", SHARD_MODEL_CK_BYTES, m->bf_state, (uint64_t)m->nfac);
     io->put(io->ctx, "facet_row", SHARD_MODEL_CK_I32, m->bf_row, 2 * (uint64_t)m->nfac);
     io->put(io->ctx, "facet_sigma", SHARD_MODEL_CK_F64, m->bf_sc, (uint64_t)m->nfac);
-    if (m->wall_mask) { /* the rows' kinds (a wall, -1 for a crack row), the wall rows' copies and weights */
-      const uint64_t nr = (uint64_t)m->sys.ncon_max;
-      io->put(io->ctx, "row_wall", SHARD_MODEL_CK_I32, m->row_wall, nr);
-      io->put(io->ctx, "row_node", SHARD_MODEL_CK_I32, m->row_c, 2 * nr);
-      io->put(io->ctx, "row_weight", SHARD_MODEL_CK_F64, m->row_w, nr);
-    }
   }
-  io->put(io->ctx, "u", SHARD_MODEL_CK_F64, m->sys.u, n);
-  io->put(io->ctx, "v", SHARD_MODEL_CK_F64, m->sys.v, n);
-  io->put(io->ctx, "a", SHARD_MODEL_CK_F64, m->sys.a, n);
-  io->put(io->ctx, "impulse", SHARD_MODEL_CK_F64, m->impulse, (uint64_t)m->sys.ncon_max);
-  if (m->sys.n_aux) io->put(io->ctx, "aux", SHARD_MODEL_CK_F64, m->sys.aux, (uint64_t)m->sys.n_aux * n);
-  if (m->tsl && m->npt_cap > 0) {
-    io->put(io->ctx, "cohesive_dmax", SHARD_MODEL_CK_F64, m->pt_dmax, (uint64_t)m->npt_cap);
-    io->put(io->ctx, "cohesive_state", SHARD_MODEL_CK_F64, m->pt_dn0, 5 * (uint64_t)m->npt_cap);
-  }
+  for (; k < nsec; ++k) ck_put_sec(io, &sec[k], scratch, zero);
+  free(scratch);
+  if (zero) munmap(zero, most);
 }
 
 /* A run with insertion: the copies, rows and facet states of the
@@ -2483,16 +2747,28 @@ static int ck_read_topology(tri2d *m, const shard_model_ck_io *io, shard_msg *ms
                          (long long)c[2], (long long)c[3], (int)m->nn, (int)m->nn_max, (int)m->nwall_rows,
                          (int)ncon_max, (int)m->nfac);
   const int32_t nn = (int32_t)c[0], ncon = (int32_t)c[1];
+  /* the storage for the checkpoint's copies, rows and points */
+  if ((st = grow_copies(m, nn, msg)) != SHARD_OK || (st = grow_rows(m, ncon, msg)) != SHARD_OK ||
+      (m->coh && (st = grow_points(m, ncon - m->nwall_rows < m->npt_max ? ncon - m->nwall_rows : m->npt_max, msg)) !=
+                     SHARD_OK))
+    return st;
+  ck_sec sec[16];
+  const int nsec = ck_secs(m, sec);
+  unsigned char *scratch = ck_scratch(sec, nsec);
   char *state = malloc((size_t)(m->nfac > 0 ? m->nfac : 1));
-  if (!state) return NOMEM("the checkpoint's facets");
+  if (!state || (!scratch && sec[0].have < sec[0].count)) {
+    free(state), free(scratch);
+    return NOMEM("the checkpoint's facets");
+  }
   if ((st = io->get(io->ctx, "topology_tri", SHARD_MODEL_CK_I32, m->tri, 3 * (uint64_t)m->ne, msg)) != SHARD_OK ||
-      (st = io->get(io->ctx, "topology_x", SHARD_MODEL_CK_F64, m->X, 2 * (uint64_t)m->nn_max, msg)) != SHARD_OK ||
+      (st = ck_get_sec(io, &sec[0], scratch, msg)) != SHARD_OK ||
       (st = io->get(io->ctx, "facet_state", SHARD_MODEL_CK_BYTES, state, (uint64_t)m->nfac, msg)) != SHARD_OK ||
       (st = io->get(io->ctx, "facet_row", SHARD_MODEL_CK_I32, m->bf_row, 2 * (uint64_t)m->nfac, msg)) != SHARD_OK ||
       (st = io->get(io->ctx, "facet_sigma", SHARD_MODEL_CK_F64, m->bf_sc, (uint64_t)m->nfac, msg)) != SHARD_OK) {
-    free(state);
+    free(state), free(scratch);
     return st;
   }
+  free(scratch);
   for (int32_t f = 0; f < m->nfac && st == SHARD_OK; ++f) {
     if (state[f] < 0 || state[f] > 2 || (state[f] == 2) != (m->bf_state[f] == 2))
       st = shard_msg_set(msg, SHARD_ERR_INPUT, "facet_state[%d] = %d: not the case's crack, or not a state", (int)f,
@@ -2575,7 +2851,7 @@ static int ck_read_topology(tri2d *m, const shard_model_ck_io *io, shard_msg *ms
   }
   m->ncon = ncon, m->h_rowptr[m->nwall_rows] = 2 * m->nwall_rows, m->ncrack_rows = 0;
   if (m->wall_mask) {
-    memset(m->wall_mask, 0, (size_t)m->nn_max);
+    memset(m->wall_mask, 0, (size_t)m->nn_cap);
     for (int32_t r = 0; r < m->nwall_rows; ++r) /* the set-up rows: their weights as the run left them */
       m->wall_mask[m->row_c[2 * r + 1]] |= (unsigned char)(1u << m->row_wall[r]), m->row_w[r] = wgt[r];
   }
@@ -2630,27 +2906,23 @@ static int tri2d_ck_read(void *self, const shard_model_ck_io *io, int64_t step, 
     const int st = ck_read_topology(m, io, msg);
     if (st != SHARD_OK) return st;
   }
-  const uint64_t n = (uint64_t)m->sys.ndof_max;
-  struct {
-    const char *name;
-    double *p;
-    uint64_t count;
-  } arrays[] = {{"u", m->sys.u, n},
-                {"v", m->sys.v, n},
-                {"a", m->sys.a, n},
-                {"impulse", m->impulse, (uint64_t)m->sys.ncon_max},
-                {"aux", m->sys.aux, (uint64_t)m->sys.n_aux * n},
-                {"cohesive_dmax", m->pt_dmax, (uint64_t)m->npt_cap},
-                {"cohesive_state", m->pt_dn0, 5 * (uint64_t)m->npt_cap}};
-  const int coh = m->tsl && m->npt_cap > 0;
-  for (size_t k = 0; k < 7; ++k) {
-    if ((k == 4 && !m->sys.n_aux) || (k >= 5 && !coh)) continue;
-    const int st = io->get(io->ctx, arrays[k].name, SHARD_MODEL_CK_F64, arrays[k].p, arrays[k].count, msg);
-    if (st != SHARD_OK) return st;
-    for (uint64_t i = 0; i < arrays[k].count; ++i)
-      if (!isfinite(arrays[k].p[i]))
-        return shard_msg_set(msg, SHARD_ERR_INPUT, "%s[%llu] is not finite", arrays[k].name, (unsigned long long)i);
+  /* the state's sections, through scratch into arrays shorter than their room */
+  ck_sec sec[16];
+  const int nsec = ck_secs(m, sec);
+  unsigned char *scratch = ck_scratch(sec, nsec);
+  const int coh = m->tsl && m->npt_max > 0;
+  int st = SHARD_OK;
+  for (int k = m->insertion ? 1 + (m->wall_mask ? 3 : 0) : 0; k < nsec && st == SHARD_OK; ++k) {
+    st = ck_get_sec(io, &sec[k], scratch, msg);
+    const double *p = sec[k].data;
+    const uint64_t have = sec[k].have < sec[k].count ? sec[k].have : sec[k].count;
+    for (uint64_t i = 0; i < have && st == SHARD_OK; ++i)
+      if (!isfinite(p[i]))
+        st = shard_msg_set(msg, SHARD_ERR_INPUT, "%s[%llu] is not finite", sec[k].name,
+                           (unsigned long long)(sec[k].parts ? (i / sec[k].stride) * (sec[k].count / 5) + i % sec[k].stride : i));
   }
+  free(scratch);
+  if (st != SHARD_OK) return st;
   for (int32_t r = 0; r < m->ncon; ++r)
     if (m->impulse[r] < 0)
       return shard_msg_set(msg, SHARD_ERR_INPUT, "impulse[%d] = %g is negative (a wall only pushes)", (int)r,
