@@ -49,12 +49,25 @@ static void cohesive_eval(shard_model *m, const double *u, int commit) {
   /* A trial (commit = 0) reads the history in place: the TSL contract
    * (shard/tsl.h, checked for every TSL by tests/unit/test_tsl_contract.c)
    * forbids it to write delta_max, so no copy of the history per call. */
-  shard_tsl_batch b = {.n = n, .sigma_c = m->if_sigma, .delta_c = m->if_deltac, .delta = m->if_delta,
-                       .delta_max = m->if_dmax, .traction = m->if_t, .stiffness = m->if_k, .reversible = m->if_rev};
-  shard_tsl_evaluate(m->tsl, m->tsl_self, &b, commit);
-  if (m->tsl_zero_in_compression)
+  /* In threads: one sub-batch of consecutive interfaces each (the TSL
+   * contract: an interface's results do not depend on the batch it is in,
+   * and evaluate keeps no state in its const self) */
+  const shard_par chunks = {T.threads, 1};
+  const int32_t nb = T.threads > 1 && n >= T.grain ? T.threads : 1;
+  (void)chunks;
+  SHARD_OMP_FOR(chunks, nb)
+  for (int32_t k = 0; k < nb; ++k) {
+    const int32_t i0 = (int32_t)((int64_t)n * k / nb), i1 = (int32_t)((int64_t)n * (k + 1) / nb);
+    shard_tsl_batch b = {.n = i1 - i0, .sigma_c = m->if_sigma + i0, .delta_c = m->if_deltac + i0,
+                         .delta = m->if_delta + i0, .delta_max = m->if_dmax + i0, .traction = m->if_t + i0,
+                         .stiffness = m->if_k + i0, .reversible = m->if_rev + i0};
+    if (i1 > i0) shard_tsl_evaluate(m->tsl, m->tsl_self, &b, commit);
+  }
+  if (m->tsl_zero_in_compression) {
+    SHARD_OMP_FOR(T, n)
     for (int32_t i = 0; i < n; ++i)
       if (m->if_delta[i] < 0) m->if_t[i] = 0, m->if_k[i] = 0, m->if_rev[i] = 0;
+  }
   m->coh_trial = !commit;
 }
 
@@ -968,6 +981,9 @@ int shard_model_set_tsl(shard_model *m, const shard_tsl_ops *ops, void *self, in
 void shard_model_commit(shard_model *m) {
   if (!m->niface || !m->tsl) return;
   cohesive_eval(m, m->sys.u, 1);
+  const shard_par T = shard_system_par(&m->sys);
+  (void)T;
+  SHARD_OMP_FOR(T, m->niface)
   for (int32_t i = 0; i < m->niface; ++i) {
     const double dd = m->if_delta[i] - m->if_delta_prev[i];
     m->if_work[i] += 0.5 * dd * (m->if_t[i] + m->if_t_prev[i]);
