@@ -1,6 +1,7 @@
 /* shard run CASE.yaml [-o DIR] [--set key.path=value ...] [--resume] [--progress|--no-progress] [--threads N]
  * shard run --restart DIR   (continue from DIR/checkpoint.bin with DIR/case.resolved.yaml)
  * --resume: continue from DIR/checkpoint.bin when this same run wrote it, else start over */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -137,6 +138,18 @@ int shard_cli_threads_available(const char *cmd, int threads) {
   return 1;
 }
 
+/* The plugins' OpenMP runtime (the library the build linked them with)
+ * loaded here, before them, and never unloaded: its threads outlive the
+ * run, and unloading it under them when the registry closes the plugins
+ * crashed (a thread spinning in code unmapped: OMP_WAIT_POLICY=active). Not
+ * found (another machine): the plugins load it, as without this. */
+static void pin_openmp_runtime(void) {
+#ifdef SHARD_OPENMP_RUNTIME
+  void *h = dlopen(SHARD_OPENMP_RUNTIME, RTLD_NOW | RTLD_GLOBAL | RTLD_NODELETE);
+  if (h) dlclose(h); /* the reference just taken; RTLD_NODELETE keeps it */
+#endif
+}
+
 static void usage(FILE *out) {
   fprintf(out, "usage: shard run CASE.yaml [-o DIR] [--set key.path=value ...] [--resume] [--progress | --no-progress]\n"
                   "                [--threads N] [--thread-grain G]\n"
@@ -222,6 +235,9 @@ int shard_cmd_run(const shard_cli *cli, int argc, char **argv) {
     free(sets);
     return SHARD_EXIT_INPUT;
   }
+  /* before the plugins load the OpenMP runtime, which reads its environment then */
+  threads = shard_cli_threads_available("shard run", threads);
+  if (threads > 1) pin_openmp_runtime();
   shard_msg msg = {{0}};
   shard_registry *reg = NULL;
   shard_diag *diag = shard_diag_create();
@@ -265,7 +281,7 @@ int shard_cmd_run(const shard_cli *cli, int argc, char **argv) {
                            .resume = resume,
                            .continued_from = &continued_from,
                            .stop = &stop_signal,
-                           .threads = shard_cli_threads_available("shard run", threads),
+                           .threads = threads,
                            .thread_grain = (int32_t)grain};
   catch_stop_signals();
   heartbeat beat;

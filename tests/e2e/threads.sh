@@ -64,6 +64,18 @@ ins=$(awk '$1 == "insertions:" {print $2}' "$tmp/free_ring.1/summary.yaml")
 ins=$(awk '$1 == "insertions:" {print $2}' "$tmp/free_ring_penalty.1/summary.yaml")
 [ "${ins:-0}" -gt 100 ] || fail "free_ring_penalty_case: $ins insertions, expected some hundreds"
 
+# Threads spinning at exit (OMP_WAIT_POLICY=active) while the plugins are
+# closed: the OpenMP runtime must stay loaded under them (it crashed with
+# SIGSEGV in the runtime's thread loop when it was unloaded with the plugins)
+for k in 1 2 3; do
+  set +e
+  OMP_WAIT_POLICY=active "$shard" run "$src/cases/paper/damaged_bar.yaml" --no-progress --set time.end=2e-9 \
+    --threads 2 --thread-grain 8 -o "$tmp/active" >/dev/null 2>"$tmp/active.err"
+  rc=$?
+  set -e
+  [ $rc = 0 ] || fail "OMP_WAIT_POLICY=active --threads 2: exit $rc $(cat "$tmp/active.err")"
+done
+
 # bad values: exit 2, nothing run, the option named
 case="$(cd "$src" && pwd)/cases/paper/ball_e1.yaml"
 for v in -1 abc 2x ""; do
