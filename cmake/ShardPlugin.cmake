@@ -7,6 +7,8 @@
 #   a MODULE named <name>.so (no `lib` prefix), C11, hidden visibility: the only
 #   exported symbol is shard_plugin_entry. Compiled against the target
 #   shard::headers (the public headers) and linked with libm and LIBS.
+#   Linked with OpenMP::OpenMP_C when that target exists (find_package(OpenMP)
+#   before), so that the loops of shard/parallel.h run in threads.
 #   OUTPUT_DIR: where the build puts it (default: SHARD_PLUGIN_OUTPUT_DIR when
 #   set, as in shard's own build, else CMake's default). Installed to
 #   INSTALL_DIR (default: ${CMAKE_INSTALL_LIBDIR}/shard/plugins of the
@@ -41,6 +43,9 @@ function(shard_add_plugin name)
     set_target_properties(${target} PROPERTIES LIBRARY_OUTPUT_DIRECTORY "${P_OUTPUT_DIR}")
   endif()
   target_link_libraries(${target} PRIVATE shard::headers m ${P_LIBS})
+  if(TARGET OpenMP::OpenMP_C) # the loops of shard/parallel.h in threads (else serial)
+    target_link_libraries(${target} PRIVATE OpenMP::OpenMP_C)
+  endif()
   if(NOT P_NO_INSTALL)
     if(NOT P_INSTALL_DIR)
       set(P_INSTALL_DIR "${CMAKE_INSTALL_LIBDIR}/shard/plugins")

@@ -30,9 +30,13 @@
 # offset and H row, read by the penalty law (~10 B/DOF, rows cached between
 # the two elements sharing a node). Override with BYTES_PER_DOF=...
 #
+# THREADS=N runs both schemes with `shard run --threads N` (default 1): the
+# CPU time then counts every thread, and the wall time per step beside it
+# shows what the threads buy (docs/cases.md, "Threads").
+#
 # usage: scripts/bench_cost.sh [BUILD_DIR] [STEPS]
 #   env: SIZES (default "100 1000 10000 100000"), FACTORS (default "0.5 0.99"), STEPS0 (default 20),
-#        LCP (NSN's LCP solver plugin, default pgs; its tolerance stays 1e-12)
+#        LCP (NSN's LCP solver plugin, default pgs; its tolerance stays 1e-12), THREADS (default 1)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
@@ -42,6 +46,7 @@ sizes=${SIZES:-"100 1000 10000 100000"}
 factors=${FACTORS:-"0.5 0.99"}
 bytes=${BYTES_PER_DOF:-90}
 lcp=${LCP:-pgs}
+threads=${THREADS:-1}
 shard="$build/bin/shard"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -104,7 +109,7 @@ CPUTIME
 bw=$("$tmp/triad" | awk '{print $1}')
 floor=$(awk -v b="$bytes" -v bw="$bw" 'BEGIN {printf "%.2f", b / bw}')
 echo "memory bandwidth (triad, 1 thread): $bw GB/s; explicit-step floor at $bytes B/DOF: $floor ns/DOF/step"
-echo "NSN's LCP solver: $lcp"
+echo "NSN's LCP solver: $lcp; threads per run: $threads"
 
 # CPU seconds (user + system) of one shard run, its output in $1
 cpu_run() {
@@ -122,7 +127,8 @@ for fac in $factors; do
     st=$((4000000 / (2 * ne)))
     [ "$st" -gt "$steps" ] || st=$steps
     common=(--set model.elements=$ne --set fracture.initial.count=$n --set fracture.insertion=false
-            --set model.perturbation=0.4 --set output.every=1000000000 --set output.events=false --no-progress)
+            --set model.perturbation=0.4 --set output.every=1000000000 --set output.events=false --no-progress
+            --threads "$threads")
     # each scheme's stable step
     "$shard" run "$root/cases/paper/damaged_bar.yaml" "${common[@]}" --set time.end=1e-15 -o "$tmp/probe" >/dev/null
     "$shard" run "$root/cases/paper/damaged_bar_penalty.yaml" "${common[@]}" --set time.end=1e-15 -o "$tmp/probep" >/dev/null

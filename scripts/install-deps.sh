@@ -2,6 +2,7 @@
 # Install the Debian packages shard needs (only those missing). Debian 12.
 set -euo pipefail
 pkgs=(cmake make gcc clang pkg-config libyaml-dev zlib1g-dev libcunit1-dev liblapack-dev libblas-dev gnuplot-nox git libopenmpi-dev openmpi-bin
+      libomp-dev # OpenMP for clang (shard run --threads; gcc has libgomp)
       libsiconos-numerics-dev # the optional siconos LCP solver plugin
       python3-numpy python3-pandas python3-matplotlib python3-yaml) # the Python analysis package (python/shard)
 missing=()

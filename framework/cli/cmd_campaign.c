@@ -36,7 +36,7 @@
 static void usage(FILE *out) {
   fprintf(out,
           "usage: shard campaign CAMPAIGN.yaml [-o DIR] [-j N] [--slice K/N] [--runs A-B] [--resume] [--timeout S] "
-          "[--stall-timeout S] [--no-progress] [--dry-run | --plots-only]\n"
+          "[--stall-timeout S] [--threads-per-run N] [--no-progress] [--dry-run | --plots-only]\n"
           "       shard campaign merge OUT_DIR DIR|TABLE.csv ... [--campaign CAMPAIGN.yaml]\n"
           "       mpirun -n P shard campaign CAMPAIGN.yaml [-o DIR] [-j N] [--resume]   (MPI builds)\n");
 }
@@ -205,6 +205,7 @@ static void print_runs(const shard_campaign *c, const shard_campaign_options *op
       fputs(" --set ", stdout);
       put_shell_word(r->sets[k]);
     }
+    if (opt->threads_per_run > 1) printf(" --threads %d", opt->threads_per_run);
     puts(resume ? " --resume" : "");
   }
   printf("# %s: %zu run%s%s, all valid cases", shard_campaign_name(c), shown, shown == 1 ? "" : "s",
@@ -725,6 +726,7 @@ int shard_cmd_campaign(const shard_cli *cli, int argc, char **argv) {
   if (argc >= 2 && strcmp(argv[1], "merge") == 0) return cmd_merge(cli, argc - 1, argv + 1);
   const char *file = NULL, *out = NULL;
   int jobs = 1, slice_k = 0, slice_n = 0, resume = 0, progress = -1, dry_run = 0, plots_only = 0, have_range = 0;
+  int threads = 1; /* per run: campaigns fill the cores with runs */
   size_t range_first = 0, range_last = 0;
   double timeout = 0, stall_timeout = 0;
   for (int i = 1; i < argc; ++i) {
@@ -769,6 +771,12 @@ int shard_cmd_campaign(const shard_cli *cli, int argc, char **argv) {
         return SHARD_EXIT_INPUT;
       }
       if (stall_timeout == 0) stall_timeout = -1; /* off, whatever the file says */
+    } else if ((strcmp(a, "--threads-per-run") == 0 || strcmp(a, "--threads") == 0) && i + 1 < argc) {
+      if (shard_cli_parse_threads(argv[++i], &threads) != 0) {
+        fprintf(stderr, "shard campaign: %s takes a number of threads >= 1, or 0 or auto for the cores, got '%s'\n", a,
+                argv[i]);
+        return SHARD_EXIT_INPUT;
+      }
     } else if (strcmp(a, "--dry-run") == 0) {
       dry_run = 1;
     } else if (strcmp(a, "--plots-only") == 0) {
@@ -855,6 +863,7 @@ int shard_cmd_campaign(const shard_cli *cli, int argc, char **argv) {
                                 .timeout = timeout,
                                 .stall_timeout = stall_timeout,
                                 .handle_signals = 1,
+                                .threads_per_run = shard_cli_threads_available("shard campaign", threads),
                                 .progress = on_progress,
                                 .progress_ctx = &pc};
   if (shard_campaign_check_selection(c, &opt, &msg) != SHARD_OK) {

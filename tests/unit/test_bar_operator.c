@@ -3,7 +3,8 @@
  * (contact/contact.c, kept and from scratch) on random active sets of a
  * damaged bar with interfaces at adjacent nodes and walls at both ends:
  * the same pattern and the same values bit for bit, with and without K;
- * a row out of range and too little room refused with a message. */
+ * a row out of range and too little room refused with a message; the
+ * same in threads as in one. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -191,6 +192,69 @@ static void test_bar_operator_refusals(void) {
   fixture_close(&fx);
 }
 
+/* In threads (sys.threads 2 and 3, grain 1: the chunked path on these few
+ * rows, chunks packed and moved into place): the same status, message and
+ * operator, bit for bit, as one thread, for rows in order and shuffled,
+ * with and without K, with room enough, room a chunk overflows (the one
+ * pass then decides) and too little room. */
+static void test_bar_operator_threads(void) {
+  fixture fx;
+  if (!fixture_open(&fx)) {
+    fixture_close(&fx);
+    return;
+  }
+  shard_model *m = fx.m;
+  shard_system *sys = &m->sys;
+  uint32_t seed = 777;
+  for (int32_t d = 0; d < sys->ndof; ++d) sys->u[d] = 1e-3 * m->X[d] + 1e-10 * (double)(lcg(&seed) >> 20);
+  shard_msg msg = {{0}};
+  const shard_csr *k = NULL;
+  CU_ASSERT_FATAL(sys->ops->stiffness(sys, sys->u, &k, &msg) == SHARD_OK);
+  enum { CAP = 4096 };
+  static int32_t rp1[CAP + 1], c1[CAP], rpt[CAP + 1], ct[CAP];
+  static double v1[CAP], vt[CAP];
+  const int32_t n = m->ncon;
+  int32_t rows[64];
+  int compared = 0, refused = 0;
+  for (int order = 0; order < 2; ++order) {
+    for (int32_t r = 0; r < n; ++r) rows[r] = r;
+    if (order)
+      for (int32_t i = n - 1; i > 0; --i) {
+        const int32_t j = (int32_t)((lcg(&seed) >> 8) % (uint32_t)(i + 1)), t = rows[i];
+        rows[i] = rows[j], rows[j] = t;
+      }
+    const int64_t caps[] = {CAP, 2 * (int64_t)n + 1, (int64_t)n + 8, (int64_t)n};
+    for (size_t ci = 0; ci < sizeof caps / sizeof caps[0]; ++ci)
+      for (int kk = 0; kk < 2; ++kk) {
+        const double kcoef = kk ? 1e-24 : 0.0;
+        shard_msg m1 = {{0}};
+        sys->threads = 1, sys->thread_grain = 0;
+        const int st1 = shard_model_contact_operator(m, rows, n, kcoef, rp1, c1, v1, caps[ci], &m1);
+        refused += st1 != SHARD_OK;
+        for (int32_t t = 2; t <= 3; ++t) {
+          shard_msg mt = {{0}};
+          sys->threads = t, sys->thread_grain = 1;
+          const int stt = shard_model_contact_operator(m, rows, n, kcoef, rpt, ct, vt, caps[ci], &mt);
+          CU_CHECK_MSG(stt == st1 && strcmp(mt.text, m1.text) == 0,
+                       "cap %lld, %d threads: rc %d '%.200s', one thread rc %d '%.200s'", (long long)caps[ci], (int)t,
+                       stt, mt.text, st1, m1.text);
+          if (stt != SHARD_OK || st1 != SHARD_OK) continue;
+          const int same = memcmp(rp1, rpt, (size_t)(n + 1) * sizeof *rp1) == 0 &&
+                           memcmp(c1, ct, (size_t)rp1[n] * sizeof *c1) == 0 &&
+                           memcmp(v1, vt, (size_t)rp1[n] * sizeof *v1) == 0;
+          CU_CHECK_MSG(same, "cap %lld, %d threads, order %d: W' differs from one thread's", (long long)caps[ci],
+                       (int)t, order);
+          ++compared;
+        }
+      }
+  }
+  sys->threads = 1, sys->thread_grain = 0;
+  CU_ASSERT(compared >= 8); /* room enough: compared in both orders, both kcoef, 2 and 3 threads */
+  CU_ASSERT(refused > 0);   /* too little room: refused alike */
+  for (int32_t d = 0; d < m->ndof_max; ++d) CU_ASSERT_EQUAL(m->w_dof_j[d], -1);
+  fixture_close(&fx);
+}
+
 /* the host's side of the slot: a model's W written into the contact
  * storage and handed out; its refusal passed back untouched (the caller
  * then forms W itself); more rows than reserved refused before the model
@@ -236,6 +300,7 @@ static const cu_test_def tests[] = {
     {"test_bar_operator_host_slot", test_bar_operator_host_slot},
     {"test_bar_operator_matches_host", test_bar_operator_matches_host},
     {"test_bar_operator_refusals", test_bar_operator_refusals},
+    {"test_bar_operator_threads", test_bar_operator_threads},
     {NULL, NULL},
 };
 

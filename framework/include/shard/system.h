@@ -100,6 +100,15 @@ struct shard_system {
    * n_active to the host (SHARD_N_ACTIVE_VIOLATED_GAPS). Read and write it
    * only when struct_size > offsetof(shard_system, force_at_commit). */
   int32_t force_at_commit;
+  /* Threads the plugins may use in their loops over this system (set by the
+   * host from `shard run --threads`, 0 or 1: one; read it through
+   * shard_system_par, shard/parallel.h, which checks struct_size). The
+   * results must not depend on it, bit for bit. thread_grain: loops of fewer
+   * iterations stay in one thread (0: SHARD_OMP_GRAIN; `shard run
+   * --thread-grain N`, which the tests set low to exercise the threads on
+   * small cases). */
+  int32_t threads;
+  int32_t thread_grain;
 };
 
 #ifdef __cplusplus

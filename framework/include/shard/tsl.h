@@ -42,7 +42,10 @@ typedef struct shard_tsl_ops {
   /* tractions at `delta` given the history; commit != 0 also updates
    * delta_max. With commit == 0 it must not write delta_max, and its outputs
    * must be those of the committed call: models evaluate trials on their
-   * history in place (tests/unit/test_tsl_contract.c checks both). */
+   * history in place (tests/unit/test_tsl_contract.c checks both). An
+   * interface's results do not depend on the batch it is in (checked too),
+   * and self is not written: a model running threads (shard/parallel.h)
+   * evaluates disjoint sub-batches at once. */
   void (*evaluate)(const void *self, const shard_tsl_batch *batch, int commit);
   /* the largest stiffness the law can present [Pa/m] (SHARD_INF if uncapped) */
   double (*max_stiffness)(const void *self);

@@ -285,7 +285,9 @@ static int start_run(const shard_campaign *c, const shard_campaign_options *opt,
   free(key);
   if (rc != SHARD_OK) return rc;
 
-  size_t argc = 0, cap = 14 + 2 * run->n_sets;
+  size_t argc = 0, cap = 16 + 2 * run->n_sets;
+  char threads[16];
+  snprintf(threads, sizeof threads, "%d", opt->threads_per_run);
   char **argv = calloc(cap, sizeof *argv);
   if (!argv) return shard_msg_set(msg, SHARD_ERR_NOMEM, "out of memory");
   argv[argc++] = (char *)opt->exe;
@@ -301,6 +303,7 @@ static int start_run(const shard_campaign *c, const shard_campaign_options *opt,
   argv[argc++] = "--heartbeat-fd";
   argv[argc++] = "3"; /* HEARTBEAT_FD */
   if (opt->resume) argv[argc++] = "--resume"; /* a run killed after a checkpoint continues from it */
+  if (opt->threads_per_run > 1) argv[argc++] = "--threads", argv[argc++] = threads;
   for (size_t i = 0; i < run->n_sets; ++i) {
     argv[argc++] = "--set";
     argv[argc++] = (char *)run->sets[i];

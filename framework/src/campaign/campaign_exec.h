@@ -44,6 +44,7 @@ typedef struct shard_campaign_options {
   double stall_timeout;    /* seconds without a step before a run is killed, overrides the file's;
                               0: the file's, < 0: no watchdog */
   int handle_signals;      /* SIGINT/SIGTERM stop the campaign cleanly */
+  int threads_per_run;     /* `shard run --threads` of each run; <= 1: none given (one thread) */
   void (*progress)(void *ctx, const shard_campaign_progress *p);
   void *progress_ctx;
 } shard_campaign_options;

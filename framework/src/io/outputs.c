@@ -48,6 +48,8 @@ static const shard_out_field summary_fields[] = {
     {"cpu_time.loop", R_, "s", 0, NULL,
      "CPU time (user + system) of the time loop (~ after a restart: not carried by checkpoints)"},
     {"cpu_time.per_step", R_, "s", 0, NULL, "loop CPU time per step (~ without steps or after a restart)"},
+    {"threads", I_, "", 0, NULL,
+     "threads the run's loops could use (shard run --threads; the results do not depend on it)"},
     {"energy.initial", R_, "J", 0, NULL, "mechanical energy at t = 0"},
     {"energy.kinetic", R_, "J", 0, NULL, "kinetic energy at the end"},
     {"energy.elastic", R_, "J", 0, NULL, "elastic strain energy at the end"},

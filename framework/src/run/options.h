@@ -30,6 +30,10 @@ typedef struct shard_run_options {
   /* if not NULL: the last step made, stored (relaxed) after every step and
    * once before the first — a heartbeat another thread can watch cheaply */
   atomic_llong *step_now;
+  /* threads the plugins may use in their loops (0 or 1: one); the results do
+   * not depend on it, so it is no part of the case or the run hash */
+  int32_t threads;
+  int32_t thread_grain; /* loops shorter than this stay in one thread (0: the plugins' default) */
 } shard_run_options;
 
 /* shard_run_case's result when *opt->stop was set: a run that writes

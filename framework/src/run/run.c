@@ -479,6 +479,11 @@ static int run_setup(run *r, shard_msg *msg) {
   const shard_model_args args = {type, &mp, frac, shard_case_path(r->c)};
   int st = r->mops->create(&args, &r->model, &r->sys, msg);
   if (st != SHARD_OK) return st;
+  /* the invocation's threads, for a model whose system has the field */
+  if (r->sys->struct_size >= offsetof(shard_system, thread_grain) + sizeof r->sys->thread_grain) {
+    r->sys->threads = r->opt->threads > 1 ? r->opt->threads : 1;
+    r->sys->thread_grain = r->opt->thread_grain > 0 ? r->opt->thread_grain : 0;
+  }
   memset(&r->info, 0, sizeof r->info); /* a model built before a field was appended leaves it 0 */
   r->mops->info(r->model, &r->info);
   if (r->mops->outputs->history->n_fields > SHARD_MODEL_HISTORY_MAX)

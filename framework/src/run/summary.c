@@ -113,6 +113,7 @@ int run_write_summary(run *r, FILE *f, const char *status, const char *message, 
   if (isfinite(cpu_loop)) y_fixed6(&w, "cpu_time.loop", cpu_loop);
   else y_sci(&w, "cpu_time.loop", NAN);
   y_sci(&w, "cpu_time.per_step", steps > 0 ? cpu_loop / (double)steps : NAN);
+  y_int(&w, "threads", r->opt->threads > 1 ? (long long)r->opt->threads : 1);
   y_num(&w, "energy.initial", r->E0);
   y_num(&w, "energy.kinetic", r->kinetic);
   y_num(&w, "energy.elastic", r->elastic);

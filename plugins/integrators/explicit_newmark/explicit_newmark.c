@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "shard/integrator.h"
+#include "shard/parallel.h"
 
 typedef struct enm {
   int32_t ndof_max, ncon_max;
@@ -86,8 +87,12 @@ static int enm_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
   const double t1 = sys->t + dt, hdt = 0.5 * dt, hdt2 = 0.5 * dt * dt;
   const double *minv = sys->minv;
 
-  /* each loop checks what it writes as it goes (no separate checking pass) */
+  /* each loop checks what it writes as it goes (no separate checking pass);
+   * every loop over the DOFs writes its own entries: threads share them */
+  const shard_par T = shard_system_par(sys);
+  (void)T; /* unused without OpenMP */
   int bad = 0;
+  SHARD_OMP_FOR_OR(T, n, bad)
   for (int32_t i = 0; i < n; ++i) {
     s->u1[i] = sys->u[i] + dt * sys->v[i] + hdt2 * sys->a[i];
     bad |= shard_not_finite(s->u1[i]);
@@ -98,6 +103,7 @@ static int enm_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
     shard_msg_prepend(msg, "force at the new position");
     return rc;
   }
+  SHARD_OMP_FOR_OR(T, n, bad)
   for (int32_t i = 0; i < n; ++i) {
     s->a1[i] *= minv[i];
     bad |= shard_not_finite(s->a1[i]);
@@ -113,6 +119,7 @@ static int enm_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
     sys->ops->gaps(sys, s->u1, s->g);
     for (int32_t c = 0; c < nc; ++c) penetrated += s->g[c] < 0.0;
   }
+  SHARD_OMP_FOR(T, n)
   for (int32_t i = 0; i < n; ++i) {
     sys->v[i] += hdt * (sys->a[i] + s->a1[i]);
     sys->a[i] = s->a1[i];

@@ -27,6 +27,7 @@
 
 #include "shard/integrator.h"
 #include "shard/lcp_solver.h"
+#include "shard/parallel.h"
 
 typedef struct nsn {
   int closing_filter;
@@ -190,8 +191,14 @@ static int nsn_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
   const double *u = sys->u, *v = sys->v, *a = sys->a, *minv = sys->minv;
   const shard_csr *h = sys->h;
 
+  /* The loops over the DOFs (and over the active rows for q) write their own
+   * entries only, the finiteness flags OR-reduced: threads share them. */
+  const shard_par T = shard_system_par(sys);
+  (void)T; /* unused without OpenMP */
+
   /* predictor (its finiteness is reported with the final displacement) */
   uint64_t bad_pred = 0;
+  SHARD_OMP_FOR_OR(T, n, bad_pred)
   for (int32_t i = 0; i < n; ++i) {
     s->ut[i] = u[i] + dt * v[i] + hdt2 * a[i];
     bad_pred |= nsn_not_finite(s->ut[i]);
@@ -222,6 +229,7 @@ static int nsn_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
     return rc;
   }
   uint64_t bad = 0;
+  SHARD_OMP_FOR_OR(T, n, bad)
   for (int32_t i = 0; i < n; ++i) {
     s->astar[i] *= minv[i];
     bad |= nsn_not_finite(s->astar[i]);
@@ -233,6 +241,7 @@ static int nsn_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
    * acceleration, bad_u: displacement), instead of three more passes */
   uint64_t bad_v = 0, bad_u = bad_pred;
   if (na == 0) {
+    SHARD_OMP_FOR_OR(T, n, bad_v)
     for (int32_t i = 0; i < n; ++i) {
       s->anew[i] = s->astar[i];
       s->vnew[i] = v[i] + hdt * (a[i] + s->astar[i]);
@@ -260,11 +269,12 @@ static int nsn_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
      * impulses. nh counts the active rows' H entries: at least the DOFs the
      * impulses reach */
     int64_t nh = 0;
+    for (int32_t j = 0; j < na; ++j) nh += h->rowptr[s->rows[j] + 1] - h->rowptr[s->rows[j]];
+    SHARD_OMP_FOR(T, na)
     for (int32_t j = 0; j < na; ++j) {
       const int32_t c = s->rows[j];
       const double e = sys->restitution ? sys->restitution[c] : 0.0;
       double hv = 0.0, hacc = 0.0;
-      nh += h->rowptr[c + 1] - h->rowptr[c];
       for (int32_t kk = h->rowptr[c]; kk < h->rowptr[c + 1]; ++kk) {
         const int32_t col = h->colind[kk];
         hv += h->val[kk] * v[col];
@@ -294,6 +304,7 @@ static int nsn_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
         const int32_t c = s->rows[j];
         for (int32_t kk = h->rowptr[c]; kk < h->rowptr[c + 1]; ++kk) s->vhat[h->colind[kk]] += h->val[kk] * s->p[j];
       }
+      SHARD_OMP_FOR(T, n)
       for (int32_t i = 0; i < n; ++i) s->vhat[i] *= minv[i];
     } else {
       int32_t nd = 0;
@@ -321,6 +332,7 @@ static int nsn_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
         s->mark[d] = 0;
       }
     }
+    SHARD_OMP_FOR_OR2(T, n, bad_v, bad_u)
     for (int32_t i = 0; i < n; ++i) {
       const double kv = dense ? shard_row_dot(k, i, s->vhat) : s->kv[i];
       s->anew[i] = s->astar[i] - hdt * minv[i] * kv;
@@ -338,6 +350,7 @@ static int nsn_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
         shard_msg_prepend(msg, "force at the corrected position");
         return rc;
       }
+      SHARD_OMP_FOR_OR(T, n, bad_v)
       for (int32_t i = 0; i < n; ++i) {
         const double at = minv[i] * s->kv[i];
         s->vnew[i] += hdt * (at - s->anew[i]);

@@ -3,11 +3,13 @@
 #include "model.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "loader/plugin_calls.h"
 #include "core/rng.h"
+#include "shard/parallel.h"
 #include "core/tridiag.h"
 #include "strength.h"
 
@@ -16,6 +18,9 @@
 static shard_model *model_of(shard_system *sys) { return (shard_model *)sys; }
 
 static void gaps_at(const shard_model *m, const double *u, double *g) {
+  const shard_par T = shard_system_par(&m->sys);
+  (void)T; /* unused without OpenMP */
+  SHARD_OMP_FOR(T, m->ncon)
   for (int32_t i = 0; i < m->ncon; ++i) {
     double s = m->g0[i];
     for (int32_t e = m->h_rowptr[i]; e < m->h_rowptr[i + 1]; ++e) s += m->h_val[e] * u[m->h_col[e]];
@@ -36,17 +41,33 @@ static void penalty_eval(shard_model *m, const double *u) {
  * updates the history. Penalty runs: no cohesive traction for delta < 0. */
 static void cohesive_eval(shard_model *m, const double *u, int commit) {
   const int32_t n = m->niface;
+  const shard_par T = shard_system_par(&m->sys);
+  (void)T;
   if (!n || !m->tsl) return;
+  SHARD_OMP_FOR(T, n)
   for (int32_t i = 0; i < n; ++i) m->if_delta[i] = u[m->if_twin[i]] - u[m->if_node[i]];
   /* A trial (commit = 0) reads the history in place: the TSL contract
    * (shard/tsl.h, checked for every TSL by tests/unit/test_tsl_contract.c)
    * forbids it to write delta_max, so no copy of the history per call. */
-  shard_tsl_batch b = {.n = n, .sigma_c = m->if_sigma, .delta_c = m->if_deltac, .delta = m->if_delta,
-                       .delta_max = m->if_dmax, .traction = m->if_t, .stiffness = m->if_k, .reversible = m->if_rev};
-  shard_tsl_evaluate(m->tsl, m->tsl_self, &b, commit);
-  if (m->tsl_zero_in_compression)
+  /* In threads: one sub-batch of consecutive interfaces each (the TSL
+   * contract: an interface's results do not depend on the batch it is in,
+   * and evaluate keeps no state in its const self) */
+  const shard_par chunks = {T.threads, 1};
+  const int32_t nb = T.threads > 1 && n >= T.grain ? T.threads : 1;
+  (void)chunks;
+  SHARD_OMP_FOR(chunks, nb)
+  for (int32_t k = 0; k < nb; ++k) {
+    const int32_t i0 = (int32_t)((int64_t)n * k / nb), i1 = (int32_t)((int64_t)n * (k + 1) / nb);
+    shard_tsl_batch b = {.n = i1 - i0, .sigma_c = m->if_sigma + i0, .delta_c = m->if_deltac + i0,
+                         .delta = m->if_delta + i0, .delta_max = m->if_dmax + i0, .traction = m->if_t + i0,
+                         .stiffness = m->if_k + i0, .reversible = m->if_rev + i0};
+    if (i1 > i0) shard_tsl_evaluate(m->tsl, m->tsl_self, &b, commit);
+  }
+  if (m->tsl_zero_in_compression) {
+    SHARD_OMP_FOR(T, n)
     for (int32_t i = 0; i < n; ++i)
       if (m->if_delta[i] < 0) m->if_t[i] = 0, m->if_k[i] = 0, m->if_rev[i] = 0;
+  }
   m->coh_trial = !commit;
 }
 
@@ -63,19 +84,49 @@ static void cohesive_trial(shard_model *m, const double *u) {
   cohesive_eval(m, u, 0);
 }
 
+/* f = f_ext + the element forces, per DOF from its elements in element order:
+ * the sums of the scatter loop, bit for bit, in any number of threads */
+static void element_force_gather(const shard_model *m, const double *u, double *f, shard_par T) {
+  const int32_t nd = m->ndof;
+  const int32_t *restrict inc = m->el_inc, *restrict ea = m->el_a, *restrict eb = m->el_b;
+  const double *restrict ek = m->el_k, *restrict fext = m->fext;
+  SHARD_OMP_FOR(T, nd)
+  for (int32_t d = 0; d < nd; ++d) {
+    double x = fext[d];
+    for (int32_t k = 0; k < 2; ++k) {
+      const int32_t c = inc[2 * d + k];
+      if (c < 0) break;
+      const int32_t e = c >> 1;
+      const double s = ek[e] * (u[eb[e]] - u[ea[e]]);
+      x = c & 1 ? x - s : x + s; /* el_b: f[b] -= s; el_a: f[a] += s */
+    }
+    f[d] = x;
+  }
+}
+
 static int sys_force(shard_system *sys, double t, const double *u, double *f, shard_msg *msg) {
   shard_model *m = model_of(sys);
   (void)t, (void)msg;
-  memcpy(f, m->fext, (size_t)m->ndof * sizeof *f);
-  for (int32_t e = 0; e < m->nel; ++e) {
-    const int32_t a = m->el_a[e], b = m->el_b[e];
-    const double s = m->el_k[e] * (u[b] - u[a]);
-    f[a] += s;
-    f[b] -= s;
+  const shard_par T = shard_system_par(sys);
+  /* the scatter loops below over interfaces and rows write disjoint DOFs when
+   * no DOF is in two rows: then threads may share them */
+  const shard_par Tc = m->dof_unique ? T : (shard_par){1, T.grain};
+  (void)Tc;
+  if (m->el_gather) {
+    element_force_gather(m, u, f, T);
+  } else {
+    memcpy(f, m->fext, (size_t)m->ndof * sizeof *f);
+    for (int32_t e = 0; e < m->nel; ++e) {
+      const int32_t a = m->el_a[e], b = m->el_b[e];
+      const double s = m->el_k[e] * (u[b] - u[a]);
+      f[a] += s;
+      f[b] -= s;
+    }
   }
   if (m->niface && m->tsl) {
     cohesive_trial(m, u);
     const double A = m->scales.area;
+    SHARD_OMP_FOR(Tc, m->niface)
     for (int32_t i = 0; i < m->niface; ++i) {
       const double tf = m->if_t[i] * A; /* closes the crack */
       f[m->if_node[i]] += tf;
@@ -84,6 +135,7 @@ static int sys_force(shard_system *sys, double t, const double *u, double *f, sh
   }
   if (m->force_law) {
     penalty_eval(m, u);
+    SHARD_OMP_FOR(Tc, m->ncon)
     for (int32_t i = 0; i < m->ncon; ++i) {
       const double p = m->pen_f[i];
       if (p == 0.0) continue;
@@ -105,19 +157,43 @@ static void add_row_spring(shard_model *m, int32_t i, double k) {
 static int sys_stiffness(shard_system *sys, const double *u, const shard_csr **out_k, shard_msg *msg) {
   shard_model *m = model_of(sys);
   (void)msg;
-  memset(m->k_val, 0, (size_t)m->k_rowptr[m->ndof] * sizeof *m->k_val);
-  for (int32_t e = 0; e < m->nel; ++e) {
-    const int32_t *p = m->el_pos + 4 * e;
-    const double k = m->el_k[e];
-    m->k_val[p[0]] += k, m->k_val[p[1]] -= k, m->k_val[p[2]] -= k, m->k_val[p[3]] += k;
+  const int32_t nd = m->ndof;
+  const shard_par T = shard_system_par(sys), Tc = m->dof_unique ? T : (shard_par){1, T.grain};
+  (void)Tc;
+  if (m->el_gather) { /* per K row (DOF) from its elements in element order: the scatter's sums */
+    const int32_t *restrict inc = m->el_inc, *restrict krp = m->k_rowptr, *restrict pos = m->el_pos;
+    const double *restrict ek = m->el_k;
+    double *restrict kv = m->k_val;
+    SHARD_OMP_FOR(T, nd)
+    for (int32_t d = 0; d < nd; ++d) {
+      for (int32_t p = krp[d]; p < krp[d + 1]; ++p) kv[p] = 0.0;
+      for (int32_t k = 0; k < 2; ++k) {
+        const int32_t c = inc[2 * d + k];
+        if (c < 0) break;
+        const int32_t *q = pos + 4 * (c >> 1);
+        const double ke = ek[c >> 1];
+        if (c & 1) kv[q[2]] -= ke, kv[q[3]] += ke; /* row b: (b,a) (b,b) */
+        else kv[q[0]] += ke, kv[q[1]] -= ke;       /* row a: (a,a) (a,b) */
+      }
+    }
+  } else {
+    memset(m->k_val, 0, (size_t)m->k_rowptr[nd] * sizeof *m->k_val);
+    for (int32_t e = 0; e < m->nel; ++e) {
+      const int32_t *p = m->el_pos + 4 * e;
+      const double k = m->el_k[e];
+      m->k_val[p[0]] += k, m->k_val[p[1]] -= k, m->k_val[p[2]] -= k, m->k_val[p[3]] += k;
+    }
   }
+  /* a row's spring writes the K rows of its DOFs only: disjoint when no DOF is in two rows */
   if (m->niface && m->tsl) {
     cohesive_trial(m, u);
+    SHARD_OMP_FOR(Tc, m->niface)
     for (int32_t i = 0; i < m->niface; ++i)
       if (m->if_k[i] != 0.0) add_row_spring(m, m->nwall + i, m->if_k[i] * m->scales.area);
   }
   if (m->force_law) {
     penalty_eval(m, u);
+    SHARD_OMP_FOR(Tc, m->ncon)
     for (int32_t i = 0; i < m->ncon; ++i)
       if (m->pen_k[i] != 0.0) add_row_spring(m, i, m->pen_k[i]);
   }
@@ -145,13 +221,96 @@ static const shard_system_ops model_ops = {
 /* the most rows one row couples to */
 #define W_REACH 32
 
+/* Row i (constraint rows[i]) of W' into col / val (room for `room`
+ * entries), its length in *len. Reads the marks dj / dh of every active row
+ * and writes nothing else: rows are independent. msg may be NULL (threads:
+ * the caller computes a failing row again with a message). */
+static int w_row(const shard_model *m, const int32_t *rows, int32_t i, double kcoef, int32_t *restrict col,
+                 double *restrict val, int64_t room, int64_t *len, shard_msg *msg) {
+  const int32_t *restrict hrp = m->h_rowptr, *restrict hcol = m->h_col, *restrict krp = m->k_rowptr,
+                          *restrict kcol = m->k_col;
+  const double *restrict hval = m->h_val, *restrict kval = m->k_val, *restrict minv = m->minv;
+  const int32_t *restrict dj = m->w_dof_j;
+  const double *restrict dh = m->w_dof_h;
+  const int32_t r = rows[i];
+  /* per H entry (DOF d, b = h M^-1_d) the mass product b h_sd, then per
+   * entry K_dl of K's row the product -(kcoef b K_dl M^-1_l) h_sl, added
+   * into W'(r, s) for the active row s holding DOF d (l): the products and
+   * the order of the host's assembly, so the same sums bit for bit (and
+   * the same zero tests: b = 0 or a K factor = 0 left out) */
+  int32_t js[W_REACH], nj = 0, j0 = -1, j1 = -1, j2 = -1;
+  double acc[W_REACH], a0 = 0.0, a1 = 0.0, a2 = 0.0;
+  int any = 0;
+  for (int32_t e = hrp[r]; e < hrp[r + 1]; ++e) {
+    const int32_t d = hcol[e];
+    const double b = hval[e] * minv[d];
+    if (b == 0.0) continue;
+    any = 1;
+    const int32_t p1 = kcoef != 0.0 ? krp[d + 1] : krp[d];
+    for (int32_t p = krp[d] - 1; p < p1; ++p) {
+      const int32_t l = p < krp[d] ? d : kcol[p], j = dj[l];
+      if (j < 0) continue;
+      double x;
+      if (p < krp[d]) {
+        x = b * dh[l];
+      } else {
+        const double f = kcoef * b * kval[p] * minv[l];
+        if (f == 0.0) continue;
+        x = -f * dh[l];
+      }
+      /* the first three rows' sums in registers (a row of the bar
+       * couples to itself and its two neighbours), the rest in acc */
+      if (j == j0) {
+        a0 += x;
+      } else if (j == j1) {
+        a1 += x;
+      } else if (j == j2) {
+        a2 += x;
+      } else {
+        int32_t q = nj < 3 ? nj : 3; /* not among the slots in use below 3 */
+        while (q < nj && js[q] != j) ++q;
+        if (q == nj) {
+          if (nj == W_REACH)
+            return msg ? shard_msg_set(msg, SHARD_ERR_UNSUPPORTED, "contact operator: row %d couples to more than %d rows",
+                                       (int)r, W_REACH)
+                       : SHARD_ERR_UNSUPPORTED;
+          ++nj;
+          if (q == 0) j0 = j;
+          else if (q == 1) j1 = j;
+          else if (q == 2) j2 = j;
+          else js[q] = j, acc[q] = 0.0;
+        }
+        if (q == 0) a0 += x;
+        else if (q == 1) a1 += x;
+        else if (q == 2) a2 += x;
+        else acc[q] += x;
+      }
+    }
+  }
+  js[0] = j0, acc[0] = a0, js[1] = j1, acc[1] = a1, js[2] = j2, acc[2] = a2;
+  for (int32_t q = 1; q < nj; ++q) { /* columns ascending: a handful, insertion */
+    const int32_t j = js[q];
+    const double v = acc[q];
+    int32_t u = q;
+    while (u > 0 && js[u - 1] > j) js[u] = js[u - 1], acc[u] = acc[u - 1], --u;
+    js[u] = j, acc[u] = v;
+  }
+  int64_t nnz = 0;
+  for (int32_t q = 0; q < nj; ++q) {
+    if (js[q] == i ? !any : acc[q] == 0.0) continue;
+    if (nnz == room) return SHARD_ERR_INTERNAL; /* the caller says how many */
+    col[nnz] = js[q], val[nnz++] = acc[q];
+  }
+  *len = nnz;
+  return SHARD_OK;
+}
+
 int shard_model_contact_operator(shard_model *m, const int32_t *rows, int32_t n, double kcoef, int32_t *w_rowptr,
                                  int32_t *w_col, double *w_val, int64_t cap, shard_msg *msg) {
   if (!m->dof_unique)
     return shard_msg_set(msg, SHARD_ERR_UNSUPPORTED, "contact operator: a DOF is in two constraint rows");
-  const int32_t *restrict hrp = m->h_rowptr, *restrict hcol = m->h_col, *restrict krp = m->k_rowptr,
-                          *restrict kcol = m->k_col;
-  const double *restrict hval = m->h_val, *restrict kval = m->k_val, *restrict minv = m->minv;
+  const int32_t *restrict hrp = m->h_rowptr, *restrict hcol = m->h_col;
+  const double *restrict hval = m->h_val;
   /* per DOF of an active row: that row's local index and its H entry there */
   int32_t *restrict dj = m->w_dof_j;
   double *restrict dh = m->w_dof_h;
@@ -165,83 +324,58 @@ int shard_model_contact_operator(shard_model *m, const int32_t *rows, int32_t n,
     for (int32_t e = hrp[rows[i]]; e < hrp[rows[i] + 1]; ++e) dj[hcol[e]] = i, dh[hcol[e]] = hval[e];
   }
   int st = SHARD_OK;
-  int64_t nnz = 0;
   w_rowptr[0] = 0;
-  for (int32_t i = 0; i < n && st == SHARD_OK; ++i) {
-    const int32_t r = rows[i];
-    /* per H entry (DOF d, b = h M^-1_d) the mass product b h_sd, then per
-     * entry K_dl of K's row the product -(kcoef b K_dl M^-1_l) h_sl, added
-     * into W'(r, s) for the active row s holding DOF d (l): the products and
-     * the order of the host's assembly, so the same sums bit for bit (and
-     * the same zero tests: b = 0 or a K factor = 0 left out) */
-    int32_t js[W_REACH], nj = 0, j0 = -1, j1 = -1, j2 = -1;
-    double acc[W_REACH], a0 = 0.0, a1 = 0.0, a2 = 0.0;
-    int any = 0;
-    for (int32_t e = hrp[r]; e < hrp[r + 1] && st == SHARD_OK; ++e) {
-      const int32_t d = hcol[e];
-      const double b = hval[e] * minv[d];
-      if (b == 0.0) continue;
-      any = 1;
-      const int32_t p1 = kcoef != 0.0 ? krp[d + 1] : krp[d];
-      for (int32_t p = krp[d] - 1; p < p1; ++p) {
-        const int32_t l = p < krp[d] ? d : kcol[p], j = dj[l];
-        if (j < 0) continue;
-        double x;
-        if (p < krp[d]) {
-          x = b * dh[l];
-        } else {
-          const double f = kcoef * b * kval[p] * minv[l];
-          if (f == 0.0) continue;
-          x = -f * dh[l];
-        }
-        /* the first three rows' sums in registers (a row of the bar
-         * couples to itself and its two neighbours), the rest in acc */
-        if (j == j0) {
-          a0 += x;
-        } else if (j == j1) {
-          a1 += x;
-        } else if (j == j2) {
-          a2 += x;
-        } else {
-          int32_t q = nj < 3 ? nj : 3; /* not among the slots in use below 3 */
-          while (q < nj && js[q] != j) ++q;
-          if (q == nj) {
-            if (nj == W_REACH) {
-              st = shard_msg_set(msg, SHARD_ERR_UNSUPPORTED, "contact operator: row %d couples to more than %d rows",
-                                 (int)r, W_REACH);
-              break;
-            }
-            ++nj;
-            if (q == 0) j0 = j;
-            else if (q == 1) j1 = j;
-            else if (q == 2) j2 = j;
-            else js[q] = j, acc[q] = 0.0;
-          }
-          if (q == 0) a0 += x;
-          else if (q == 1) a1 += x;
-          else if (q == 2) a2 += x;
-          else acc[q] += x;
-        }
+  /* In threads: T chunks of consecutive rows, chunk k writing its rows
+   * packed from entry i0 * S (S = the room per row), w_rowptr counting
+   * within the chunk; then the chunks moved down into place in order and
+   * w_rowptr offset. The same rows, the same entries, as one pass. A chunk
+   * that fails (or overflows its room) leaves it to the one pass below,
+   * which says why. */
+  const shard_par P = shard_system_par(&m->sys), chunks = {P.threads, 1};
+  const int32_t T = P.threads;
+  const int64_t S = n > 0 ? (cap - 1) / n : 0;
+  int done = 0;
+  /* a row costs some hundred cycles: threads from a quarter of the grain */
+  if (SHARD_HAVE_THREADS && T > 1 && n >= P.grain / 4 && S > 0) {
+    int fail = 0;
+    (void)chunks;
+    SHARD_OMP_FOR_OR(chunks, T, fail)
+    for (int32_t k = 0; k < T; ++k) {
+      const int32_t i0 = (int32_t)((int64_t)n * k / T), i1 = (int32_t)((int64_t)n * (k + 1) / T);
+      int64_t at = (int64_t)i0 * S, end = (int64_t)i1 * S;
+      for (int32_t i = i0; i < i1 && !fail; ++i) {
+        int64_t len = 0;
+        fail |= w_row(m, rows, i, kcoef, w_col + at, w_val + at, end - at, &len, NULL) != SHARD_OK;
+        at += len;
+        w_rowptr[i + 1] = (int32_t)(at - (int64_t)i0 * S);
       }
     }
-    if (st != SHARD_OK) break;
-    js[0] = j0, acc[0] = a0, js[1] = j1, acc[1] = a1, js[2] = j2, acc[2] = a2;
-    for (int32_t q = 1; q < nj; ++q) { /* columns ascending: a handful, insertion */
-      const int32_t j = js[q];
-      const double v = acc[q];
-      int32_t u = q;
-      while (u > 0 && js[u - 1] > j) js[u] = js[u - 1], acc[u] = acc[u - 1], --u;
-      js[u] = j, acc[u] = v;
+    if (!fail) {
+      int64_t base = 0;
+      for (int32_t k = 0; k < T; ++k) {
+        const int32_t i0 = (int32_t)((int64_t)n * k / T), i1 = (int32_t)((int64_t)n * (k + 1) / T);
+        if (i1 == i0) continue;
+        const int64_t cnt = w_rowptr[i1], from = (int64_t)i0 * S;
+        if (from != base) {
+          memmove(w_col + base, w_col + from, (size_t)cnt * sizeof *w_col);
+          memmove(w_val + base, w_val + from, (size_t)cnt * sizeof *w_val);
+        }
+        for (int32_t i = i0; i < i1; ++i) w_rowptr[i + 1] = (int32_t)(w_rowptr[i + 1] + base);
+        base += cnt;
+      }
+      done = 1;
     }
-    for (int32_t q = 0; q < nj; ++q) {
-      if (js[q] == i ? !any : acc[q] == 0.0) continue;
-      if (nnz == cap) {
+  }
+  if (!done) {
+    int64_t nnz = 0;
+    for (int32_t i = 0; i < n && st == SHARD_OK; ++i) {
+      int64_t len = 0;
+      st = w_row(m, rows, i, kcoef, w_col + nnz, w_val + nnz, cap - nnz, &len, msg);
+      if (st == SHARD_ERR_INTERNAL)
         st = shard_msg_set(msg, SHARD_ERR_INTERNAL, "contact operator: more than %lld entries", (long long)cap);
-        break;
-      }
-      w_col[nnz] = js[q], w_val[nnz++] = acc[q];
+      nnz += len;
+      w_rowptr[i + 1] = (int32_t)nnz;
     }
-    w_rowptr[i + 1] = (int32_t)nnz;
   }
   for (int32_t i = 0; i < n; ++i)
     for (int32_t e = hrp[rows[i]]; e < hrp[rows[i] + 1]; ++e) dj[hcol[e]] = -1;
@@ -315,6 +449,16 @@ static void rebuild_pattern(shard_model *m) {
   for (int32_t d = 0; d < nd; ++d) len[d + 1] += len[d];
   for (int32_t i = 0; i < m->ncon; ++i) m->con_order[len[con_min_dof(m, i)]++] = i;
   m->sys.con_order = m->con_order;
+  /* per DOF its elements, ascending (the gathers of the force and the stiffness) */
+  m->el_gather = m->nel <= INT32_MAX / 2;
+  for (int32_t d = 0; d < 2 * nd; ++d) m->el_inc[d] = -1;
+  for (int32_t e = 0; e < m->nel && m->el_gather; ++e)
+    for (int32_t k = 0; k < 2; ++k) {
+      int32_t *q = m->el_inc + 2 * (k ? m->el_b[e] : m->el_a[e]);
+      if (q[0] < 0) q[0] = 2 * e + k;
+      else if (q[1] < 0) q[1] = 2 * e + k;
+      else m->el_gather = 0;
+    }
   /* whether each DOF is in one constraint row at most (the closed-form W') */
   m->dof_unique = 1;
   for (int32_t d = 0; d < nd; ++d) len[d] = 0;
@@ -345,7 +489,7 @@ static int grow_arrays(shard_model *m, grow_array *out) {
   G_(m->h_rowptr, 1, 5), G_(m->h_col, 2, 1), G_(m->h_val, 2, 1), G_(m->g0, 1, 1), G_(m->pen_f, 1, 1);
   G_(m->pen_k, 1, 1), G_(m->pen_e, 1, 1), G_(m->gap_scratch, 1, 1), G_(m->restitution, 1, 1);
   G_(m->impulse, 1, 1), G_(m->con_order, 1, 1), G_(m->con_pos, 4, 1), G_(m->w_dof_j, 1, 0), G_(m->w_dof_h, 1, 0);
-  G_(m->k_col, 1, 3), G_(m->k_val, 1, 3);
+  G_(m->k_col, 1, 3), G_(m->k_val, 1, 3), G_(m->el_inc, 2, 0);
   G_(m->if_node, 1, 2), G_(m->if_twin, 1, 2), G_(m->if_sigma, 1, 2), G_(m->if_deltac, 1, 2);
   G_(m->if_dmax, 1, 2), G_(m->if_delta, 1, 2), G_(m->if_t, 1, 2), G_(m->if_k, 1, 2), G_(m->if_rev, 1, 2);
   G_(m->if_delta_prev, 1, 2), G_(m->if_t_prev, 1, 2), G_(m->if_work, 1, 2), G_(m->if_step_max, 1, 2);
@@ -837,6 +981,9 @@ int shard_model_set_tsl(shard_model *m, const shard_tsl_ops *ops, void *self, in
 void shard_model_commit(shard_model *m) {
   if (!m->niface || !m->tsl) return;
   cohesive_eval(m, m->sys.u, 1);
+  const shard_par T = shard_system_par(&m->sys);
+  (void)T;
+  SHARD_OMP_FOR(T, m->niface)
   for (int32_t i = 0; i < m->niface; ++i) {
     const double dd = m->if_delta[i] - m->if_delta_prev[i];
     m->if_work[i] += 0.5 * dd * (m->if_t[i] + m->if_t_prev[i]);

@@ -66,6 +66,13 @@ typedef struct shard_model {
   double *k_val;
   shard_csr k;
   int32_t *el_pos;  /* 4 per element: (a,a) (a,b) (b,a) (b,b) */
+  /* per DOF its elements (2 slots): 2e when it is el_a[e], 2e + 1 when
+   * el_b[e], ascending, -1 unused; el_gather = every DOF in two elements at
+   * most. The force and the stiffness values are then formed per DOF from
+   * its elements in element order (the sums of the loop over the elements,
+   * bit for bit), which threads can share (shard/parallel.h) */
+  int32_t *el_inc;
+  int el_gather;
   int32_t *con_pos; /* 4 per constraint: same with its two DOFs (or 1 used) */
   /* W' in closed form (shard_model_contact_operator): whether no DOF is in
    * two rows; per DOF the local index of the active row that has it (-1
