@@ -10,15 +10,14 @@
  * threads (an OR of flags is fine).
  *
  *   const shard_par P = shard_system_par(sys);
- *   SHARD_OMP_FOR(P, n)                 the next `for` (n iterations) in P.threads threads
- *   SHARD_OMP_FOR_OR(P, n, flag)        the same, OR-reducing the integer `flag`
- *   SHARD_OMP_FOR_OR2(P, n, f1, f2)     the same with two flags
+ *   SHARD_PAR_FOR(P, n, i, body);             for (int32_t i = 0; i < n; ++i) { body } in P.threads threads
+ *   SHARD_PAR_FOR_OR(P, n, i, flag, body);    the same, OR-reducing the integer `flag`
+ *   SHARD_PAR_FOR_OR2(P, n, i, f1, f2, body); the same with two flags
  *
  * A loop of fewer than P.grain iterations stays in the calling thread.
  * Static scheduling, so each thread sees the same contiguous chunk of the
  * arrays every step. In a build without OpenMP (no _OPENMP) the macros
- * expand to nothing and the loops run serially (write `(void)P;` for that
- * build). The OpenMP runtime keeps its threads between loops: no
+ * are the plain loops. The OpenMP runtime keeps its threads between loops: no
  * allocation per step. */
 #ifndef SHARD_PARALLEL_H
 #define SHARD_PARALLEL_H
@@ -52,23 +51,49 @@ static inline shard_par shard_system_par(const shard_system *sys) {
   return p;
 }
 
+/* 1 when a loop of n iterations runs in threads */
+static inline int shard_par_on(shard_par p, int64_t n) { return p.threads > 1 && n >= p.grain; }
+
+/* SHARD_PAR_FOR(P, n, i, body...): for (int32_t i = 0; i < n; ++i) { body }
+ * in P.threads threads when shard_par_on(P, n), else as a plain loop that
+ * never enters the OpenMP runtime (a parallel region of one thread still
+ * costs the runtime an allocation and a few system calls: microseconds a
+ * loop, more than a small model's whole step). The body is a macro
+ * argument, so it holds no preprocessor directive; `continue` works as in
+ * any loop. _OR and _OR2 OR-reduce one or two integer flags. */
 #if defined(_OPENMP)
 #define SHARD_PRAGMA_(x) _Pragma(#x)
 #define SHARD_PRAGMA_X_(x) SHARD_PRAGMA_(x)
-#define SHARD_OMP_FOR(P, n)                                                                                        \
-  SHARD_PRAGMA_X_(omp parallel for num_threads((P).threads) schedule(static)                                   \
-                      if ((P).threads > 1 && (n) >= (P).grain))
-#define SHARD_OMP_FOR_OR(P, n, flag)                                                                               \
-  SHARD_PRAGMA_X_(omp parallel for num_threads((P).threads) schedule(static)                                   \
-                      if ((P).threads > 1 && (n) >= (P).grain) reduction(| : flag))
-#define SHARD_OMP_FOR_OR2(P, n, flag1, flag2)                                                                      \
-  SHARD_PRAGMA_X_(omp parallel for num_threads((P).threads) schedule(static)                                   \
-                      if ((P).threads > 1 && (n) >= (P).grain) reduction(| : flag1, flag2))
+#define SHARD_PAR_LOOP_(P, n, i, clauses, ...)                                                                     \
+  do {                                                                                                             \
+    const int32_t shard_n_ = (n);                                                                                  \
+    if (shard_par_on((P), shard_n_)) {                                                                             \
+      SHARD_PRAGMA_X_(omp parallel for num_threads((P).threads) schedule(static) clauses)                          \
+      for (int32_t i = 0; i < shard_n_; ++i) {                                                                     \
+        __VA_ARGS__                                                                                                \
+      }                                                                                                            \
+    } else {                                                                                                       \
+      for (int32_t i = 0; i < shard_n_; ++i) {                                                                     \
+        __VA_ARGS__                                                                                                \
+      }                                                                                                            \
+    }                                                                                                              \
+  } while (0)
+#define SHARD_PAR_FOR(P, n, i, ...) SHARD_PAR_LOOP_(P, n, i, , __VA_ARGS__)
+#define SHARD_PAR_FOR_OR(P, n, i, flag, ...) SHARD_PAR_LOOP_(P, n, i, reduction(| : flag), __VA_ARGS__)
+#define SHARD_PAR_FOR_OR2(P, n, i, flag1, flag2, ...) SHARD_PAR_LOOP_(P, n, i, reduction(| : flag1, flag2), __VA_ARGS__)
 #define SHARD_HAVE_THREADS 1
 #else
-#define SHARD_OMP_FOR(P, n)
-#define SHARD_OMP_FOR_OR(P, n, flag)
-#define SHARD_OMP_FOR_OR2(P, n, flag1, flag2)
+#define SHARD_PAR_LOOP_(P, n, i, ...)                                                                              \
+  do {                                                                                                             \
+    const int32_t shard_n_ = (n);                                                                                  \
+    (void)(P);                                                                                                     \
+    for (int32_t i = 0; i < shard_n_; ++i) {                                                                       \
+      __VA_ARGS__                                                                                                  \
+    }                                                                                                              \
+  } while (0)
+#define SHARD_PAR_FOR(P, n, i, ...) SHARD_PAR_LOOP_(P, n, i, __VA_ARGS__)
+#define SHARD_PAR_FOR_OR(P, n, i, flag, ...) SHARD_PAR_LOOP_(P, n, i, __VA_ARGS__)
+#define SHARD_PAR_FOR_OR2(P, n, i, flag1, flag2, ...) SHARD_PAR_LOOP_(P, n, i, __VA_ARGS__)
 #define SHARD_HAVE_THREADS 0
 #endif
 

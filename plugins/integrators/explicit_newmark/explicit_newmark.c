@@ -92,22 +92,20 @@ static int enm_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
   const shard_par T = shard_system_par(sys);
   (void)T; /* unused without OpenMP */
   int bad = 0;
-  SHARD_OMP_FOR_OR(T, n, bad)
-  for (int32_t i = 0; i < n; ++i) {
+  SHARD_PAR_FOR_OR(T, n, i, bad,
     s->u1[i] = sys->u[i] + dt * sys->v[i] + hdt2 * sys->a[i];
     bad |= shard_not_finite(s->u1[i]);
-  }
+  );
   if (bad) return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite displacement");
   rc = sys->ops->force(sys, t1, s->u1, s->a1, msg);
   if (rc != SHARD_OK) {
     shard_msg_prepend(msg, "force at the new position");
     return rc;
   }
-  SHARD_OMP_FOR_OR(T, n, bad)
-  for (int32_t i = 0; i < n; ++i) {
+  SHARD_PAR_FOR_OR(T, n, i, bad,
     s->a1[i] *= minv[i];
     bad |= shard_not_finite(s->a1[i]);
-  }
+  );
   if (bad) return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite acceleration");
 
   /* the count of violated gaps at the new position: the host measures the
@@ -119,12 +117,11 @@ static int enm_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
     sys->ops->gaps(sys, s->u1, s->g);
     for (int32_t c = 0; c < nc; ++c) penetrated += s->g[c] < 0.0;
   }
-  SHARD_OMP_FOR(T, n)
-  for (int32_t i = 0; i < n; ++i) {
+  SHARD_PAR_FOR(T, n, i,
     sys->v[i] += hdt * (sys->a[i] + s->a1[i]);
     sys->a[i] = s->a1[i];
     sys->u[i] = s->u1[i];
-  }
+  );
   if (sys->impulse) memset(sys->impulse, 0, (size_t)nc * sizeof(double));
   if (sys->stats) sys->stats->n_active = penetrated;
   sys->ops->prescribe(sys, t1, sys->v, sys->a);

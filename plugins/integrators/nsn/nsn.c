@@ -198,11 +198,10 @@ static int nsn_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
 
   /* predictor (its finiteness is reported with the final displacement) */
   uint64_t bad_pred = 0;
-  SHARD_OMP_FOR_OR(T, n, bad_pred)
-  for (int32_t i = 0; i < n; ++i) {
+  SHARD_PAR_FOR_OR(T, n, i, bad_pred,
     s->ut[i] = u[i] + dt * v[i] + hdt2 * a[i];
     bad_pred |= nsn_not_finite(s->ut[i]);
-  }
+  );
 
   /* active set at the predicted position */
   int32_t na = 0;
@@ -229,11 +228,10 @@ static int nsn_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
     return rc;
   }
   uint64_t bad = 0;
-  SHARD_OMP_FOR_OR(T, n, bad)
-  for (int32_t i = 0; i < n; ++i) {
+  SHARD_PAR_FOR_OR(T, n, i, bad,
     s->astar[i] *= minv[i];
     bad |= nsn_not_finite(s->astar[i]);
-  }
+  );
   if (bad)
     return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite acceleration at the predicted position");
 
@@ -241,12 +239,11 @@ static int nsn_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
    * acceleration, bad_u: displacement), instead of three more passes */
   uint64_t bad_v = 0, bad_u = bad_pred;
   if (na == 0) {
-    SHARD_OMP_FOR_OR(T, n, bad_v)
-    for (int32_t i = 0; i < n; ++i) {
+    SHARD_PAR_FOR_OR(T, n, i, bad_v,
       s->anew[i] = s->astar[i];
       s->vnew[i] = v[i] + hdt * (a[i] + s->astar[i]);
       bad_v |= nsn_not_finite(s->vnew[i]);
-    }
+    );
   } else {
     const shard_csr *k = NULL, *w = NULL;
     rc = sys->ops->stiffness(sys, s->ut, &k, msg);
@@ -270,8 +267,7 @@ static int nsn_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
      * impulses reach */
     int64_t nh = 0;
     for (int32_t j = 0; j < na; ++j) nh += h->rowptr[s->rows[j] + 1] - h->rowptr[s->rows[j]];
-    SHARD_OMP_FOR(T, na)
-    for (int32_t j = 0; j < na; ++j) {
+    SHARD_PAR_FOR(T, na, j,
       const int32_t c = s->rows[j];
       const double e = sys->restitution ? sys->restitution[c] : 0.0;
       double hv = 0.0, hacc = 0.0;
@@ -281,7 +277,7 @@ static int nsn_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
         hacc += h->val[kk] * (a[col] + s->astar[col]);
       }
       s->q[j] = (1.0 + e) * hv + hdt * hacc;
-    }
+    );
     shard_integrator_warm_start(sys, s->rows, na, s->p);
     rc = sys->ops->lcp_solve(sys, w, s->q, certify(w), s->p, msg);
     if (rc != SHARD_OK) {
@@ -304,8 +300,7 @@ static int nsn_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
         const int32_t c = s->rows[j];
         for (int32_t kk = h->rowptr[c]; kk < h->rowptr[c + 1]; ++kk) s->vhat[h->colind[kk]] += h->val[kk] * s->p[j];
       }
-      SHARD_OMP_FOR(T, n)
-      for (int32_t i = 0; i < n; ++i) s->vhat[i] *= minv[i];
+      SHARD_PAR_FOR(T, n, i, s->vhat[i] *= minv[i];);
     } else {
       int32_t nd = 0;
       for (int32_t j = 0; j < na; ++j) {
@@ -332,15 +327,14 @@ static int nsn_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
         s->mark[d] = 0;
       }
     }
-    SHARD_OMP_FOR_OR2(T, n, bad_v, bad_u)
-    for (int32_t i = 0; i < n; ++i) {
+    SHARD_PAR_FOR_OR2(T, n, i, bad_v, bad_u,
       const double kv = dense ? shard_row_dot(k, i, s->vhat) : s->kv[i];
       s->anew[i] = s->astar[i] - hdt * minv[i] * kv;
       s->vnew[i] = v[i] + hdt * (a[i] + s->anew[i]) + s->vhat[i];
       s->ut[i] += hdt * s->vhat[i];
       bad_v |= nsn_not_finite(s->vnew[i]) | nsn_not_finite(s->anew[i]);
       bad_u |= nsn_not_finite(s->ut[i]);
-    }
+    );
     /* the force where the step ends, not its linearisation about ũ: then
      * M a_{n+1} = f(u_{n+1}) and the next step's trapezoid is the force's
      * own (docs/theory.md §7); K v̂ is no longer needed, its room holds f */
@@ -350,13 +344,12 @@ static int nsn_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
         shard_msg_prepend(msg, "force at the corrected position");
         return rc;
       }
-      SHARD_OMP_FOR_OR(T, n, bad_v)
-      for (int32_t i = 0; i < n; ++i) {
+      SHARD_PAR_FOR_OR(T, n, i, bad_v,
         const double at = minv[i] * s->kv[i];
         s->vnew[i] += hdt * (at - s->anew[i]);
         s->anew[i] = at;
         bad_v |= nsn_not_finite(s->vnew[i]) | nsn_not_finite(at);
-      }
+      );
     }
   }
   if (bad_v)

@@ -20,12 +20,11 @@ static shard_model *model_of(shard_system *sys) { return (shard_model *)sys; }
 static void gaps_at(const shard_model *m, const double *u, double *g) {
   const shard_par T = shard_system_par(&m->sys);
   (void)T; /* unused without OpenMP */
-  SHARD_OMP_FOR(T, m->ncon)
-  for (int32_t i = 0; i < m->ncon; ++i) {
+  SHARD_PAR_FOR(T, m->ncon, i,
     double s = m->g0[i];
     for (int32_t e = m->h_rowptr[i]; e < m->h_rowptr[i + 1]; ++e) s += m->h_val[e] * u[m->h_col[e]];
     g[i] = s;
-  }
+  );
 }
 
 static void sys_gaps(shard_system *sys, const double *u, double *out_g) { gaps_at(model_of(sys), u, out_g); }
@@ -44,8 +43,7 @@ static void cohesive_eval(shard_model *m, const double *u, int commit) {
   const shard_par T = shard_system_par(&m->sys);
   (void)T;
   if (!n || !m->tsl) return;
-  SHARD_OMP_FOR(T, n)
-  for (int32_t i = 0; i < n; ++i) m->if_delta[i] = u[m->if_twin[i]] - u[m->if_node[i]];
+  SHARD_PAR_FOR(T, n, i, m->if_delta[i] = u[m->if_twin[i]] - u[m->if_node[i]];);
   /* A trial (commit = 0) reads the history in place: the TSL contract
    * (shard/tsl.h, checked for every TSL by tests/unit/test_tsl_contract.c)
    * forbids it to write delta_max, so no copy of the history per call. */
@@ -55,18 +53,15 @@ static void cohesive_eval(shard_model *m, const double *u, int commit) {
   const shard_par chunks = {T.threads, 1};
   const int32_t nb = T.threads > 1 && n >= T.grain ? T.threads : 1;
   (void)chunks;
-  SHARD_OMP_FOR(chunks, nb)
-  for (int32_t k = 0; k < nb; ++k) {
+  SHARD_PAR_FOR(chunks, nb, k,
     const int32_t i0 = (int32_t)((int64_t)n * k / nb), i1 = (int32_t)((int64_t)n * (k + 1) / nb);
     shard_tsl_batch b = {.n = i1 - i0, .sigma_c = m->if_sigma + i0, .delta_c = m->if_deltac + i0,
                          .delta = m->if_delta + i0, .delta_max = m->if_dmax + i0, .traction = m->if_t + i0,
                          .stiffness = m->if_k + i0, .reversible = m->if_rev + i0};
     if (i1 > i0) shard_tsl_evaluate(m->tsl, m->tsl_self, &b, commit);
-  }
+  );
   if (m->tsl_zero_in_compression) {
-    SHARD_OMP_FOR(T, n)
-    for (int32_t i = 0; i < n; ++i)
-      if (m->if_delta[i] < 0) m->if_t[i] = 0, m->if_k[i] = 0, m->if_rev[i] = 0;
+    SHARD_PAR_FOR(T, n, i, if (m->if_delta[i] < 0) m->if_t[i] = 0, m->if_k[i] = 0, m->if_rev[i] = 0;);
   }
   m->coh_trial = !commit;
 }
@@ -90,8 +85,7 @@ static void element_force_gather(const shard_model *m, const double *u, double *
   const int32_t nd = m->ndof;
   const int32_t *restrict inc = m->el_inc, *restrict ea = m->el_a, *restrict eb = m->el_b;
   const double *restrict ek = m->el_k, *restrict fext = m->fext;
-  SHARD_OMP_FOR(T, nd)
-  for (int32_t d = 0; d < nd; ++d) {
+  SHARD_PAR_FOR(T, nd, d,
     double x = fext[d];
     for (int32_t k = 0; k < 2; ++k) {
       const int32_t c = inc[2 * d + k];
@@ -101,7 +95,7 @@ static void element_force_gather(const shard_model *m, const double *u, double *
       x = c & 1 ? x - s : x + s; /* el_b: f[b] -= s; el_a: f[a] += s */
     }
     f[d] = x;
-  }
+  );
 }
 
 static int sys_force(shard_system *sys, double t, const double *u, double *f, shard_msg *msg) {
@@ -126,21 +120,19 @@ static int sys_force(shard_system *sys, double t, const double *u, double *f, sh
   if (m->niface && m->tsl) {
     cohesive_trial(m, u);
     const double A = m->scales.area;
-    SHARD_OMP_FOR(Tc, m->niface)
-    for (int32_t i = 0; i < m->niface; ++i) {
+    SHARD_PAR_FOR(Tc, m->niface, i,
       const double tf = m->if_t[i] * A; /* closes the crack */
       f[m->if_node[i]] += tf;
       f[m->if_twin[i]] -= tf;
-    }
+    );
   }
   if (m->force_law) {
     penalty_eval(m, u);
-    SHARD_OMP_FOR(Tc, m->ncon)
-    for (int32_t i = 0; i < m->ncon; ++i) {
+    SHARD_PAR_FOR(Tc, m->ncon, i,
       const double p = m->pen_f[i];
       if (p == 0.0) continue;
       for (int32_t e = m->h_rowptr[i]; e < m->h_rowptr[i + 1]; ++e) f[m->h_col[e]] += m->h_val[e] * p;
-    }
+    );
   }
   return SHARD_OK;
 }
@@ -164,8 +156,7 @@ static int sys_stiffness(shard_system *sys, const double *u, const shard_csr **o
     const int32_t *restrict inc = m->el_inc, *restrict krp = m->k_rowptr, *restrict pos = m->el_pos;
     const double *restrict ek = m->el_k;
     double *restrict kv = m->k_val;
-    SHARD_OMP_FOR(T, nd)
-    for (int32_t d = 0; d < nd; ++d) {
+    SHARD_PAR_FOR(T, nd, d,
       for (int32_t p = krp[d]; p < krp[d + 1]; ++p) kv[p] = 0.0;
       for (int32_t k = 0; k < 2; ++k) {
         const int32_t c = inc[2 * d + k];
@@ -175,7 +166,7 @@ static int sys_stiffness(shard_system *sys, const double *u, const shard_csr **o
         if (c & 1) kv[q[2]] -= ke, kv[q[3]] += ke; /* row b: (b,a) (b,b) */
         else kv[q[0]] += ke, kv[q[1]] -= ke;       /* row a: (a,a) (a,b) */
       }
-    }
+    );
   } else {
     memset(m->k_val, 0, (size_t)m->k_rowptr[nd] * sizeof *m->k_val);
     for (int32_t e = 0; e < m->nel; ++e) {
@@ -187,15 +178,11 @@ static int sys_stiffness(shard_system *sys, const double *u, const shard_csr **o
   /* a row's spring writes the K rows of its DOFs only: disjoint when no DOF is in two rows */
   if (m->niface && m->tsl) {
     cohesive_trial(m, u);
-    SHARD_OMP_FOR(Tc, m->niface)
-    for (int32_t i = 0; i < m->niface; ++i)
-      if (m->if_k[i] != 0.0) add_row_spring(m, m->nwall + i, m->if_k[i] * m->scales.area);
+    SHARD_PAR_FOR(Tc, m->niface, i, if (m->if_k[i] != 0.0) add_row_spring(m, m->nwall + i, m->if_k[i] * m->scales.area););
   }
   if (m->force_law) {
     penalty_eval(m, u);
-    SHARD_OMP_FOR(Tc, m->ncon)
-    for (int32_t i = 0; i < m->ncon; ++i)
-      if (m->pen_k[i] != 0.0) add_row_spring(m, i, m->pen_k[i]);
+    SHARD_PAR_FOR(Tc, m->ncon, i, if (m->pen_k[i] != 0.0) add_row_spring(m, i, m->pen_k[i]););
   }
   m->k = (shard_csr){m->ndof, m->ndof, m->k_rowptr, m->k_col, m->k_val};
   *out_k = &m->k;
@@ -339,8 +326,7 @@ int shard_model_contact_operator(shard_model *m, const int32_t *rows, int32_t n,
   if (SHARD_HAVE_THREADS && T > 1 && n >= P.grain / 4 && S > 0) {
     int fail = 0;
     (void)chunks;
-    SHARD_OMP_FOR_OR(chunks, T, fail)
-    for (int32_t k = 0; k < T; ++k) {
+    SHARD_PAR_FOR_OR(chunks, T, k, fail,
       const int32_t i0 = (int32_t)((int64_t)n * k / T), i1 = (int32_t)((int64_t)n * (k + 1) / T);
       int64_t at = (int64_t)i0 * S, end = (int64_t)i1 * S;
       for (int32_t i = i0; i < i1 && !fail; ++i) {
@@ -349,7 +335,7 @@ int shard_model_contact_operator(shard_model *m, const int32_t *rows, int32_t n,
         at += len;
         w_rowptr[i + 1] = (int32_t)(at - (int64_t)i0 * S);
       }
-    }
+    );
     if (!fail) {
       int64_t base = 0;
       for (int32_t k = 0; k < T; ++k) {
@@ -983,14 +969,13 @@ void shard_model_commit(shard_model *m) {
   cohesive_eval(m, m->sys.u, 1);
   const shard_par T = shard_system_par(&m->sys);
   (void)T;
-  SHARD_OMP_FOR(T, m->niface)
-  for (int32_t i = 0; i < m->niface; ++i) {
+  SHARD_PAR_FOR(T, m->niface, i,
     const double dd = m->if_delta[i] - m->if_delta_prev[i];
     m->if_work[i] += 0.5 * dd * (m->if_t[i] + m->if_t_prev[i]);
     if (fabs(dd) / m->if_deltac[i] > m->if_step_max[i]) m->if_step_max[i] = fabs(dd) / m->if_deltac[i];
     m->if_delta_prev[i] = m->if_delta[i];
     m->if_t_prev[i] = m->if_t[i];
-  }
+  );
 }
 
 void shard_model_cohesive_energy(const shard_model *m, double *rev, double *work) {
