@@ -39,9 +39,10 @@ check() {
   local a b
   a=$(count "$name" "$s" "$case" --set "time.dt=$dt" --set "time.end=($s - 0.5) * ($dt)" "$@")
   b=$(count "$name" "$((2 * s))" "$case" --set "time.dt=$dt" --set "time.end=($((2 * s)) - 0.5) * ($dt)" "$@")
-  # a few allocations of the C library's own vary from process to process
-  # (one seen); an allocation per step adds S
-  if ! [[ "$a" =~ ^[0-9]+$ && "$b" =~ ^[0-9]+$ ]] || [ $((b - a)) -gt 4 ] || [ $((a - b)) -gt 4 ]; then
+  # a few allocations of the libraries' own vary from process to process (up
+  # to 5 seen, with LLVM's OpenMP runtime loaded); an allocation per step
+  # adds S more in the longer run, so S / 4 separates the two
+  if ! [[ "$a" =~ ^[0-9]+$ && "$b" =~ ^[0-9]+$ ]] || [ $((b - a)) -gt $((s / 4)) ] || [ $((a - b)) -gt $((s / 4)) ]; then
     echo "FAIL $name: $a allocations in $s steps, $b in $((2 * s))"
     fail=1
   else
