@@ -20,7 +20,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 omp=0
-grep -q '^OpenMP_C_FLAGS:STRING=.' "$build/CMakeCache.txt" 2>/dev/null && omp=1
+grep -q '^OpenMP_C_FLAGS:STRING=.' "$build/CMakeCache.txt" 2>/dev/null && ! grep -q '^SHARD_OPENMP:BOOL=OFF' "$build/CMakeCache.txt" && omp=1
 
 run() { # NAME CASE THREADS END
   local name=$1 case=$2 t=$3 end=$4

@@ -291,6 +291,9 @@ static int mj_start(void *self, shard_system *sys, double dt, shard_msg *msg) {
   mj *s = self;
   (void)dt;
   if (!s->block) return shard_msg_set(msg, SHARD_ERR_INTERNAL, "start before setup");
+  /* a system beyond the storage (grown without reserve): refused, not overrun */
+  const int rs = shard_integrator_check_sizes(1, sys, s->ndof_max, s->ncon_max, msg);
+  if (rs != SHARD_OK) return rs;
   const shard_csr *k = NULL;
   int rc = sys->ops->stiffness(sys, sys->u, &k, msg);
   if (rc != SHARD_OK) {
