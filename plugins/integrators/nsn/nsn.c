@@ -210,13 +210,22 @@ static int nsn_step(void *self, shard_system *sys, double dt, shard_msg *msg) {
     /* rows in space order when the host has one (and is recent enough to say);
      * the gaps are checked in the same pass */
     const int32_t *order = sys->struct_size > offsetof(shard_system, con_order) ? sys->con_order : NULL;
-    int bad_g = 0;
-    for (int32_t q = 0; q < nc; ++q) {
-      const int32_t c = order ? order[q] : q;
-      bad_g |= shard_not_finite(s->g[c]);
-      if (s->g[c] > 0.0) continue;
-      if (s->closing_filter && !(shard_row_dot(h, c, v) + dt * shard_row_dot(h, c, a) < 0.0)) continue;
-      s->rows[na++] = c;
+    uint64_t bad_g = 0;
+    if (s->closing_filter) {
+      for (int32_t q = 0; q < nc; ++q) {
+        const int32_t c = order ? order[q] : q;
+        bad_g |= nsn_not_finite(s->g[c]);
+        if (s->g[c] > 0.0) continue;
+        if (!(shard_row_dot(h, c, v) + dt * shard_row_dot(h, c, a) < 0.0)) continue;
+        s->rows[na++] = c;
+      }
+    } else { /* without a branch on the gap's sign, which a fragmenting bar makes unpredictable */
+      for (int32_t q = 0; q < nc; ++q) {
+        const int32_t c = order ? order[q] : q;
+        bad_g |= nsn_not_finite(s->g[c]);
+        s->rows[na] = c;
+        na += !(s->g[c] > 0.0);
+      }
     }
     if (bad_g) return shard_msg_set(msg, SHARD_ERR_NUMERIC, "non-finite gap at the predicted position");
   }

@@ -155,29 +155,16 @@ static int sys_stiffness(shard_system *sys, const double *u, const shard_csr **o
   const int32_t nd = m->ndof;
   const shard_par T = shard_system_par(sys), Tc = m->dof_unique ? T : (shard_par){1, T.grain};
   (void)Tc;
-  if (m->el_gather && shard_par_on(T, nd)) { /* per K row (DOF) from its elements in element order: the scatter's sums */
-    const int32_t *restrict inc = m->el_inc, *restrict krp = m->k_rowptr, *restrict pos = m->el_pos;
-    const double *restrict ek = m->el_k;
-    double *restrict kv = m->k_val;
-    SHARD_PAR_FOR(T, nd, d,
-      for (int32_t p = krp[d]; p < krp[d + 1]; ++p) kv[p] = 0.0;
-      for (int32_t k = 0; k < 2; ++k) {
-        const int32_t c = inc[2 * d + k];
-        if (c < 0) break;
-        const int32_t *q = pos + 4 * (c >> 1);
-        const double ke = ek[c >> 1];
-        if (c & 1) kv[q[2]] -= ke, kv[q[3]] += ke; /* row b: (b,a) (b,b) */
-        else kv[q[0]] += ke, kv[q[1]] -= ke;       /* row a: (a,a) (a,b) */
-      }
-    );
-  } else {
-    memset(m->k_val, 0, (size_t)m->k_rowptr[nd] * sizeof *m->k_val);
+  if (!m->k_base_ok) { /* the elements' stiffness, in element order, once per pattern */
+    memset(m->k_base, 0, (size_t)m->k_rowptr[nd] * sizeof *m->k_base);
     for (int32_t e = 0; e < m->nel; ++e) {
       const int32_t *p = m->el_pos + 4 * e;
       const double k = m->el_k[e];
-      m->k_val[p[0]] += k, m->k_val[p[1]] -= k, m->k_val[p[2]] -= k, m->k_val[p[3]] += k;
+      m->k_base[p[0]] += k, m->k_base[p[1]] -= k, m->k_base[p[2]] -= k, m->k_base[p[3]] += k;
     }
+    m->k_base_ok = 1;
   }
+  memcpy(m->k_val, m->k_base, (size_t)m->k_rowptr[nd] * sizeof *m->k_val);
   /* a row's spring writes the K rows of its DOFs only: disjoint when no DOF is in two rows */
   if (m->niface && m->tsl) {
     cohesive_trial(m, u);
@@ -455,6 +442,7 @@ static void rebuild_pattern(shard_model *m) {
     if (len[m->h_col[e]]++ > 0) m->dof_unique = 0;
   m->k = (shard_csr){nd, nd, m->k_rowptr, m->k_col, m->k_val};
   m->h = (shard_csr){m->ncon, nd, m->h_rowptr, m->h_col, m->h_val};
+  m->k_base_ok = 0;
 }
 
 /* ---- construction ---------------------------------------------------------- */
@@ -478,7 +466,7 @@ static int grow_arrays(shard_model *m, grow_array *out) {
   G_(m->h_rowptr, 1, 5), G_(m->h_col, 2, 1), G_(m->h_val, 2, 1), G_(m->g0, 1, 1), G_(m->pen_f, 1, 1);
   G_(m->pen_k, 1, 1), G_(m->pen_e, 1, 1), G_(m->gap_scratch, 1, 1), G_(m->restitution, 1, 1);
   G_(m->impulse, 1, 1), G_(m->con_order, 1, 1), G_(m->con_pos, 4, 1), G_(m->w_dof_j, 1, 0), G_(m->w_dof_h, 1, 0);
-  G_(m->k_col, 1, 3), G_(m->k_val, 1, 3), G_(m->el_inc, 2, 0);
+  G_(m->k_col, 1, 3), G_(m->k_val, 1, 3), G_(m->k_base, 1, 3), G_(m->el_inc, 2, 0);
   G_(m->if_node, 1, 2), G_(m->if_twin, 1, 2), G_(m->if_sigma, 1, 2), G_(m->if_deltac, 1, 2);
   G_(m->if_dmax, 1, 2), G_(m->if_delta, 1, 2), G_(m->if_t, 1, 2), G_(m->if_k, 1, 2), G_(m->if_rev, 1, 2);
   G_(m->if_delta_prev, 1, 2), G_(m->if_t_prev, 1, 2), G_(m->if_work, 1, 2), G_(m->if_step_max, 1, 2);
@@ -735,14 +723,11 @@ int shard_model_create(const shard_model_args *a, shard_model **out, shard_msg *
 
 void shard_model_destroy(shard_model *m) {
   if (!m) return;
-  void *all[] = {m->X, m->mass, m->minv, m->fext, m->sys.u, m->sys.v, m->sys.a, m->sys.aux, m->el_a, m->el_b,
-                 m->el_k, m->el_h, m->h_rowptr, m->h_col, m->h_val, m->g0, m->pen_f, m->pen_k, m->pen_e,
-                 m->gap_scratch, m->restitution, m->impulse, m->k_rowptr, m->k_col, m->k_val, m->k_len, m->con_order,
-                 m->w_dof_j, m->w_dof_h, m->el_inc,
-                 m->el_pos, m->con_pos, m->facet_strength, m->facet_iface, m->if_node, m->if_twin, m->if_sigma, m->if_deltac,
-                 m->if_dmax, m->if_delta, m->if_t, m->if_k, m->if_rev, m->if_delta_prev, m->if_t_prev, m->if_work,
-                 m->if_step_max, m->f_insert};
-  for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) free(all[i]);
+  grow_array g[48];
+  const int n = grow_arrays(m, g); /* the growing arrays, then the rest */
+  for (int k = 0; k < n; ++k) free(*g[k].p);
+  void *rest[] = {m->sys.aux, m->el_a, m->el_b, m->el_k, m->el_h, m->el_pos, m->facet_strength, m->facet_iface};
+  for (size_t i = 0; i < sizeof rest / sizeof rest[0]; ++i) free(rest[i]);
   free(m);
 }
 

@@ -64,11 +64,15 @@ typedef struct shard_model {
   int32_t *k_rowptr, *k_col, *k_len;
   int32_t *con_order; /* sys.con_order: constraints by lowest DOF */
   double *k_val;
+  /* the elements' part of k_val (el_k never changes): formed once per
+   * pattern (k_base_ok cleared by rebuild_pattern), then copied each call */
+  double *k_base;
+  int k_base_ok;
   shard_csr k;
   int32_t *el_pos;  /* 4 per element: (a,a) (a,b) (b,a) (b,b) */
   /* per DOF its elements (2 slots): 2e when it is el_a[e], 2e + 1 when
    * el_b[e], ascending, -1 unused; el_gather = every DOF in two elements at
-   * most. The force and the stiffness values are then formed per DOF from
+   * most. The force is then formed per DOF from
    * its elements in element order (the sums of the loop over the elements,
    * bit for bit), which threads can share (shard/parallel.h) */
   int32_t *el_inc;
