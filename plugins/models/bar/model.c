@@ -282,6 +282,50 @@ static int w_row(const shard_model *m, const int32_t *rows, int32_t i, double kc
   return SHARD_OK;
 }
 
+/* w_row for a row that couples only to itself and the rows next to it in
+ * `rows` (i - 1, i + 1): nearly every row of a bar, whose rows come in space
+ * order. The same products, added in the same order into the three sums
+ * (the entries of i - 1, i, i + 1) picked by the column's offset instead of
+ * a search among the slots, and a product left out (no active row at l, or
+ * a zero factor) added into a fourth sum that is thrown away instead of a
+ * branch on the data: the same row as w_row, bit for bit. 0 when some
+ * coupling falls elsewhere or the room is short: the caller runs w_row. */
+static int w_row3(const shard_model *m, const int32_t *rows, int32_t i, double kcoef, int32_t *restrict col,
+                  double *restrict val, int64_t room, int64_t *len) {
+  const int32_t *restrict hrp = m->h_rowptr, *restrict hcol = m->h_col, *restrict krp = m->k_rowptr,
+                          *restrict kcol = m->k_col;
+  const double *restrict hval = m->h_val, *restrict kval = m->k_val, *restrict minv = m->minv;
+  const int32_t *restrict dj = m->w_dof_j;
+  const double *restrict dh = m->w_dof_h;
+  const int32_t r = rows[i];
+  if (room < 3) return 0;
+  double acc[4] = {0.0, 0.0, 0.0, 0.0};
+  int any = 0;
+  for (int32_t e = hrp[r]; e < hrp[r + 1]; ++e) {
+    const int32_t d = hcol[e];
+    const double b = hval[e] * minv[d];
+    if (b == 0.0) continue;
+    if (dj[d] != i) return 0; /* a row listed twice */
+    any = 1;
+    acc[1] += b * dh[d];
+    if (kcoef == 0.0) continue;
+    for (int32_t p = krp[d]; p < krp[d + 1]; ++p) {
+      const int32_t l = kcol[p], j = dj[l];
+      const double f = kcoef * b * kval[p] * minv[l];
+      const int skip = j < 0 || f == 0.0;
+      const uint32_t o = (uint32_t)(j - i + 1);
+      if (!skip && o > 2u) return 0;
+      acc[skip ? 3u : o] += -f * dh[l];
+    }
+  }
+  int64_t nnz = 0;
+  if (acc[0] != 0.0) col[nnz] = i - 1, val[nnz++] = acc[0];
+  if (any) col[nnz] = i, val[nnz++] = acc[1];
+  if (acc[2] != 0.0) col[nnz] = i + 1, val[nnz++] = acc[2];
+  *len = nnz;
+  return 1;
+}
+
 int shard_model_contact_operator(shard_model *m, const int32_t *rows, int32_t n, double kcoef, int32_t *w_rowptr,
                                  int32_t *w_col, double *w_val, int64_t cap, shard_msg *msg) {
   if (!m->dof_unique)
@@ -321,7 +365,8 @@ int shard_model_contact_operator(shard_model *m, const int32_t *rows, int32_t n,
       int64_t at = (int64_t)i0 * S, end = (int64_t)i1 * S;
       for (int32_t i = i0; i < i1 && !fail; ++i) {
         int64_t len = 0;
-        fail |= w_row(m, rows, i, kcoef, w_col + at, w_val + at, end - at, &len, NULL) != SHARD_OK;
+        if (!w_row3(m, rows, i, kcoef, w_col + at, w_val + at, end - at, &len))
+          fail |= w_row(m, rows, i, kcoef, w_col + at, w_val + at, end - at, &len, NULL) != SHARD_OK;
         at += len;
         w_rowptr[i + 1] = (int32_t)(at - (int64_t)i0 * S);
       }
@@ -346,7 +391,8 @@ int shard_model_contact_operator(shard_model *m, const int32_t *rows, int32_t n,
     int64_t nnz = 0;
     for (int32_t i = 0; i < n && st == SHARD_OK; ++i) {
       int64_t len = 0;
-      st = w_row(m, rows, i, kcoef, w_col + nnz, w_val + nnz, cap - nnz, &len, msg);
+      if (!w_row3(m, rows, i, kcoef, w_col + nnz, w_val + nnz, cap - nnz, &len))
+        st = w_row(m, rows, i, kcoef, w_col + nnz, w_val + nnz, cap - nnz, &len, msg);
       if (st == SHARD_ERR_INTERNAL)
         st = shard_msg_set(msg, SHARD_ERR_INTERNAL, "contact operator: more than %lld entries", (long long)cap);
       nnz += len;
