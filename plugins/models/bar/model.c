@@ -284,12 +284,15 @@ static int w_row(const shard_model *m, const int32_t *rows, int32_t i, double kc
 
 /* w_row for a row that couples only to itself and the rows next to it in
  * `rows` (i - 1, i + 1): nearly every row of a bar, whose rows come in space
- * order. The same products, added in the same order into the three sums
- * (the entries of i - 1, i, i + 1) picked by the column's offset instead of
- * a search among the slots, and a product left out (no active row at l, or
- * a zero factor) added into a fourth sum that is thrown away instead of a
- * branch on the data: the same row as w_row, bit for bit. 0 when some
- * coupling falls elsewhere or the room is short: the caller runs w_row. */
+ * order. The same products, added in the same order into three sums in
+ * registers (the entries of i - 1, i, i + 1), each product added to its sum
+ * and +0.0 to the two others instead of a search among the slots or a branch
+ * on the data; a product left out (no active row at l, or a zero factor)
+ * adds +0.0 to all three. Adding +0.0 changes no sum: a sum that starts at
+ * +0.0 never becomes -0.0 (round to nearest), and x + 0.0 = x for every
+ * other x, NaN and infinities included. So the same row as w_row, bit for
+ * bit. 0 when some coupling falls elsewhere or the room is short: the
+ * caller runs w_row. */
 static int w_row3(const shard_model *m, const int32_t *rows, int32_t i, double kcoef, int32_t *restrict col,
                   double *restrict val, int64_t room, int64_t *len) {
   const int32_t *restrict hrp = m->h_rowptr, *restrict hcol = m->h_col, *restrict krp = m->k_rowptr,
@@ -299,7 +302,7 @@ static int w_row3(const shard_model *m, const int32_t *rows, int32_t i, double k
   const double *restrict dh = m->w_dof_h;
   const int32_t r = rows[i];
   if (room < 3) return 0;
-  double acc[4] = {0.0, 0.0, 0.0, 0.0};
+  double a0 = 0.0, a1 = 0.0, a2 = 0.0;
   int any = 0;
   for (int32_t e = hrp[r]; e < hrp[r + 1]; ++e) {
     const int32_t d = hcol[e];
@@ -307,7 +310,7 @@ static int w_row3(const shard_model *m, const int32_t *rows, int32_t i, double k
     if (b == 0.0) continue;
     if (dj[d] != i) return 0; /* a row listed twice */
     any = 1;
-    acc[1] += b * dh[d];
+    a1 += b * dh[d];
     if (kcoef == 0.0) continue;
     for (int32_t p = krp[d]; p < krp[d + 1]; ++p) {
       const int32_t l = kcol[p], j = dj[l];
@@ -315,13 +318,14 @@ static int w_row3(const shard_model *m, const int32_t *rows, int32_t i, double k
       const int skip = j < 0 || f == 0.0;
       const uint32_t o = (uint32_t)(j - i + 1);
       if (!skip && o > 2u) return 0;
-      acc[skip ? 3u : o] += -f * dh[l];
+      const double x = skip ? 0.0 : -f * dh[l];
+      a0 += o == 0u ? x : 0.0, a1 += o == 1u ? x : 0.0, a2 += o == 2u ? x : 0.0;
     }
   }
   int64_t nnz = 0;
-  if (acc[0] != 0.0) col[nnz] = i - 1, val[nnz++] = acc[0];
-  if (any) col[nnz] = i, val[nnz++] = acc[1];
-  if (acc[2] != 0.0) col[nnz] = i + 1, val[nnz++] = acc[2];
+  if (a0 != 0.0) col[nnz] = i - 1, val[nnz++] = a0;
+  if (any) col[nnz] = i, val[nnz++] = a1;
+  if (a2 != 0.0) col[nnz] = i + 1, val[nnz++] = a2;
   *len = nnz;
   return 1;
 }
