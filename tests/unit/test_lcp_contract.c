@@ -665,6 +665,27 @@ static const tsolver *find_solver(const tsolver *solvers, int ns, const char *na
   return NULL;
 }
 
+/* the loaded solver of the tridiagonal Z class (the last one), NULL when none */
+static const tsolver *find_tridiagonal(const tsolver *solvers, int ns) {
+  const tsolver *t = NULL;
+  for (int i = 0; i < ns; ++i)
+    if (solvers[i].caps & SHARD_CAP_LCP_TRIDIAGONAL_Z) t = &solvers[i];
+  return t;
+}
+
+/* the nonzeros of the row-major n x n matrix a as CSR, into rowptr (n + 1
+ * entries) and col, val (room for the nonzeros) */
+static shard_csr dense_csr(int n, const double *a, int32_t *rowptr, int32_t *col, double *val) {
+  int32_t nnz = 0;
+  rowptr[0] = 0;
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < n; ++j)
+      if (a[(size_t)i * n + j] != 0.0) col[nnz] = j, val[nnz++] = a[(size_t)i * n + j];
+    rowptr[i + 1] = nnz;
+  }
+  return (shard_csr){n, n, rowptr, col, val};
+}
+
 /* The explicit class mapping of the header comment. */
 static int admits(const tsolver *s, const tproblem *p) {
   if (p->cls == CLS_INFEASIBLE) return 1;
@@ -1238,9 +1259,7 @@ static void test_lcp_contract_class_dispatch(void) {
   shard_registry *reg = NULL;
   tsolver solvers[MAX_SOLVERS];
   const int ns = load_solvers(&reg, solvers);
-  const tsolver *tri = NULL, *lemke = find_solver(solvers, ns, "lemke");
-  for (int i = 0; i < ns; ++i)
-    if (solvers[i].caps & SHARD_CAP_LCP_TRIDIAGONAL_Z) tri = &solvers[i];
+  const tsolver *tri = find_tridiagonal(solvers, ns), *lemke = find_solver(solvers, ns, "lemke");
   CU_ASSERT_PTR_NOT_NULL_FATAL(tri);
   CU_ASSERT_PTR_NOT_NULL_FATAL(lemke);
   enum { N = 10 };
@@ -1257,14 +1276,7 @@ static void test_lcp_contract_class_dispatch(void) {
   const double q[N] = {-1.0, 0.5, -2.0, 0.2, -1.0, -1.0, -1.0, 2.0, -0.5, -3.0};
   int32_t rowptr[N + 1], col[N * N];
   double val[N * N];
-  int32_t nnz = 0;
-  rowptr[0] = 0;
-  for (int i = 0; i < N; ++i) {
-    for (int j = 0; j < N; ++j)
-      if (a[i][j] != 0.0) col[nnz] = j, val[nnz++] = a[i][j];
-    rowptr[i + 1] = nnz;
-  }
-  const shard_csr w = {N, N, rowptr, col, val};
+  const shard_csr w = dense_csr(N, &a[0][0], rowptr, col, val);
   char tmpdir[] = "/tmp/shard_dispatch_XXXXXX";
   CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(tmpdir));
   for (int with_fallback = 1; with_fallback >= 0; --with_fallback) {
@@ -1326,9 +1338,7 @@ static void test_lcp_contract_batched_blocks(void) {
   shard_registry *reg = NULL;
   tsolver solvers[MAX_SOLVERS];
   const int ns = load_solvers(&reg, solvers);
-  const tsolver *tri = NULL;
-  for (int i = 0; i < ns; ++i)
-    if (solvers[i].caps & SHARD_CAP_LCP_TRIDIAGONAL_Z) tri = &solvers[i];
+  const tsolver *tri = find_tridiagonal(solvers, ns);
   CU_ASSERT_PTR_NOT_NULL_FATAL(tri);
   enum { N = 8 };
   double a[N][N] = {{0}};
@@ -1340,14 +1350,7 @@ static void test_lcp_contract_batched_blocks(void) {
   const double q[N] = {-1.0, 0.5, -2.0, 0.2, -1.5, -1.0, 3.0, 0.25};
   int32_t rowptr[N + 1], col[3 * N];
   double val[3 * N];
-  int32_t nnz = 0;
-  rowptr[0] = 0;
-  for (int i = 0; i < N; ++i) {
-    for (int j = 0; j < N; ++j)
-      if (a[i][j] != 0.0) col[nnz] = j, val[nnz++] = a[i][j];
-    rowptr[i + 1] = nnz;
-  }
-  const shard_csr w = {N, N, rowptr, col, val};
+  const shard_csr w = dense_csr(N, &a[0][0], rowptr, col, val);
   double z_by[2][N];
   shard_step_stats st_by[2];
   int calls[2];
@@ -1405,9 +1408,7 @@ static void test_lcp_contract_batched_guards(void) {
   shard_registry *reg = NULL;
   tsolver solvers[MAX_SOLVERS];
   const int ns = load_solvers(&reg, solvers);
-  const tsolver *tri = NULL, *lemke = find_solver(solvers, ns, "lemke");
-  for (int i = 0; i < ns; ++i)
-    if (solvers[i].caps & SHARD_CAP_LCP_TRIDIAGONAL_Z) tri = &solvers[i];
+  const tsolver *tri = find_tridiagonal(solvers, ns), *lemke = find_solver(solvers, ns, "lemke");
   CU_ASSERT_PTR_NOT_NULL_FATAL(tri);
   CU_ASSERT_PTR_NOT_NULL_FATAL(lemke);
   enum { N = 7 };
@@ -1422,14 +1423,7 @@ static void test_lcp_contract_batched_guards(void) {
   const double q[N] = {-1.0, 0.5, -2.0, 0.2, -1.0, -1.0, -3.0};
   int32_t rowptr[N + 1], col[N * N];
   double val[N * N];
-  int32_t nnz = 0;
-  rowptr[0] = 0;
-  for (int i = 0; i < N; ++i) {
-    for (int j = 0; j < N; ++j)
-      if (a[i][j] != 0.0) col[nnz] = j, val[nnz++] = a[i][j];
-    rowptr[i + 1] = nnz;
-  }
-  const shard_csr w = {N, N, rowptr, col, val};
+  const shard_csr w = dense_csr(N, &a[0][0], rowptr, col, val);
   {
     shard_msg msg = {{0}};
     shard_contact *c = NULL;
